@@ -1,0 +1,78 @@
+import { and, desc, eq, ilike, type SQL } from "drizzle-orm";
+import type { components } from "../../generated/openapi-types.ts";
+import { generateApiKey, type Mode } from "../auth/keys.ts";
+import { afterPosition } from "../db/keyset.ts";
+import { accounts, apiKeys, wallets } from "../db/schema/index.ts";
+import { type Executor, withTransaction } from "../db/transaction.ts";
+import { notFound } from "../errors.ts";
+import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+
+type Account = components["schemas"]["Account"];
+type ApiKey = components["schemas"]["ApiKey"];
+type ApiKeyCreated = components["schemas"]["ApiKeyCreated"];
+type AccountRow = typeof accounts.$inferSelect;
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+export const presentAccount = (row: AccountRow): Account => ({
+  id: row.id,
+  name: row.name,
+  created_at: row.createdAt.toISOString(),
+});
+
+export const presentApiKey = (row: ApiKeyRow): ApiKey => ({
+  id: row.id,
+  account_id: row.accountId,
+  mode: row.mode,
+  prefix: row.prefix,
+  created_at: row.createdAt.toISOString(),
+  revoked_at: row.revokedAt?.toISOString() ?? null,
+});
+
+/** Inserts a key; the full secret exists only in the returned value. */
+export async function createApiKey(db: Executor, accountId: string, mode: Mode): Promise<ApiKeyCreated> {
+  const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
+  if (!account) throw notFound("Account");
+  const key = generateApiKey(mode);
+  const [row] = await db.insert(apiKeys).values({ accountId, mode, keyHash: key.hash, prefix: key.prefix }).returning();
+  if (!row) throw new Error("api key insert returned nothing");
+  return { ...presentApiKey(row), key: key.key };
+}
+
+/** An account with its two wallets (test, live) and one key per mode. */
+export async function createAccount(db: Executor, name: string) {
+  return withTransaction(db, async (tx) => {
+    const [account] = await tx.insert(accounts).values({ name }).returning();
+    if (!account) throw new Error("account insert returned nothing");
+    await tx.insert(wallets).values([
+      { accountId: account.id, mode: "test" },
+      { accountId: account.id, mode: "live" },
+    ]);
+    const keys = [await createApiKey(tx, account.id, "test"), await createApiKey(tx, account.id, "live")];
+    return { account: presentAccount(account), keys };
+  });
+}
+
+export async function listAccounts(
+  db: Executor,
+  cursors: CursorCodec,
+  query: { cursor?: string; limit?: number; search?: string },
+): Promise<Page<Account>> {
+  const limit = pageLimit(query.limit);
+  const filters = { search: query.search };
+  const conditions: SQL[] = [];
+  if (query.search) conditions.push(ilike(accounts.name, `%${query.search.replace(/[\\%_]/g, "\\$&")}%`));
+  if (query.cursor)
+    conditions.push(afterPosition(accounts.createdAt, accounts.id, cursors.decode("accounts", filters, query.cursor)));
+  const rows = await db
+    .select()
+    .from(accounts)
+    .where(and(...conditions))
+    .orderBy(desc(accounts.createdAt), desc(accounts.id))
+    .limit(limit + 1);
+  return toPage(rows, limit, presentAccount, (position) => cursors.encode("accounts", filters, position));
+}
+
+export async function countAccounts(db: Executor): Promise<number> {
+  const rows = await db.select({ id: accounts.id }).from(accounts).limit(1);
+  return rows.length;
+}

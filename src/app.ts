@@ -1,0 +1,55 @@
+import { Elysia } from "elysia";
+import { adminRoutes } from "./admin/routes.ts";
+import type { AppDeps } from "./deps.ts";
+import { AppError } from "./errors.ts";
+import { type Handlers, operationRoutes } from "./http/operations.ts";
+import { errorResponse, logResponse } from "./http/respond.ts";
+import { operationsForPath } from "./http/spec.ts";
+import { systemRoutes } from "./system/routes.ts";
+
+/** Operations of openapi.yaml that no feature implements yet answer 501 (after authentication). */
+function notImplementedHandlers(deps: AppDeps, implemented: Set<string>): Handlers {
+  const handlers: Record<string, () => Promise<never>> = {};
+  for (const op of deps.spec.operations) {
+    if (implemented.has(op.operationId)) continue;
+    handlers[op.operationId] = async () => {
+      throw new AppError("NOT_IMPLEMENTED", `${op.method} ${op.path} is not implemented yet`);
+    };
+  }
+  return handlers as Handlers;
+}
+
+function routeNotFound(deps: AppDeps, request: Request): AppError {
+  const pathname = new URL(request.url).pathname;
+  const allowed = operationsForPath(deps.spec, pathname).map((op) => op.method);
+  if (allowed.length > 0) {
+    return new AppError("METHOD_NOT_ALLOWED", `${request.method} is not allowed on ${pathname}`, null, {
+      allow: [...new Set(allowed)].join(", "),
+    });
+  }
+  return new AppError("NOT_FOUND", `No route for ${request.method} ${pathname}`);
+}
+
+/** The root Elysia app: feature modules plus the envelope for everything the router itself rejects. Never listens. */
+export function buildApp(deps: AppDeps) {
+  const features = [systemRoutes(deps), adminRoutes(deps)];
+  const implemented = new Set(features.flatMap((f) => Object.keys(f.handlers)));
+  const app = new Elysia().onError(({ code, error, request }) => {
+    const mapped =
+      code === "NOT_FOUND"
+        ? routeNotFound(deps, request)
+        : code === "PARSE"
+          ? new AppError("VALIDATION_FAILED", "Malformed request body", {
+              errors: [{ field: "body", message: "could not be parsed" }],
+            })
+          : error;
+    const response = errorResponse(request, mapped, deps.logger);
+    logResponse(deps.logger, request, response, "(unmatched)");
+    return response;
+  });
+  for (const feature of features) app.use(feature.routes);
+  app.use(operationRoutes("not-implemented", deps, notImplementedHandlers(deps, implemented)));
+  return app;
+}
+
+export type App = ReturnType<typeof buildApp>;

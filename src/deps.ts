@@ -1,0 +1,19 @@
+import type { Config } from "./config.ts";
+import type { Database, DbHandle } from "./db/client.ts";
+import type { RateLimiter } from "./http/rate-limit.ts";
+import type { ApiSpec } from "./http/spec.ts";
+import type { OperationValidators } from "./http/validation.ts";
+import type { CursorCodec } from "./lib/cursor.ts";
+import type { Logger } from "./logger.ts";
+
+/** Everything the app and its services need, built once by main.ts or a test. */
+export interface AppDeps {
+  config: Config;
+  database: DbHandle;
+  db: Database;
+  logger: Logger;
+  spec: ApiSpec;
+  validators: Map<string, OperationValidators>;
+  rateLimiter: RateLimiter;
+  cursors: CursorCodec;
+}

@@ -1,0 +1,68 @@
+import type { components } from "../generated/openapi-types.ts";
+
+export type ErrorCode = components["schemas"]["ErrorCode"];
+export type FieldError = components["schemas"]["ValidationError"];
+
+const statusByCode: Record<ErrorCode, number> = {
+  VALIDATION_FAILED: 400,
+  UNAUTHENTICATED: 401,
+  WALLET_INSUFFICIENT_FUNDS: 402,
+  TEST_MODE_ONLY: 403,
+  NOT_FOUND: 404,
+  CUSTOMER_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  IDEMPOTENCY_IN_PROGRESS: 409,
+  CALLBACK_CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  NOT_IMPLEMENTED: 501,
+  PROVIDER_ERROR: 502,
+  SERVICE_UNAVAILABLE: 503,
+  NO_ROUTE: 503,
+};
+
+export function httpStatusOf(code: ErrorCode): number {
+  return statusByCode[code];
+}
+
+/** The one error type services throw; the HTTP layer maps it to the envelope. */
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly data: Record<string, unknown> | null = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return httpStatusOf(this.code);
+  }
+}
+
+export function validationError(errors: FieldError[], message = "Request validation failed"): AppError {
+  return new AppError("VALIDATION_FAILED", message, { errors });
+}
+
+export function notFound(what = "Resource"): AppError {
+  return new AppError("NOT_FOUND", `${what} not found`);
+}
+
+export interface Envelope<T> {
+  success: boolean;
+  code: string;
+  message: string;
+  data: T;
+}
+
+export function successEnvelope<T>(data: T, message = "OK"): Envelope<T> {
+  return { success: true, code: "OK", message, data };
+}
+
+export function errorEnvelope(error: AppError): Envelope<Record<string, unknown> | null> {
+  return { success: false, code: error.code, message: error.message, data: error.data };
+}

@@ -1,0 +1,175 @@
+import { Elysia } from "elysia";
+import type { operations } from "../../generated/openapi-types.ts";
+import { type ApiPrincipal, authenticateAdmin, authenticateApiKey } from "../auth/service.ts";
+import type { AppDeps } from "../deps.ts";
+import { AppError, type FieldError, successEnvelope, validationError } from "../errors.ts";
+import { contextOf } from "./context.ts";
+import { errorResponse, jsonResponse, logResponse } from "./respond.ts";
+import type { OperationSpec } from "./spec.ts";
+import { headerFieldName, toFieldErrors } from "./validation.ts";
+
+export type OperationId = keyof operations;
+type Op<Id extends OperationId> = operations[Id];
+
+type JsonBodyOf<Id extends OperationId> =
+  Op<Id> extends { requestBody: { content: { "application/json": infer B } } }
+    ? B
+    : Op<Id> extends { requestBody?: { content: { "application/json": infer B } } }
+      ? B | undefined
+      : undefined;
+type ParamsOf<Id extends OperationId, Where extends "query" | "path"> = Op<Id>["parameters"] extends { [K in Where]?: infer P }
+  ? NonNullable<P>
+  : Record<string, never>;
+type SuccessEnvelopeOf<Id extends OperationId> = {
+  [S in keyof Op<Id>["responses"]]: S extends 200 | 201 | 202
+    ? Op<Id>["responses"][S] extends { content: { "application/json": infer C } }
+      ? C
+      : never
+    : never;
+}[keyof Op<Id>["responses"]];
+export type SuccessDataOf<Id extends OperationId> = SuccessEnvelopeOf<Id> extends { data: infer D } ? D : never;
+
+export interface OperationInput<Id extends OperationId> {
+  request: Request;
+  requestId: string;
+  /** Set on ApiKey operations. */
+  principal: ApiPrincipal | null;
+  body: JsonBodyOf<Id>;
+  rawBody: string;
+  query: ParamsOf<Id, "query">;
+  params: ParamsOf<Id, "path">;
+}
+
+export type OperationResult<Id extends OperationId> =
+  | { status: number; data: SuccessDataOf<Id>; message?: string; headers?: Record<string, string> }
+  | { status: number; raw: string | Blob; contentType: string; headers?: Record<string, string> };
+
+export type OperationHandler<Id extends OperationId> = (input: OperationInput<Id>) => Promise<OperationResult<Id>>;
+export type Handlers = { [Id in OperationId]?: OperationHandler<Id> };
+
+export const maxBodyBytes = 64 * 1024;
+
+/** The principal of an ApiKey operation (the dispatcher guarantees it is there). */
+export function principalOf(input: { principal: ApiPrincipal | null }): ApiPrincipal {
+  if (!input.principal) throw new AppError("UNAUTHENTICATED", "API key required");
+  return input.principal;
+}
+
+async function authenticate(deps: AppDeps, op: OperationSpec, request: Request): Promise<ApiPrincipal | null> {
+  const authorization = request.headers.get("authorization");
+  if (op.security === "admin") authenticateAdmin(deps.config.adminToken, authorization);
+  if (op.security !== "apiKey") return null;
+  const principal = await authenticateApiKey(deps.db, authorization);
+  contextOf(request).accountId = principal.accountId;
+  deps.rateLimiter.check(principal.keyId);
+  return principal;
+}
+
+async function readJsonBody(op: OperationSpec, request: Request): Promise<{ body: unknown; raw: string }> {
+  if (!op.bodyPointer) return { body: undefined, raw: "" };
+  const declaredLength = Number(request.headers.get("content-length") ?? "0");
+  if (declaredLength > maxBodyBytes) throw new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`);
+  const raw = await request.text();
+  if (Buffer.byteLength(raw) > maxBodyBytes)
+    throw new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`);
+  if (raw.trim() === "") {
+    if (op.bodyRequired) throw validationError([{ field: "body", message: "is required" }], "A JSON request body is required");
+    return { body: undefined, raw };
+  }
+  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  if (contentType !== "application/json" && !contentType.endsWith("+json")) {
+    throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Request body must be JSON with Content-Type: application/json");
+  }
+  try {
+    return { body: JSON.parse(raw), raw };
+  } catch {
+    throw validationError([{ field: "body", message: "is not valid JSON" }], "Malformed JSON in request body");
+  }
+}
+
+function queryObject(request: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of new URL(request.url).searchParams) out[key] = value;
+  return out;
+}
+
+function headerObject(request: Request): Record<string, string> {
+  const out: Record<string, string> = {};
+  request.headers.forEach((value, key) => {
+    out[key] = value;
+  });
+  return out;
+}
+
+async function validateInput(deps: AppDeps, op: OperationSpec, request: Request, params: Record<string, string>) {
+  const validators = deps.validators.get(op.operationId);
+  if (!validators) throw new Error(`No validators for ${op.operationId}`);
+  const { body, raw } = await readJsonBody(op, request);
+  const query = queryObject(request);
+  const headers = headerObject(request);
+  const errors: FieldError[] = [];
+  if (!validators.headers(headers)) errors.push(...toFieldErrors(validators.headers.errors, "", headerFieldName(op)));
+  if (!validators.params(params)) errors.push(...toFieldErrors(validators.params.errors));
+  if (!validators.query(query)) errors.push(...toFieldErrors(validators.query.errors));
+  if (body !== undefined && validators.body && !validators.body(body)) errors.push(...toFieldErrors(validators.body.errors));
+  if (errors.length > 0) throw validationError(errors);
+  return { body, raw, query, params };
+}
+
+function toResponse<Id extends OperationId>(request: Request, result: OperationResult<Id>): Response {
+  if ("raw" in result) {
+    return new Response(result.raw, {
+      status: result.status,
+      headers: { "content-type": result.contentType, "x-request-id": contextOf(request).id, ...result.headers },
+    });
+  }
+  return jsonResponse(request, result.status, JSON.stringify(successEnvelope(result.data, result.message)), result.headers);
+}
+
+async function runOperation<Id extends OperationId>(
+  deps: AppDeps,
+  op: OperationSpec,
+  handler: OperationHandler<Id>,
+  request: Request,
+  params: Record<string, string>,
+): Promise<Response> {
+  const context = contextOf(request);
+  context.operationId = op.operationId;
+  let response: Response;
+  try {
+    const principal = await authenticate(deps, op, request);
+    const input = await validateInput(deps, op, request, params);
+    const result = await handler({
+      request,
+      requestId: context.id,
+      principal,
+      body: input.body as JsonBodyOf<Id>,
+      rawBody: input.raw,
+      query: input.query as ParamsOf<Id, "query">,
+      params: input.params as ParamsOf<Id, "path">,
+    });
+    response = toResponse(request, result);
+  } catch (error) {
+    response = errorResponse(request, error, deps.logger);
+  }
+  logResponse(deps.logger, request, response, op.path);
+  return response;
+}
+
+/** One Elysia instance serving the given operations of openapi.yaml. */
+export function operationRoutes(name: string, deps: AppDeps, handlers: Handlers): Elysia {
+  const app = new Elysia({ name });
+  for (const [operationId, handler] of Object.entries(handlers) as [OperationId, OperationHandler<OperationId>][]) {
+    const op = deps.spec.byId.get(operationId);
+    if (!op) throw new Error(`Handler for unknown operation ${operationId}`);
+    app.route(
+      op.method,
+      op.routePath,
+      ({ request, params }) => runOperation(deps, op, handler, request, (params ?? {}) as Record<string, string>),
+      {
+        parse: "none",
+      },
+    );
+  }
+  return app;
+}

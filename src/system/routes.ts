@@ -1,0 +1,45 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
+import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { type Handlers, operationRoutes } from "../http/operations.ts";
+
+const scalarBundle = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "browser", "standalone.js");
+
+const docsPage = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Vend API reference</title>
+  </head>
+  <body>
+    <script id="api-reference" data-url="/openapi.yaml"></script>
+    <script src="/docs/scalar.js"></script>
+  </body>
+</html>
+`;
+
+export function systemRoutes(deps: AppDeps) {
+  const handlers: Handlers = {
+    getHealth: async () => ({ status: 200, data: { status: "ok" } }),
+    getReadiness: async () => {
+      try {
+        await deps.db.execute(sql`select 1`);
+      } catch {
+        throw new AppError("SERVICE_UNAVAILABLE", "Database is unreachable");
+      }
+      return { status: 200, data: { status: "ok", database: "ok" } };
+    },
+    getOpenApiDocument: async () => ({ status: 200, raw: deps.spec.text, contentType: "application/yaml; charset=utf-8" }),
+    getApiReference: async () => ({ status: 200, raw: docsPage, contentType: "text/html; charset=utf-8" }),
+    getApiReferenceScript: async () => ({
+      status: 200,
+      raw: Bun.file(scalarBundle),
+      contentType: "text/javascript; charset=utf-8",
+      headers: { "cache-control": "public, max-age=3600" },
+    }),
+  };
+  return { handlers, routes: operationRoutes("system", deps, handlers) };
+}

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Writable } from "node:stream";
+import { createLogger } from "../../src/logger.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  server.deps.logger = createLogger(
+    "info",
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+});
+afterAll(() => server.close());
+
+test("request logs are structured JSON and never contain API keys or destinations", async () => {
+  const { testKey } = await server.createAccount();
+  const phone = "08031239876";
+  await server
+    .client(testKey)
+    .post(
+      "/api/v1/vend",
+      { product_code: "mtn-airtime", phone_number: phone, amount_kobo: 10000 },
+      { headers: { "idempotency-key": "log-test-1" } },
+    );
+  await server.client(testKey).get("/api/v1/transactions", { query: { destination: phone, search: phone } });
+  await server.client("rg_test_notarealkeynotarealkeynotarealkey12").get("/api/v1/wallet");
+  await Bun.sleep(20);
+  const text = lines.join("");
+  const records = lines.map((line) => JSON.parse(line));
+  expect(records.length).toBeGreaterThanOrEqual(3);
+  expect(records.every((r) => typeof r.request_id === "string" && typeof r.status === "number")).toBe(true);
+  expect(text).not.toContain(testKey);
+  expect(text).not.toContain("notarealkey");
+  expect(text).not.toContain(phone);
+  expect(text).not.toContain("3123987");
+});

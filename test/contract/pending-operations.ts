@@ -1,0 +1,37 @@
+/**
+ * Operations of openapi.yaml that answer 501 until their issue lands. The contract
+ * coverage check fails when any other operation has no test that got a 2xx from it;
+ * this list must shrink to empty.
+ */
+export const pendingOperations = new Set<string>([
+  "vendProduct",
+  "vendElectricity",
+  "verifyMeter",
+  "vendCable",
+  "verifySmartcard",
+  "listTransactions",
+  "getTransaction",
+  "listNetworks",
+  "listServices",
+  "listProducts",
+  "getPricing",
+  "getWallet",
+  "fundWallet",
+  "createWebhookEndpoint",
+  "listWebhookEndpoints",
+  "deleteWebhookEndpoint",
+  "listEvents",
+  "resendEvent",
+  "receiveProviderCallback",
+  "getAccount",
+  "createApiKey",
+  "listApiKeys",
+  "revokeApiKey",
+  "creditWallet",
+  "adminListTransactions",
+  "adminGetTransaction",
+  "requeryTransaction",
+  "listCallbacks",
+  "replayCallback",
+  "updateProduct",
+]);

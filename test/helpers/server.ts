@@ -1,0 +1,62 @@
+import { type Config, loadConfig } from "../../src/config.ts";
+import type { AppDeps } from "../../src/deps.ts";
+import { createLogger } from "../../src/logger.ts";
+import { createDeps, type RunningServer, startServer } from "../../src/server.ts";
+import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { HttpClient } from "./http.ts";
+
+export const testAdminToken = "test-admin-token-0123456789abcdef";
+
+export interface TestServer {
+  url: string;
+  deps: AppDeps;
+  database: TestDatabase;
+  server: RunningServer;
+  /** Admin-authenticated client. */
+  admin: HttpClient;
+  /** Client with no credentials. */
+  anonymous: HttpClient;
+  client(apiKey: string): HttpClient;
+  /** Creates an account; returns its id and both keys. */
+  createAccount(name?: string): Promise<{ id: string; testKey: string; liveKey: string }>;
+  close(): Promise<void>;
+}
+
+/** The real server on a free port against a fresh database. */
+export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+  const database = await createTestDatabase();
+  const config: Config = {
+    ...loadConfig({}),
+    databaseUrl: database.url,
+    host: "127.0.0.1",
+    port: 0,
+    adminToken: testAdminToken,
+    logLevel: "silent",
+    rateLimitPerMinute: 0,
+    ...overrides,
+  };
+  const deps = await createDeps(config, database.handle, createLogger(config.logLevel));
+  const server = startServer(deps, { port: 0, hostname: "127.0.0.1" });
+  const client = (key?: string) => new HttpClient(server.url, key);
+  const admin = client(testAdminToken);
+  return {
+    url: server.url,
+    deps,
+    database,
+    server,
+    admin,
+    anonymous: client(),
+    client: (key) => client(key),
+    async createAccount(name = "acme") {
+      const res = await admin.post("/admin/v1/accounts", { name });
+      if (res.status !== 201) throw new Error(`createAccount failed: ${res.status} ${res.text}`);
+      const data = res.json.data as { account: { id: string }; keys: { mode: string; key: string }[] };
+      const key = (mode: string) => data.keys.find((k) => k.mode === mode)?.key ?? "";
+      return { id: data.account.id, testKey: key("test"), liveKey: key("live") };
+    },
+    async close() {
+      await server.stop();
+      await database.drop();
+    },
+  };
+}
