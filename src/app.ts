@@ -1,11 +1,16 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes.ts";
+import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { type Handlers, operationRoutes } from "./http/operations.ts";
 import { errorResponse, logResponse } from "./http/respond.ts";
 import { operationsForPath } from "./http/spec.ts";
 import { systemRoutes } from "./system/routes.ts";
+import { transactionRoutes } from "./transactions/routes.ts";
+import { vendRoutes } from "./vend/routes.ts";
+import { verificationRoutes } from "./verification/routes.ts";
+import { walletRoutes } from "./wallet/routes.ts";
 
 /** Operations of openapi.yaml that no feature implements yet answer 501 (after authentication). */
 function notImplementedHandlers(deps: AppDeps, implemented: Set<string>): Handlers {
@@ -32,7 +37,15 @@ function routeNotFound(deps: AppDeps, request: Request): AppError {
 
 /** The root Elysia app: feature modules plus the envelope for everything the router itself rejects. Never listens. */
 export function buildApp(deps: AppDeps) {
-  const features = [systemRoutes(deps), adminRoutes(deps)];
+  const features = [
+    systemRoutes(deps),
+    adminRoutes(deps),
+    catalogueRoutes(deps),
+    verificationRoutes(deps),
+    transactionRoutes(deps),
+    walletRoutes(deps),
+    vendRoutes(deps),
+  ];
   const implemented = new Set(features.flatMap((f) => Object.keys(f.handlers)));
   const app = new Elysia().onError(({ code, error, request }) => {
     const mapped =
