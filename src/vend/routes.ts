@@ -1,7 +1,29 @@
+import type { Database } from "../db/client.ts";
 import type { AppDeps } from "../deps.ts";
-import { type Handlers, operationRoutes } from "../http/operations.ts";
+import { accountScope, idempotentOperation } from "../http/idempotent.ts";
+import { type Handlers, type OperationInput, operationRoutes, principalOf, type SuccessDataOf } from "../http/operations.ts";
+import { resolveCableVend, resolveElectricityVend, resolveProductVend, type VendOrder } from "./requests.ts";
+import { acceptVend, routeFor } from "./service.ts";
+
+type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
+const accepted = "Transaction accepted for processing; the final status arrives by webhook, by wait, or by listing";
 
 export function vendRoutes(deps: AppDeps) {
-  const handlers: Handlers = {};
+  /** Route check first (503 NO_ROUTE stores nothing), then resolve and accept under the Idempotency-Key. */
+  const vend =
+    <Id extends VendOperation>(resolve: (db: Database, body: OperationInput<Id>["body"], route: string) => Promise<VendOrder>) =>
+    async (input: OperationInput<Id>) => {
+      const principal = principalOf(input);
+      const provider = routeFor(principal.mode);
+      return idempotentOperation<Id>(deps, input, accountScope(principal), async (tx) => {
+        const order = await resolve(tx, input.body, provider);
+        return { status: 202, message: accepted, data: (await acceptVend(tx, principal, order, provider)) as SuccessDataOf<Id> };
+      });
+    };
+  const handlers: Handlers = {
+    vendProduct: vend<"vendProduct">(resolveProductVend),
+    vendElectricity: vend<"vendElectricity">(resolveElectricityVend),
+    vendCable: vend<"vendCable">(resolveCableVend),
+  };
   return { handlers, routes: operationRoutes("vend", deps, handlers) };
 }

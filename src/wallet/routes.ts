@@ -1,7 +1,26 @@
 import type { AppDeps } from "../deps.ts";
-import { type Handlers, operationRoutes } from "../http/operations.ts";
+import { AppError } from "../errors.ts";
+import { accountScope, idempotentOperation } from "../http/idempotent.ts";
+import { type Handlers, operationRoutes, principalOf } from "../http/operations.ts";
+import { creditWallet, getWallet } from "./service.ts";
 
 export function walletRoutes(deps: AppDeps) {
-  const handlers: Handlers = {};
+  const handlers: Handlers = {
+    getWallet: async (input) => ({ status: 200, data: await getWallet(deps.db, principalOf(input)) }),
+    fundWallet: async (input) => {
+      const principal = principalOf(input);
+      if (principal.mode !== "test") {
+        throw new AppError(
+          "TEST_MODE_ONLY",
+          "Only test wallets can be funded through the API; live wallets are credited by operators",
+        );
+      }
+      return idempotentOperation<"fundWallet">(deps, input, accountScope(principal), async (tx) => ({
+        status: 200,
+        message: "Wallet funded",
+        data: await creditWallet(tx, principal, { amountKobo: input.body.amount_kobo, kind: "fund", note: input.body.note }),
+      }));
+    },
+  };
   return { handlers, routes: operationRoutes("wallet", deps, handlers) };
 }

@@ -1,8 +1,12 @@
 import { sql } from "drizzle-orm";
-import { index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { timestampMs } from "./columns.ts";
 
-/** Scope is `account:<id>:<mode>` or `admin`; with method, path and key it is unique. */
+/**
+ * A completed idempotent request. Written in the same database transaction as the work it
+ * records, so it is never seen half-done; a concurrent duplicate is held off by an advisory lock.
+ * Scope is `account:<id>:<mode>` or `admin`; with method, path and key it is unique.
+ */
 export const idempotencyRecords = pgTable(
   "idempotency_records",
   {
@@ -12,11 +16,8 @@ export const idempotencyRecords = pgTable(
     path: text("path").notNull(),
     key: text("key").notNull(),
     fingerprint: text("fingerprint").notNull(),
-    state: text("state", { enum: ["in_progress", "completed"] }).notNull(),
-    responseStatus: integer("response_status"),
-    responseBody: text("response_body"),
-    responseHeaders: jsonb("response_headers").$type<Record<string, string>>(),
-    lockedUntil: timestampMs("locked_until"),
+    responseStatus: integer("response_status").notNull(),
+    responseBody: text("response_body").notNull(),
     createdAt: timestampMs("created_at").notNull().default(sql`now()`),
     expiresAt: timestampMs("expires_at").notNull(),
   },

@@ -1,0 +1,38 @@
+import type { Executor } from "../db/transaction.ts";
+import type { AppDeps } from "../deps.ts";
+import { successEnvelope } from "../errors.ts";
+import { runIdempotent } from "../idempotency/service.ts";
+import type { OperationId, OperationResult, SuccessDataOf } from "./operations.ts";
+
+export interface IdempotentWork<Id extends OperationId> {
+  status: number;
+  data: SuccessDataOf<Id>;
+  message?: string;
+}
+
+/**
+ * Wraps an operation in the Idempotency-Key protocol (DECISIONS 5): the answer is serialised
+ * once, stored with the work, and replayed byte for byte with `Idempotent-Replayed: true`.
+ */
+export async function idempotentOperation<Id extends OperationId>(
+  deps: AppDeps,
+  input: { request: Request; body: unknown },
+  scope: string,
+  execute: (tx: Executor) => Promise<IdempotentWork<Id>>,
+): Promise<OperationResult<Id>> {
+  const key = input.request.headers.get("idempotency-key") ?? "";
+  const id = { scope, method: input.request.method, path: new URL(input.request.url).pathname, key };
+  const result = await runIdempotent(deps.db, id, input.body, async (tx) => {
+    const work = await execute(tx);
+    return { status: work.status, body: JSON.stringify(successEnvelope(work.data, work.message)) };
+  });
+  return {
+    status: result.status,
+    raw: result.body,
+    contentType: "application/json; charset=utf-8",
+    headers: result.replayed ? { "idempotent-replayed": "true" } : {},
+  };
+}
+
+export const accountScope = (principal: { accountId: string; mode: string }) =>
+  `account:${principal.accountId}:${principal.mode}`;
