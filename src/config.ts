@@ -1,5 +1,6 @@
 export interface Config {
   databaseUrl: string | undefined;
+  databasePoolSize: number;
   dataDir: string;
   port: number;
   host: string;
@@ -54,6 +55,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
   return {
     databaseUrl,
+    databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
     dataDir: env.VEND_DATA_DIR || "./.data",
     port: readInteger(env, "PORT", 8080, 0, 65535),
     host: env.HOST || "0.0.0.0",

@@ -20,7 +20,11 @@ function readConfig() {
 
 const config = readConfig();
 const logger = createLogger(config.logLevel);
-const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+const database = await openDatabase({
+  databaseUrl: config.databaseUrl,
+  dataDir: config.dataDir,
+  maxConnections: config.databasePoolSize,
+});
 await runMigrations(database);
 const deps = await createDeps(config, database, logger);
 

@@ -1,7 +1,7 @@
-import { and, desc, eq, ilike, type SQL } from "drizzle-orm";
+import { and, eq, ilike, type SQL } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { generateApiKey, type Mode } from "../auth/keys.ts";
-import { afterPosition } from "../db/keyset.ts";
+import { afterPosition, newestFirst } from "../db/keyset.ts";
 import { accounts, apiKeys, wallets } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
@@ -67,7 +67,7 @@ export async function listAccounts(
     .select()
     .from(accounts)
     .where(and(...conditions))
-    .orderBy(desc(accounts.createdAt), desc(accounts.id))
+    .orderBy(...newestFirst(accounts.createdAt, accounts.id))
     .limit(limit + 1);
   return toPage(rows, limit, presentAccount, (position) => cursors.encode("accounts", filters, position));
 }

@@ -1,7 +1,18 @@
 import type { AppDeps } from "../deps.ts";
 import { type Handlers, operationRoutes } from "../http/operations.ts";
+import { getPricing, listNetworks, listProducts, listServices, updateProduct } from "./service.ts";
 
 export function catalogueRoutes(deps: AppDeps) {
-  const handlers: Handlers = {};
+  const handlers: Handlers = {
+    listNetworks: async ({ query }) => ({ status: 200, data: await listNetworks(deps.db, query.service) }),
+    listServices: async () => ({ status: 200, data: await listServices(deps.db) }),
+    listProducts: async ({ query }) => ({ status: 200, data: await listProducts(deps.db, query) }),
+    getPricing: async ({ query }) => ({ status: 200, data: await getPricing(deps.db, query) }),
+    updateProduct: async ({ params, body }) => ({
+      status: 200,
+      message: "Product updated",
+      data: await updateProduct(deps.db, params.code, body),
+    }),
+  };
   return { handlers, routes: operationRoutes("catalogue", deps, handlers) };
 }

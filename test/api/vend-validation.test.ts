@@ -107,7 +107,7 @@ describe("POST /api/v1/vend refuses bad input with 400 naming the field (interfa
   });
 
   test("Idempotency-Key missing or over 128 characters", async () => {
-    for (const headers of [{}, { "idempotency-key": "k".repeat(129) }]) {
+    for (const headers of [{}, { "idempotency-key": "k".repeat(129) }] as Record<string, string>[]) {
       const res = await client.post("/api/v1/vend", airtime, { headers });
       expect(res.status).toBe(400);
       expect(res.json.data.errors.map((e: { field: string }) => e.field)).toEqual(["Idempotency-Key"]);

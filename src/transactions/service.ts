@@ -1,0 +1,180 @@
+import { and, eq, gte, like, lte, or, type SQL, sql } from "drizzle-orm";
+import type { Mode } from "../auth/keys.ts";
+import { afterPosition, newestFirst } from "../db/keyset.ts";
+import { transactions } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
+import { notFound, validationError } from "../errors.ts";
+import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import { normalisePhone } from "../lib/numbers.ts";
+import {
+  type AdminTransaction,
+  presentAdminTransaction,
+  presentTransaction,
+  type Transaction,
+  type TransactionRow,
+} from "./present.ts";
+
+type TransactionStatus = TransactionRow["status"];
+
+/** Whose transactions a key sees: its account, its mode. */
+export interface TransactionScope {
+  accountId: string;
+  mode: Mode;
+}
+
+export interface TransactionFilters {
+  status?: TransactionStatus;
+  destination?: string;
+  network?: string;
+  service?: string;
+  /** RFC 3339, inclusive. */
+  from?: string;
+  /** RFC 3339, inclusive. */
+  to?: string;
+  search?: string;
+}
+
+export interface ListTransactionsQuery extends TransactionFilters {
+  cursor?: string;
+  limit?: number;
+}
+
+export interface AdminListTransactionsQuery extends ListTransactionsQuery {
+  account_id?: string;
+  mode?: Mode;
+}
+
+function parseInstant(field: "from" | "to", value: string): Date {
+  const millis = Date.parse(value);
+  if (Number.isNaN(millis)) throw validationError([{ field, message: "must be a valid date-time" }]);
+  // created_at has millisecond precision: an inclusive lower bound inside a millisecond starts at the next one.
+  const beyondMillis = /[1-9]/.test(/\.\d{3}(\d+)/.exec(value)?.[1] ?? "");
+  return new Date(field === "from" && beyondMillis ? millis + 1 : millis);
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, "\\$&");
+
+/** A phone number in any accepted form becomes its 11-digit form; other digit strings are matched as given. */
+function destinationNeedle(search: string): string | null {
+  const phone = normalisePhone(search);
+  if (phone) return phone;
+  const compact = search.replace(/[\s-]/g, "");
+  return /^\d+$/.test(compact) ? compact : null;
+}
+
+/** Reference exact, client reference exact or prefix, destination contains. */
+function searchCondition(search: string): SQL | undefined {
+  const needle = destinationNeedle(search);
+  return or(
+    eq(transactions.reference, search),
+    like(transactions.clientReference, `${escapeLike(search)}%`),
+    needle ? like(transactions.destination, `%${escapeLike(needle)}%`) : undefined,
+  );
+}
+
+/** The effective filters (what the cursor is bound to) and their SQL conditions. */
+function filterConditions(filters: TransactionFilters): { bound: Record<string, string | undefined>; conditions: SQL[] } {
+  const from = filters.from === undefined ? undefined : parseInstant("from", filters.from);
+  const to = filters.to === undefined ? undefined : parseInstant("to", filters.to);
+  if (from && to && from > to) throw validationError([{ field: "from", message: "must not be after to" }]);
+  const destination =
+    filters.destination === undefined ? undefined : (normalisePhone(filters.destination) ?? filters.destination);
+  const conditions: (SQL | undefined)[] = [
+    filters.status === undefined ? undefined : eq(transactions.status, filters.status),
+    destination === undefined ? undefined : eq(transactions.destination, destination),
+    filters.network === undefined ? undefined : eq(transactions.network, filters.network),
+    filters.service === undefined ? undefined : eq(transactions.service, filters.service),
+    from ? gte(transactions.createdAt, from) : undefined,
+    to ? lte(transactions.createdAt, to) : undefined,
+    filters.search === undefined ? undefined : searchCondition(filters.search),
+  ];
+  const bound = {
+    status: filters.status,
+    destination,
+    network: filters.network,
+    service: filters.service,
+    from: from?.toISOString(),
+    to: to?.toISOString(),
+    search: filters.search,
+  };
+  return { bound, conditions: conditions.filter((c): c is SQL => c !== undefined) };
+}
+
+async function listPage<T>(
+  db: Executor,
+  cursors: CursorCodec,
+  scope: string,
+  query: { cursor?: string; limit?: number },
+  bound: Record<string, string | undefined>,
+  conditions: SQL[],
+  present: (row: TransactionRow) => T,
+): Promise<Page<T>> {
+  const limit = pageLimit(query.limit);
+  if (query.cursor) {
+    const position = cursors.decode(scope, bound, query.cursor);
+    conditions.push(afterPosition(transactions.createdAt, transactions.id, position));
+  }
+  const rows = await db
+    .select()
+    .from(transactions)
+    .where(and(...conditions))
+    .orderBy(...newestFirst(transactions.createdAt, transactions.id))
+    .limit(limit + 1);
+  return toPage(rows, limit, present, (position) => cursors.encode(scope, bound, position));
+}
+
+/** One page of the scope's transactions, newest first by `(created_at, id)`; cursors bound to scope and filters. */
+export function listTransactions(
+  db: Executor,
+  cursors: CursorCodec,
+  scope: TransactionScope,
+  query: ListTransactionsQuery,
+): Promise<Page<Transaction>> {
+  const { bound, conditions } = filterConditions(query);
+  conditions.unshift(eq(transactions.accountId, scope.accountId), eq(transactions.mode, scope.mode));
+  const cursorScope = `transactions:${scope.accountId}:${scope.mode}`;
+  return listPage(db, cursors, cursorScope, query, bound, conditions, presentTransaction);
+}
+
+/** One page across all accounts, optionally narrowed to one account and/or mode. */
+export function adminListTransactions(
+  db: Executor,
+  cursors: CursorCodec,
+  query: AdminListTransactionsQuery,
+): Promise<Page<AdminTransaction>> {
+  const { bound, conditions } = filterConditions(query);
+  if (query.account_id !== undefined) conditions.push(eq(transactions.accountId, query.account_id));
+  if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
+  const filters = { ...bound, account_id: query.account_id, mode: query.mode };
+  return listPage(db, cursors, "admin-transactions", query, filters, conditions, presentAdminTransaction);
+}
+
+/** The scope's transaction row with this reference, or null (another account's or mode's is null too). */
+export async function findTransactionRow(
+  db: Executor,
+  scope: TransactionScope,
+  reference: string,
+): Promise<TransactionRow | null> {
+  const [row] = await db
+    .select()
+    .from(transactions)
+    .where(
+      and(eq(transactions.reference, reference), eq(transactions.accountId, scope.accountId), eq(transactions.mode, scope.mode)),
+    )
+    .limit(1);
+  return row ?? null;
+}
+
+/** The scope's transaction, presented; `404 NOT_FOUND` when the scope has none with this reference. */
+export async function getTransactionByReference(db: Executor, scope: TransactionScope, reference: string): Promise<Transaction> {
+  const row = await findTransactionRow(db, scope, reference);
+  if (!row) throw notFound("Transaction");
+  return presentTransaction(row);
+}
+
+/** Any account's transaction, with its account id; `404 NOT_FOUND` when none has this reference. */
+export async function adminGetTransaction(db: Executor, reference: string): Promise<AdminTransaction> {
+  const [row] = await db.select().from(transactions).where(eq(transactions.reference, reference)).limit(1);
+  if (!row) throw notFound("Transaction");
+  return presentAdminTransaction(row);
+}

@@ -1,0 +1,135 @@
+import { and, asc, eq } from "drizzle-orm";
+import type { components } from "../../generated/openapi-types.ts";
+import type { Mode } from "../auth/keys.ts";
+import type { Database } from "../db/client.ts";
+import { networks, products } from "../db/schema/index.ts";
+import { AppError, type FieldError, validationError } from "../errors.ts";
+import { maskDestination } from "../lib/mask.ts";
+import { isMeterNumber, isSmartcardNumber } from "../lib/numbers.ts";
+import { sandboxMeterCustomer, sandboxSmartcardCustomer } from "./sandbox.ts";
+
+type MeterVerifyRequest = components["schemas"]["MeterVerifyRequest"];
+type MeterVerification = components["schemas"]["MeterVerification"];
+type SmartcardVerifyRequest = components["schemas"]["SmartcardVerifyRequest"];
+type SmartcardVerification = components["schemas"]["SmartcardVerification"];
+type NetworkRow = typeof networks.$inferSelect;
+
+interface Resolved {
+  /** The field the caller used. */
+  field: string;
+  value: string;
+}
+
+/**
+ * One value from a canonical field and its aliases (DECISIONS 9). Aliases that disagree give one error per
+ * field involved; none given is an error on the canonical (first) name.
+ */
+export function resolveAlias<K extends string>(
+  body: Partial<Record<K, string>>,
+  names: readonly [K, ...K[]],
+  errors: FieldError[],
+): Resolved | undefined {
+  const given = names.flatMap((field) => {
+    const value = body[field];
+    return value === undefined ? [] : [{ field, value }];
+  });
+  const [first] = given;
+  if (!first) {
+    errors.push({ field: names[0], message: "is required" });
+    return undefined;
+  }
+  let conflict = false;
+  for (const { field, value } of given) {
+    const others = given.filter((other) => other.value !== value).map((other) => other.field);
+    if (others.length === 0) continue;
+    conflict = true;
+    errors.push({ field, message: `conflicts with ${others.join(" and ")}` });
+  }
+  return conflict ? undefined : first;
+}
+
+/** The network row when `network` names one of the given service; otherwise an error on the field used. */
+async function resolveNetwork(
+  db: Database,
+  network: Resolved | undefined,
+  service: "electricity" | "cable",
+  errors: FieldError[],
+): Promise<NetworkRow | undefined> {
+  if (!network) return undefined;
+  const rows = await db.select().from(networks).where(eq(networks.service, service)).orderBy(asc(networks.sortOrder));
+  const row = rows.find((r) => r.code === network.value);
+  if (!row) {
+    const kind = service === "electricity" ? "an electricity distributor (disco)" : "a cable TV biller";
+    errors.push({ field: network.field, message: `must be ${kind}: ${rows.map((r) => r.code).join(", ")}` });
+  }
+  return row;
+}
+
+function requireSandbox(mode: Mode, network: NetworkRow): void {
+  if (mode === "live") throw new AppError("NO_ROUTE", `No provider route for live verification at ${network.code}`);
+}
+
+function customerNotFound(what: string, number: string, network: NetworkRow): AppError {
+  return new AppError(
+    "CUSTOMER_NOT_FOUND",
+    `No customer found for ${what} ${maskDestination(number)} at ${network.name} (${network.code})`,
+  );
+}
+
+/** The customer behind a meter at a disco, before payment. Nothing is charged. */
+export async function verifyMeter(db: Database, mode: Mode, body: MeterVerifyRequest): Promise<MeterVerification> {
+  const errors: FieldError[] = [];
+  const network = resolveAlias(body, ["network", "biller"], errors);
+  const meter = resolveAlias(body, ["meter_number", "account_number", "destination"], errors);
+  if (meter && !isMeterNumber(meter.value)) errors.push({ field: meter.field, message: "must be 11 to 13 digits" });
+  const disco = await resolveNetwork(db, network, "electricity", errors);
+  const meterType = body.meter_type ?? "prepaid";
+  const [product] = disco
+    ? await db
+        .select()
+        .from(products)
+        .where(and(eq(products.network, disco.code), eq(products.meterType, meterType), eq(products.active, true)))
+        .orderBy(asc(products.sortOrder))
+        .limit(1)
+    : [];
+  if (disco && !product) errors.push({ field: "meter_type", message: `${meterType} meters are not sold at ${disco.code}` });
+  if (errors.length > 0 || !disco || !meter || !product) throw validationError(errors);
+  requireSandbox(mode, disco);
+  const customer = sandboxMeterCustomer(meter.value, disco.code);
+  if (!customer) throw customerNotFound("meter", meter.value, disco);
+  return {
+    network: disco.code,
+    meter_number: maskDestination(meter.value),
+    meter_type: meterType,
+    customer_name: customer.customerName,
+    address: customer.address,
+    min_amount_kobo: product.minAmountKobo ?? 0,
+  };
+}
+
+/** The customer and current bouquet behind a smartcard at a cable biller, before payment. Nothing is charged. */
+export async function verifySmartcard(db: Database, mode: Mode, body: SmartcardVerifyRequest): Promise<SmartcardVerification> {
+  const errors: FieldError[] = [];
+  const network = resolveAlias(body, ["network", "biller"], errors);
+  const card = resolveAlias(body, ["smartcard_number", "account_number", "destination"], errors);
+  if (card && !isSmartcardNumber(card.value)) errors.push({ field: card.field, message: "must be 10 to 12 digits" });
+  const biller = await resolveNetwork(db, network, "cable", errors);
+  if (errors.length > 0 || !biller || !card) throw validationError(errors);
+  requireSandbox(mode, biller);
+  // Withdrawn bouquets included: a sandbox customer's bouquet must not change when operators edit the catalogue.
+  const bouquetRows = await db
+    .select({ name: products.name })
+    .from(products)
+    .where(and(eq(products.network, biller.code), eq(products.service, "cable")))
+    .orderBy(asc(products.sortOrder), asc(products.code));
+  const bouquets = bouquetRows.map((row) => row.name);
+  const customer = sandboxSmartcardCustomer(card.value, bouquets);
+  if (!customer) throw customerNotFound("smartcard", card.value, biller);
+  return {
+    network: biller.code,
+    smartcard_number: maskDestination(card.value),
+    customer_name: customer.customerName,
+    current_bouquet: customer.currentBouquet,
+    due_date: customer.dueDate,
+  };
+}

@@ -1,0 +1,331 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { TransactionRow } from "../../src/transactions/present.ts";
+import type { HttpClient } from "../helpers/http.ts";
+import { insertTransactions, type NewTransactionRow, type SeedOptions } from "../helpers/seed.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+type Query = Record<string, string | number | undefined>;
+type Account = { id: string; testKey: string; liveKey: string };
+
+let server: TestServer;
+let a: Account;
+let b: Account;
+/** Every row this file inserted, kept current as rows are added. */
+const rows: TransactionRow[] = [];
+const hourAgo = Date.now() - 3_600_000;
+
+const newestFirst = (x: TransactionRow, y: TransactionRow) =>
+  y.createdAt.getTime() - x.createdAt.getTime() || (x.id < y.id ? 1 : x.id > y.id ? -1 : 0);
+const references = (list: TransactionRow[]) => [...list].sort(newestFirst).map((r) => r.reference);
+const owned = (account: Account, mode: string) => rows.filter((r) => r.accountId === account.id && r.mode === mode);
+const aTest = () => owned(a, "test");
+const masked = (d: string) =>
+  d.length >= 10
+    ? `${d.slice(0, 4)}${"*".repeat(d.length - 7)}${d.slice(-3)}`
+    : `${d.slice(0, 2)}${"*".repeat(d.length - 4)}${d.slice(-2)}`;
+
+async function seed(account: Account, mode: "test" | "live", count: number, extra: Partial<SeedOptions> = {}) {
+  const stored = await insertTransactions(server.database.handle.db, { accountId: account.id, mode, count, ...extra });
+  rows.push(...stored);
+  return stored;
+}
+
+/** Newer rows for A's test mode, as a client would create while someone pages. */
+const insertNewer = (overrides: Partial<NewTransactionRow>) => () =>
+  seed(a, "test", 2, { newest: new Date(), stepMs: 1, overrides }).then(() => undefined);
+
+/** Follows `next_cursor` to the end; checks the page invariants on the way. */
+async function collect(client: HttpClient, path: string, query: Query, limit: number, between?: () => Promise<void>) {
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const res = await client.get(path, { query: { ...query, limit, cursor } });
+    expect(res.status).toBe(200);
+    const { items, page } = res.json.data;
+    if (page.has_more) {
+      expect(items.length).toBe(limit);
+      expect(page.next_cursor).toBeString();
+    } else {
+      expect(items.length).toBeLessThanOrEqual(limit);
+      expect(page.next_cursor).toBeNull();
+    }
+    seen.push(...items.map((item: { reference: string }) => item.reference));
+    cursor = page.next_cursor ?? undefined;
+    pages += 1;
+    if (cursor && between) await between();
+  } while (cursor);
+  expect(new Set(seen).size).toBe(seen.length);
+  return { seen, pages };
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  a = await server.createAccount("Lister A");
+  b = await server.createAccount("Lister B");
+  await seed(a, "test", 1_200, { newest: new Date(hourAgo) });
+  await seed(a, "live", 40, { newest: new Date(hourAgo - 30_000) });
+  await seed(b, "test", 40, { newest: new Date(hourAgo - 45_000) });
+  await seed(b, "live", 15, { newest: new Date(hourAgo - 15_000) });
+}, 60_000);
+afterAll(() => server.close());
+
+describe("GET /api/v1/transactions filters", () => {
+  const cases: [string, () => { query: Query; matches: (r: TransactionRow) => boolean; insert: Partial<NewTransactionRow> }][] = [
+    ["no filter", () => ({ query: {}, matches: () => true, insert: {} })],
+    ["status", () => ({ query: { status: "failed" }, matches: (r) => r.status === "failed", insert: { status: "failed" } })],
+    [
+      "destination (phone given as +234…)",
+      () => {
+        const phone = aTest().find((r) => r.service === "airtime")?.destination ?? "";
+        return {
+          query: { destination: `+234${phone.slice(1)}` },
+          matches: (r) => r.destination === phone,
+          insert: { destination: phone },
+        };
+      },
+    ],
+    [
+      "destination (meter number)",
+      () => {
+        const meter = aTest().find((r) => r.service === "electricity")?.destination ?? "";
+        return { query: { destination: meter }, matches: (r) => r.destination === meter, insert: { destination: meter } };
+      },
+    ],
+    [
+      "network",
+      () => ({
+        query: { network: "glo" },
+        matches: (r) => r.network === "glo",
+        insert: { network: "glo", service: "airtime", productCode: "glo-airtime" },
+      }),
+    ],
+    [
+      "service",
+      () => ({
+        query: { service: "electricity" },
+        matches: (r) => r.service === "electricity",
+        insert: { service: "electricity" },
+      }),
+    ],
+    [
+      "from and to (inclusive, bounds on tied rows)",
+      () => {
+        const sorted = [...aTest()].sort(newestFirst);
+        const to = sorted[204]?.createdAt ?? new Date();
+        const from = sorted[509]?.createdAt ?? new Date();
+        return {
+          query: { from: from.toISOString(), to: to.toISOString() },
+          matches: (r) => r.createdAt >= from && r.createdAt <= to,
+          insert: {},
+        };
+      },
+    ],
+    [
+      "from only",
+      () => {
+        const from = [...aTest()].sort(newestFirst)[300]?.createdAt ?? new Date();
+        return { query: { from: from.toISOString() }, matches: (r) => r.createdAt >= from, insert: { status: "queued" } };
+      },
+    ],
+    [
+      "to only (offset form)",
+      () => {
+        const to = [...aTest()].sort(newestFirst)[900]?.createdAt ?? new Date();
+        const shifted = new Date(to.getTime() + 3_600_000).toISOString().replace("Z", "+01:00");
+        return { query: { to: shifted }, matches: (r) => r.createdAt <= to, insert: {} };
+      },
+    ],
+    [
+      "search: client reference prefix",
+      () => {
+        const ref = aTest().find((r) => r.clientReference?.endsWith("-1"))?.clientReference ?? "";
+        return {
+          query: { search: ref },
+          matches: (r) => r.clientReference?.startsWith(ref) ?? false,
+          insert: { clientReference: `${ref}99` },
+        };
+      },
+    ],
+    [
+      "search: digits inside the masked part of a phone",
+      () => {
+        const digits = (aTest().find((r) => r.service === "data")?.destination ?? "").slice(4, 8);
+        return {
+          query: { search: digits },
+          matches: (r) => r.destination.includes(digits),
+          insert: { destination: `0909${digits}123` },
+        };
+      },
+    ],
+    [
+      "search: phone given as 234…",
+      () => {
+        const phone = aTest().filter((r) => r.service === "airtime")[1]?.destination ?? "";
+        return {
+          query: { search: `234${phone.slice(1)}` },
+          matches: (r) => r.destination.includes(phone),
+          insert: { destination: phone },
+        };
+      },
+    ],
+  ];
+
+  test.each(cases)("%s: pages equal the filtered set, newest first, even while rows are added", async (_name, build) => {
+    const { query, matches, insert } = build();
+    const expected = references(aTest().filter(matches));
+    expect(expected.length).toBeGreaterThanOrEqual(20);
+    const limit = Math.min(100, Math.max(3, Math.ceil(expected.length / 4)));
+    const { seen, pages } = await collect(server.client(a.testKey), "/api/v1/transactions", query, limit, insertNewer(insert));
+    expect(pages).toBeGreaterThanOrEqual(Object.keys(query).length === 0 ? 12 : 4);
+    expect(seen).toEqual(expected);
+  });
+
+  test("search by exact reference finds that one transaction", async () => {
+    const target = aTest()[700];
+    const res = await server.client(a.testKey).get("/api/v1/transactions", { query: { search: target?.reference } });
+    expect(res.json.data.items.map((i: { reference: string }) => i.reference)).toEqual([target?.reference]);
+  });
+
+  test("filters combine", async () => {
+    const expected = references(aTest().filter((r) => r.network === "mtn" && r.status === "successful"));
+    const { seen } = await collect(
+      server.client(a.testKey),
+      "/api/v1/transactions",
+      { network: "mtn", status: "successful" },
+      30,
+    );
+    expect(seen).toEqual(expected);
+  });
+});
+
+describe("GET /api/v1/transactions paging rules", () => {
+  test("limit defaults to 25; above 100 is treated as 100", async () => {
+    const client = server.client(a.testKey);
+    expect((await client.get("/api/v1/transactions")).json.data.items).toHaveLength(25);
+    const big = await client.get("/api/v1/transactions", { query: { limit: 101 } });
+    expect(big.status).toBe(200);
+    expect(big.json.data.items).toHaveLength(100);
+    expect(big.json.data.page.has_more).toBe(true);
+  });
+
+  test.each([
+    [{ limit: 0 }, "limit"],
+    [{ limit: -1 }, "limit"],
+    [{ limit: "abc" }, "limit"],
+    [{ limit: 2.5 }, "limit"],
+    [{ status: "done" }, "status"],
+    [{ service: "gas" }, "service"],
+    [{ from: "yesterday" }, "from"],
+    [{ to: "2026-13-01T00:00:00Z" }, "to"],
+    [{ from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z" }, "from"],
+  ])("%j is 400 naming %s", async (query, field) => {
+    const res = await server.client(a.testKey).get("/api/v1/transactions", { query });
+    expect(res.status).toBe(400);
+    expect(res.json.code).toBe("VALIDATION_FAILED");
+    expect(res.json.data.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+
+  test("a malformed, tampered, re-filtered or foreign cursor is 400 on field cursor", async () => {
+    const first = await server.client(a.testKey).get("/api/v1/transactions", { query: { limit: 5, status: "successful" } });
+    const cursor: string = first.json.data.page.next_cursor;
+    expect(cursor).toBeString();
+    const flip = (s: string, at: number) => `${s.slice(0, at)}${s[at] === "A" ? "B" : "A"}${s.slice(at + 1)}`;
+    const attempts: [string, Query][] = [
+      [a.testKey, { cursor: "garbage" }],
+      [a.testKey, { cursor: "a.b.c" }],
+      [a.testKey, { cursor: `${cursor}x` }],
+      [a.testKey, { cursor: flip(cursor, 5) }],
+      [a.testKey, { cursor: flip(cursor, cursor.length - 2) }],
+      [a.testKey, { cursor, status: "failed" }],
+      [a.testKey, { cursor }],
+      [a.testKey, { cursor, status: "successful", search: "0803" }],
+      [a.liveKey, { cursor, status: "successful" }],
+      [b.testKey, { cursor, status: "successful" }],
+    ];
+    for (const [key, query] of attempts) {
+      const res = await server.client(key).get("/api/v1/transactions", { query: { limit: 5, ...query } });
+      expect(res.status).toBe(400);
+      expect(res.json.message).toBe("Invalid cursor");
+      expect(res.json.data.errors[0].field).toBe("cursor");
+    }
+    const again = await server
+      .client(a.testKey)
+      .get("/api/v1/transactions", { query: { limit: 5, status: "successful", cursor } });
+    expect(again.status).toBe(200);
+  });
+});
+
+describe("isolation and masking", () => {
+  test("each key lists only its own account and mode", async () => {
+    for (const [key, account, mode] of [
+      [a.liveKey, a, "live"],
+      [b.testKey, b, "test"],
+      [b.liveKey, b, "live"],
+    ] as const) {
+      const { seen } = await collect(server.client(key), "/api/v1/transactions", {}, 100);
+      expect(seen).toEqual(references(owned(account, mode)));
+    }
+    const shared = owned(b, "test")[0]?.destination ?? "";
+    const { seen } = await collect(server.client(a.testKey), "/api/v1/transactions", { destination: shared }, 100);
+    expect(seen).toEqual(references(aTest().filter((r) => r.destination === shared)));
+  });
+
+  test("GET one: own reference only; another account's or mode's is 404", async () => {
+    const own = aTest()[3];
+    const live = owned(a, "live")[0];
+    const foreign = owned(b, "test")[0];
+    const client = server.client(a.testKey);
+    const res = await client.get(`/api/v1/transactions/${own?.reference}`, { query: { wait: 5 } });
+    expect(res.status).toBe(200);
+    expect(res.json.data.reference).toBe(own?.reference);
+    expect(res.json.data.destination).toBe(masked(own?.destination ?? ""));
+    for (const reference of [live?.reference, foreign?.reference, "txn_doesnotexist0000000000000"]) {
+      const missing = await client.get(`/api/v1/transactions/${reference}`);
+      expect(missing.status).toBe(404);
+      expect(missing.json.code).toBe("NOT_FOUND");
+    }
+    expect((await server.client(a.liveKey).get(`/api/v1/transactions/${live?.reference}`)).json.data.mode).toBe("live");
+  });
+
+  test("listed destinations and their metadata copies are masked", async () => {
+    const res = await server.client(a.testKey).get("/api/v1/transactions", { query: { limit: 100 } });
+    const byReference = new Map(rows.map((r) => [r.reference, r]));
+    for (const item of res.json.data.items) {
+      const real = byReference.get(item.reference)?.destination ?? "";
+      expect(item.destination).toBe(masked(real));
+      expect(res.text).not.toContain(real);
+    }
+  });
+});
+
+describe("admin transactions", () => {
+  test("lists across accounts; account_id and mode narrow it", async () => {
+    const all = await collect(server.admin, "/admin/v1/transactions", {}, 100);
+    expect(all.seen).toEqual(references(rows));
+    const filters: [Query, (r: TransactionRow) => boolean][] = [
+      [{ account_id: b.id }, (r) => r.accountId === b.id],
+      [{ account_id: a.id, mode: "live" }, (r) => r.accountId === a.id && r.mode === "live"],
+      [{ mode: "live", status: "successful" }, (r) => r.mode === "live" && r.status === "successful"],
+    ];
+    for (const [query, matches] of filters) {
+      const { seen } = await collect(server.admin, "/admin/v1/transactions", query, 7);
+      expect(seen).toEqual(references(rows.filter(matches)));
+    }
+  });
+
+  test("admin cursor is bound to account_id; one transaction by reference with its account", async () => {
+    const first = await server.admin.get("/admin/v1/transactions", { query: { account_id: a.id, limit: 2 } });
+    const bad = await server.admin.get("/admin/v1/transactions", {
+      query: { account_id: b.id, cursor: first.json.data.page.next_cursor },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.json.data.errors[0].field).toBe("cursor");
+    const target = owned(b, "live")[0];
+    const one = await server.admin.get(`/admin/v1/transactions/${target?.reference}`);
+    expect(one.status).toBe(200);
+    expect(one.json.data.account_id).toBe(b.id);
+    expect(one.json.data.destination).toBe(masked(target?.destination ?? ""));
+    expect((await server.admin.get("/admin/v1/transactions/txn_doesnotexist0000000000000")).status).toBe(404);
+  });
+});
