@@ -3,6 +3,7 @@ import type { Database, DbHandle } from "./db/client.ts";
 import type { RateLimiter } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
+import type { Caches } from "./lib/caches.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
 import type { Logger } from "./logger.ts";
 
@@ -16,4 +17,5 @@ export interface AppDeps {
   validators: Map<string, OperationValidators>;
   rateLimiter: RateLimiter;
   cursors: CursorCodec;
+  caches: Caches;
 }

@@ -6,6 +6,7 @@ import type { AppDeps } from "./deps.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { loadSpec } from "./http/spec.ts";
 import { compileValidators } from "./http/validation.ts";
+import { createCaches, subscribeCacheEviction } from "./lib/caches.ts";
 import { CursorCodec } from "./lib/cursor.ts";
 import { randomBase62 } from "./lib/random.ts";
 import type { Logger } from "./logger.ts";
@@ -14,6 +15,8 @@ import type { Logger } from "./logger.ts";
 export async function createDeps(config: Config, database: DbHandle, logger: Logger): Promise<AppDeps> {
   const spec = loadSpec();
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
+  const caches = createCaches();
+  await subscribeCacheEviction(database, caches, logger);
   return {
     config,
     database,
@@ -23,6 +26,7 @@ export async function createDeps(config: Config, database: DbHandle, logger: Log
     validators: compileValidators(spec),
     rateLimiter: new RateLimiter(config.rateLimitPerMinute),
     cursors: new CursorCodec(cursorSecret),
+    caches,
   };
 }
 

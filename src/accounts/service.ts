@@ -1,4 +1,4 @@
-import { and, eq, ilike, type SQL } from "drizzle-orm";
+import { and, eq, ilike, type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { generateApiKey, type Mode } from "../auth/keys.ts";
 import { afterPosition, newestFirst } from "../db/keyset.ts";
@@ -6,6 +6,7 @@ import { accounts, apiKeys, wallets } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import { presentWallet } from "../wallet/service.ts";
 
 type Account = components["schemas"]["Account"];
 type ApiKey = components["schemas"]["ApiKey"];
@@ -75,4 +76,28 @@ export async function listAccounts(
 export async function countAccounts(db: Executor): Promise<number> {
   const rows = await db.select({ id: accounts.id }).from(accounts).limit(1);
   return rows.length;
+}
+
+export async function getAccountDetail(db: Executor, accountId: string) {
+  const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId));
+  if (!account) throw notFound("Account");
+  const rows = await db.select().from(wallets).where(eq(wallets.accountId, accountId)).orderBy(wallets.mode);
+  return { ...presentAccount(account), wallets: rows.map(presentWallet) };
+}
+
+export async function listApiKeys(db: Executor, accountId: string) {
+  await getAccountDetail(db, accountId);
+  const rows = await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt);
+  return rows.map(presentApiKey);
+}
+
+/** Marks a key revoked (idempotent); returns it with the hash, so callers can evict caches. */
+export async function revokeApiKey(db: Executor, keyId: string) {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .where(eq(apiKeys.id, keyId))
+    .returning();
+  if (!row) throw notFound("API key");
+  return { key: presentApiKey(row), hash: row.keyHash };
 }

@@ -3,6 +3,7 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { AppError } from "../errors.ts";
+import type { TtlCache } from "../lib/ttl-cache.ts";
 import { hashApiKey, type Mode, modeOfKey } from "./keys.ts";
 
 export interface ApiPrincipal {
@@ -21,17 +22,27 @@ export function bearerToken(authorization: string | null): string {
   return match[1];
 }
 
-export async function authenticateApiKey(db: Database, authorization: string | null): Promise<ApiPrincipal> {
+/** Looks the key up by its hash (through `cache`, keyed by hash; revocation evicts it). */
+export async function authenticateApiKey(
+  db: Database,
+  authorization: string | null,
+  cache?: TtlCache<ApiPrincipal>,
+): Promise<ApiPrincipal> {
   const key = bearerToken(authorization);
   const mode = modeOfKey(key);
   if (!mode) throw unauthenticated("API key is malformed; keys start with rg_test_ or rg_live_");
-  const [row] = await db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.keyHash, hashApiKey(key)), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  if (!row || row.mode !== mode) throw unauthenticated("API key is unknown or revoked");
-  return { accountId: row.accountId, mode: row.mode, keyId: row.id };
+  const hash = hashApiKey(key);
+  const load = async () => {
+    const [row] = await db
+      .select({ id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+      .limit(1);
+    return row ? { accountId: row.accountId, mode: row.mode, keyId: row.id } : undefined;
+  };
+  const principal = cache ? await cache.getOrLoad(hash, load) : await load();
+  if (!principal || principal.mode !== mode) throw unauthenticated("API key is unknown or revoked");
+  return principal;
 }
 
 export function tokensEqual(given: string, expected: string): boolean {

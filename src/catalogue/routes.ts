@@ -1,5 +1,6 @@
 import type { AppDeps } from "../deps.ts";
 import { type Handlers, operationRoutes } from "../http/operations.ts";
+import { evictEverywhere } from "../lib/caches.ts";
 import { getPricing, listNetworks, listProducts, listServices, updateProduct } from "./service.ts";
 
 export function catalogueRoutes(deps: AppDeps) {
@@ -8,11 +9,11 @@ export function catalogueRoutes(deps: AppDeps) {
     listServices: async () => ({ status: 200, data: await listServices(deps.db) }),
     listProducts: async ({ query }) => ({ status: 200, data: await listProducts(deps.db, query) }),
     getPricing: async ({ query }) => ({ status: 200, data: await getPricing(deps.db, query) }),
-    updateProduct: async ({ params, body }) => ({
-      status: 200,
-      message: "Product updated",
-      data: await updateProduct(deps.db, params.code, body),
-    }),
+    updateProduct: async ({ params, body }) => {
+      const product = await updateProduct(deps.db, params.code, body);
+      await evictEverywhere(deps.database, deps.caches, "products", params.code);
+      return { status: 200, message: "Product updated", data: product };
+    },
   };
   return { handlers, routes: operationRoutes("catalogue", deps, handlers) };
 }

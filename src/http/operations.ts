@@ -59,7 +59,7 @@ async function authenticate(deps: AppDeps, op: OperationSpec, request: Request):
   const authorization = request.headers.get("authorization");
   if (op.security === "admin") authenticateAdmin(deps.config.adminToken, authorization);
   if (op.security !== "apiKey") return null;
-  const principal = await authenticateApiKey(deps.db, authorization);
+  const principal = await authenticateApiKey(deps.db, authorization, deps.caches.apiKeys);
   contextOf(request).accountId = principal.accountId;
   deps.rateLimiter.check(principal.keyId);
   return principal;

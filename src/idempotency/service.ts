@@ -41,10 +41,77 @@ export function fingerprintOf(body: unknown): string {
 /** Errors that are part of the answer to this key (replayed as stored); 400s and 5xx leave the key free. */
 const storesError = (error: AppError) => error.status !== 400 && error.status < 500;
 
+interface Claim {
+  locked: boolean;
+  status: number | null;
+  body: string | null;
+  fingerprint: string | null;
+  expired: boolean | null;
+}
+
 /**
- * Runs `execute` at most once per key, in one database transaction with the record of its answer.
- * A concurrent request with the same key gets 409 at once (advisory lock); a later one gets the
- * stored answer byte for byte, or 422 if its body differs.
+ * Takes the key's advisory lock and reads any stored answer in one round trip. A request
+ * that cannot take the lock is a concurrent duplicate: 409. A stored, unexpired answer is
+ * replayed (or 422 if the body differs). Returns null when the key is free to run.
+ */
+async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Promise<IdempotentResult | null> {
+  const lockName = `${id.scope}\n${id.method}\n${id.path}\n${id.key}`;
+  const [row] = await queryRows<Claim>(
+    tx,
+    sql`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as locked,
+               r.response_status as status, r.response_body as body, r.fingerprint, r.expires_at <= now() as expired
+        from (select 1) as one
+        left join idempotency_records r
+          on r.scope = ${id.scope} and r.method = ${id.method} and r.path = ${id.path} and r.key = ${id.key}`,
+  );
+  if (!row?.locked) {
+    throw new AppError(
+      "IDEMPOTENCY_IN_PROGRESS",
+      "A request with this Idempotency-Key is still being processed; retry shortly",
+      null,
+      {
+        "retry-after": "1",
+      },
+    );
+  }
+  if (row.status === null || row.body === null) return null;
+  if (row.expired) {
+    await tx.delete(idempotencyRecords).where(recordWhere(id));
+    return null;
+  }
+  if (row.fingerprint !== fingerprint) {
+    throw new AppError(
+      "IDEMPOTENCY_KEY_REUSED",
+      "This Idempotency-Key was already used with a different request body; use a new key for a new order",
+    );
+  }
+  return { status: Number(row.status), body: row.body, replayed: true };
+}
+
+const recordWhere = (id: IdempotencyKey) =>
+  and(
+    eq(idempotencyRecords.scope, id.scope),
+    eq(idempotencyRecords.method, id.method),
+    eq(idempotencyRecords.path, id.path),
+    eq(idempotencyRecords.key, id.key),
+  );
+
+async function store(tx: Executor, id: IdempotencyKey, fingerprint: string, response: StoredResponse): Promise<void> {
+  await tx.insert(idempotencyRecords).values({
+    ...id,
+    fingerprint,
+    responseStatus: response.status,
+    responseBody: response.body,
+    expiresAt: new Date(Date.now() + retentionHours * 3600_000),
+  });
+}
+
+/**
+ * Runs `execute` at most once per key, in one database transaction with the record of its
+ * answer. A concurrent request with the same key gets 409 at once; a later one gets the
+ * stored answer byte for byte, or 422 if its body differs. An error that is part of the
+ * answer (a 402, say) rolls the work back and is then stored on its own, so the next retry
+ * with this key gets the same error; 400s and 5xx leave the key free.
  */
 export async function runIdempotent(
   db: Executor,
@@ -53,56 +120,24 @@ export async function runIdempotent(
   execute: (tx: Executor) => Promise<StoredResponse>,
 ): Promise<IdempotentResult> {
   const fingerprint = fingerprintOf(body);
-  const lockName = `${id.scope}\n${id.method}\n${id.path}\n${id.key}`;
-  return withTransaction(db, async (tx) => {
-    const [lock] = await queryRows<{ locked: boolean }>(
-      tx,
-      sql`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as locked`,
-    );
-    if (!lock?.locked) {
-      throw new AppError(
-        "IDEMPOTENCY_IN_PROGRESS",
-        "A request with this Idempotency-Key is still being processed; retry shortly",
-        null,
-        {
-          "retry-after": "1",
-        },
-      );
-    }
-    const where = and(
-      eq(idempotencyRecords.scope, id.scope),
-      eq(idempotencyRecords.method, id.method),
-      eq(idempotencyRecords.path, id.path),
-      eq(idempotencyRecords.key, id.key),
-    );
-    const [existing] = await tx.select().from(idempotencyRecords).where(where);
-    if (existing && existing.expiresAt.getTime() > Date.now()) {
-      if (existing.fingerprint !== fingerprint) {
-        throw new AppError(
-          "IDEMPOTENCY_KEY_REUSED",
-          "This Idempotency-Key was already used with a different request body; use a new key for a new order",
-        );
-      }
-      return { status: existing.responseStatus, body: existing.responseBody, replayed: true };
-    }
-    if (existing) await tx.delete(idempotencyRecords).where(where);
-
-    let response: StoredResponse;
-    try {
-      response = await withTransaction(tx, execute);
-    } catch (error) {
-      if (!(error instanceof AppError) || !storesError(error)) throw error;
-      response = { status: error.status, body: JSON.stringify(errorEnvelope(error)) };
-    }
-    await tx.insert(idempotencyRecords).values({
-      ...id,
-      fingerprint,
-      responseStatus: response.status,
-      responseBody: response.body,
-      expiresAt: new Date(Date.now() + retentionHours * 3600_000),
+  try {
+    return await withTransaction(db, async (tx) => {
+      const stored = await claim(tx, id, fingerprint);
+      if (stored) return stored;
+      const response = await execute(tx);
+      await store(tx, id, fingerprint, response);
+      return { ...response, replayed: false };
     });
-    return { ...response, replayed: false };
-  });
+  } catch (error) {
+    if (!(error instanceof AppError) || !storesError(error) || error.code.startsWith("IDEMPOTENCY_")) throw error;
+    const response = { status: error.status, body: JSON.stringify(errorEnvelope(error)) };
+    return withTransaction(db, async (tx) => {
+      const stored = await claim(tx, id, fingerprint);
+      if (stored) return stored;
+      await store(tx, id, fingerprint, response);
+      return { ...response, replayed: false };
+    });
+  }
 }
 
 /** The clean-up job: drops records past their retention. Returns how many. */

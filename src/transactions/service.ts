@@ -1,4 +1,4 @@
-import { and, eq, gte, like, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, gte, like, lte, or, type SQL } from "drizzle-orm";
 import type { Mode } from "../auth/keys.ts";
 import { afterPosition, newestFirst } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";

@@ -1,6 +1,5 @@
 import type { components } from "../../generated/openapi-types.ts";
-import { findProduct, type ProductRow, priceFor } from "../catalogue/service.ts";
-import type { Database } from "../db/client.ts";
+import { type ProductRow, priceFor } from "../catalogue/service.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/numbers.ts";
 import { pickAlias, requireAlias } from "./aliases.ts";
@@ -48,8 +47,11 @@ function resolveAmount(product: ProductRow, amount: number | undefined, field: s
   return amount;
 }
 
-async function activeProduct(db: Database, code: string, field: string, services: string[], errors: FieldError[]) {
-  const product = await findProduct(db, code);
+/** Finds a product by code (callers may read through a cache). */
+export type ProductLookup = (code: string) => Promise<ProductRow | undefined>;
+
+async function activeProduct(lookup: ProductLookup, code: string, field: string, services: string[], errors: FieldError[]) {
+  const product = await lookup(code);
   if (!product || !product.active) {
     errors.push({ field, message: `is not a known product code (see GET /api/v1/catalogue/products)` });
     return undefined;
@@ -79,7 +81,7 @@ function order(
 }
 
 /** POST /api/v1/vend: airtime and data by product code to a phone number. */
-export async function resolveProductVend(db: Database, body: Schemas["VendRequest"], route: string): Promise<VendOrder> {
+export async function resolveProductVend(lookup: ProductLookup, body: Schemas["VendRequest"], route: string): Promise<VendOrder> {
   const errors: FieldError[] = [];
   const raw = body as Record<string, unknown>;
   const code = pickAlias<string>(raw, ["serviceid", "service_id", "product_code"], errors);
@@ -90,7 +92,7 @@ export async function resolveProductVend(db: Database, body: Schemas["VendReques
   const destination = hasPhone ? normalisePhone(phone.value) : null;
   if (hasPhone && !destination)
     errors.push({ field: phone.field, message: "is not a Nigerian phone number (080…, +234… or 234…)" });
-  const product = hasCode ? await activeProduct(db, code.value, code.field, ["airtime", "data"], errors) : undefined;
+  const product = hasCode ? await activeProduct(lookup, code.value, code.field, ["airtime", "data"], errors) : undefined;
   if (product && body.network !== undefined && body.network !== product.network) {
     errors.push({ field: "network", message: `does not match the product's network (${product.network})` });
   }
@@ -107,7 +109,7 @@ export async function resolveProductVend(db: Database, body: Schemas["VendReques
 
 /** POST /api/v1/bills/electricity. */
 export async function resolveElectricityVend(
-  db: Database,
+  lookup: ProductLookup,
   body: Schemas["ElectricityVendRequest"],
   route: string,
 ): Promise<VendOrder> {
@@ -125,7 +127,7 @@ export async function resolveElectricityVend(
   let product: ProductRow | undefined;
   if (hasDisco) {
     const code = body.product_code ?? `${disco.value}-${meterType}`;
-    product = await activeProduct(db, code, body.product_code ? "product_code" : disco.field, ["electricity"], errors);
+    product = await activeProduct(lookup, code, body.product_code ? "product_code" : disco.field, ["electricity"], errors);
     if (product && product.network !== disco.value)
       errors.push({ field: disco.field, message: `does not match the product's disco (${product.network})` });
     if (product && body.meter_type && product.meterType !== body.meter_type) {
@@ -147,7 +149,11 @@ export async function resolveElectricityVend(
 }
 
 /** POST /api/v1/bills/cable. */
-export async function resolveCableVend(db: Database, body: Schemas["CableVendRequest"], route: string): Promise<VendOrder> {
+export async function resolveCableVend(
+  lookup: ProductLookup,
+  body: Schemas["CableVendRequest"],
+  route: string,
+): Promise<VendOrder> {
   const errors: FieldError[] = [];
   const raw = body as Record<string, unknown>;
   const biller = pickAlias<string>(raw, ["network", "biller"], errors);
@@ -160,7 +166,7 @@ export async function resolveCableVend(db: Database, body: Schemas["CableVendReq
   if (hasCard && !isSmartcardNumber(card.value)) errors.push({ field: card.field, message: "must be 10 to 12 digits" });
   const phone = body.phone_number === undefined ? undefined : normalisePhone(body.phone_number);
   if (phone === null) errors.push({ field: "phone_number", message: "is not a Nigerian phone number (080…, +234… or 234…)" });
-  const product = hasCode ? await activeProduct(db, code.value, code.field, ["cable"], errors) : undefined;
+  const product = hasCode ? await activeProduct(lookup, code.value, code.field, ["cable"], errors) : undefined;
   if (product && hasBiller && product.network !== biller.value) {
     errors.push({ field: biller.field, message: `does not match the bouquet's biller (${product.network})` });
   }

@@ -1,8 +1,8 @@
-import type { Database } from "../db/client.ts";
+import { findProduct } from "../catalogue/service.ts";
 import type { AppDeps } from "../deps.ts";
 import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, operationRoutes, principalOf, type SuccessDataOf } from "../http/operations.ts";
-import { resolveCableVend, resolveElectricityVend, resolveProductVend, type VendOrder } from "./requests.ts";
+import { type ProductLookup, resolveCableVend, resolveElectricityVend, resolveProductVend, type VendOrder } from "./requests.ts";
 import { acceptVend, routeFor } from "./service.ts";
 
 type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
@@ -11,12 +11,15 @@ const accepted = "Transaction accepted for processing; the final status arrives 
 export function vendRoutes(deps: AppDeps) {
   /** Route check first (503 NO_ROUTE stores nothing), then resolve and accept under the Idempotency-Key. */
   const vend =
-    <Id extends VendOperation>(resolve: (db: Database, body: OperationInput<Id>["body"], route: string) => Promise<VendOrder>) =>
+    <Id extends VendOperation>(
+      resolve: (lookup: ProductLookup, body: OperationInput<Id>["body"], route: string) => Promise<VendOrder>,
+    ) =>
     async (input: OperationInput<Id>) => {
       const principal = principalOf(input);
       const provider = routeFor(principal.mode);
       return idempotentOperation<Id>(deps, input, accountScope(principal), async (tx) => {
-        const order = await resolve(tx, input.body, provider);
+        const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(tx, code));
+        const order = await resolve(lookup, input.body, provider);
         return { status: 202, message: accepted, data: (await acceptVend(tx, principal, order, provider)) as SuccessDataOf<Id> };
       });
     };
