@@ -4,8 +4,8 @@
  * Spawns the real server in its own process, drives POST /api/v1/vend with 64 concurrent
  * connections, then runs the same SQL transaction directly through the `postgres` driver
  * (no HTTP, no service code) with 64 concurrent callers, and prints the ratio. Target ≥ 0.6.
- * The baseline's statements are the service's: claim the key (advisory lock + stored answer),
- * the single guarded accept statement, the idempotency record, commit. Auth and product
+ * The baseline's statements are the service's: claim the key (advisory lock + stored answer +
+ * clock), the idempotency record, the single guarded accept statement, commit. Auth and product
  * lookups are served from the service's caches, so the baseline has none either.
  */
 import { randomUUID } from "node:crypto";
@@ -95,9 +95,12 @@ try {
     const id = randomUUID();
     await sql.begin(async (tx) => {
       await tx`select pg_try_advisory_xact_lock(hashtextextended(${`${scope}\nPOST\n/api/v1/vend\n${key}`}, 0)) as locked,
+                      (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms,
                       r.response_status, r.response_body, r.fingerprint, r.expires_at <= now() as expired
                from (select 1) as one left join idempotency_records r
                  on r.scope = ${scope} and r.method = 'POST' and r.path = '/api/v1/vend' and r.key = ${key}`;
+      await tx`insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
+        values (${scope}, 'POST', '/api/v1/vend', ${key}, 'f', 202, '{}', now() + interval '24 hours')`;
       await tx`with held as (
             update wallets set held_kobo = held_kobo + 9700, updated_at = now()
             where account_id = ${accountId} and mode = 'test' and balance_kobo - held_kobo >= 9700
@@ -113,8 +116,6 @@ try {
             select held.id, 'hold', 9700, 0, 9700, held.balance_kobo, held.held_kobo, ${id}::uuid from held
           )
           select (extract(epoch from created_at) * 1000)::float8 as created_ms from txn`;
-      await tx`insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
-        values (${scope}, 'POST', '/api/v1/vend', ${key}, 'f', 202, '{}', now() + interval '24 hours')`;
     });
   });
   await sql.end();

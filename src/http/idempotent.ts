@@ -14,17 +14,28 @@ export interface IdempotentWork<Id extends OperationId> {
  * Wraps an operation in the Idempotency-Key protocol (DECISIONS 5): the answer is serialised
  * once, stored with the work, and replayed byte for byte with `Idempotent-Replayed: true`.
  */
+export interface IdempotentWorkContext<Id extends OperationId> {
+  now: Date;
+  /** Stores the answer before the rest of the work (see IdempotentContext.storeAnswer). */
+  answerFirst(work: IdempotentWork<Id>): Promise<void>;
+}
+
+const serialise = <Id extends OperationId>(work: IdempotentWork<Id>) => ({
+  status: work.status,
+  body: JSON.stringify(successEnvelope(work.data, work.message)),
+});
+
 export async function idempotentOperation<Id extends OperationId>(
   deps: AppDeps,
   input: { request: Request; body: unknown },
   scope: string,
-  execute: (tx: Executor) => Promise<IdempotentWork<Id>>,
+  execute: (tx: Executor, context: IdempotentWorkContext<Id>) => Promise<IdempotentWork<Id>>,
 ): Promise<OperationResult<Id>> {
   const key = input.request.headers.get("idempotency-key") ?? "";
   const id = { scope, method: input.request.method, path: new URL(input.request.url).pathname, key };
-  const result = await runIdempotent(deps.db, id, input.body, async (tx) => {
-    const work = await execute(tx);
-    return { status: work.status, body: JSON.stringify(successEnvelope(work.data, work.message)) };
+  const result = await runIdempotent(deps.db, id, input.body, async (tx, context) => {
+    const work = await execute(tx, { now: context.now, answerFirst: (early) => context.storeAnswer(serialise(early)) });
+    return serialise(work);
   });
   return {
     status: result.status,

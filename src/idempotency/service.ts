@@ -43,6 +43,7 @@ const storesError = (error: AppError) => error.status !== 400 && error.status < 
 
 interface Claim {
   locked: boolean;
+  now_ms: number;
   status: number | null;
   body: string | null;
   fingerprint: string | null;
@@ -54,11 +55,16 @@ interface Claim {
  * that cannot take the lock is a concurrent duplicate: 409. A stored, unexpired answer is
  * replayed (or 422 if the body differs). Returns null when the key is free to run.
  */
-async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Promise<IdempotentResult | null> {
+async function claim(
+  tx: Executor,
+  id: IdempotencyKey,
+  fingerprint: string,
+): Promise<{ stored: IdempotentResult | null; now: Date }> {
   const lockName = `${id.scope}\n${id.method}\n${id.path}\n${id.key}`;
   const [row] = await queryRows<Claim>(
     tx,
     sql`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as locked,
+               (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms,
                r.response_status as status, r.response_body as body, r.fingerprint, r.expires_at <= now() as expired
         from (select 1) as one
         left join idempotency_records r
@@ -74,10 +80,11 @@ async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Pro
       },
     );
   }
-  if (row.status === null || row.body === null) return null;
+  const now = new Date(Math.round(Number(row.now_ms)));
+  if (row.status === null || row.body === null) return { stored: null, now };
   if (row.expired) {
     await tx.delete(idempotencyRecords).where(recordWhere(id));
-    return null;
+    return { stored: null, now };
   }
   if (row.fingerprint !== fingerprint) {
     throw new AppError(
@@ -85,7 +92,7 @@ async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Pro
       "This Idempotency-Key was already used with a different request body; use a new key for a new order",
     );
   }
-  return { status: Number(row.status), body: row.body, replayed: true };
+  return { stored: { status: Number(row.status), body: row.body, replayed: true }, now };
 }
 
 const recordWhere = (id: IdempotencyKey) =>
@@ -97,13 +104,23 @@ const recordWhere = (id: IdempotencyKey) =>
   );
 
 async function store(tx: Executor, id: IdempotencyKey, fingerprint: string, response: StoredResponse): Promise<void> {
-  await tx.insert(idempotencyRecords).values({
-    ...id,
-    fingerprint,
-    responseStatus: response.status,
-    responseBody: response.body,
-    expiresAt: new Date(Date.now() + retentionHours * 3600_000),
-  });
+  const expiresAt = new Date(Date.now() + retentionHours * 3600_000).toISOString();
+  await queryRows(
+    tx,
+    sql`insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
+        values (${id.scope}, ${id.method}, ${id.path}, ${id.key}, ${fingerprint}, ${response.status}, ${response.body}, ${expiresAt}::timestamptz)`,
+  );
+}
+
+export interface IdempotentContext {
+  /** The database clock when the key was claimed. */
+  now: Date;
+  /**
+   * Stores the answer now, inside the transaction. Work that knows its answer before taking
+   * a contended lock calls this first, so the lock is held for less; otherwise the answer
+   * `execute` returns is stored after it.
+   */
+  storeAnswer(response: StoredResponse): Promise<void>;
 }
 
 /**
@@ -117,22 +134,30 @@ export async function runIdempotent(
   db: Executor,
   id: IdempotencyKey,
   body: unknown,
-  execute: (tx: Executor) => Promise<StoredResponse>,
+  execute: (tx: Executor, context: IdempotentContext) => Promise<StoredResponse>,
 ): Promise<IdempotentResult> {
   const fingerprint = fingerprintOf(body);
   try {
     return await withTransaction(db, async (tx) => {
-      const stored = await claim(tx, id, fingerprint);
+      const { stored, now } = await claim(tx, id, fingerprint);
       if (stored) return stored;
-      const response = await execute(tx);
-      await store(tx, id, fingerprint, response);
+      let answered: StoredResponse | undefined;
+      const storeAnswer = async (response: StoredResponse) => {
+        if (answered) throw new Error("idempotent answer stored twice");
+        answered = response;
+        await store(tx, id, fingerprint, response);
+      };
+      const response = await execute(tx, { now, storeAnswer });
+      if (!answered) await storeAnswer(response);
+      else if (answered.status !== response.status || answered.body !== response.body)
+        throw new Error("stored answer differs from the result");
       return { ...response, replayed: false };
     });
   } catch (error) {
     if (!(error instanceof AppError) || !storesError(error) || error.code.startsWith("IDEMPOTENCY_")) throw error;
     const response = { status: error.status, body: JSON.stringify(errorEnvelope(error)) };
     return withTransaction(db, async (tx) => {
-      const stored = await claim(tx, id, fingerprint);
+      const { stored } = await claim(tx, id, fingerprint);
       if (stored) return stored;
       await store(tx, id, fingerprint, response);
       return { ...response, replayed: false };

@@ -2,6 +2,7 @@ import { findProduct } from "../catalogue/service.ts";
 import type { AppDeps } from "../deps.ts";
 import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, operationRoutes, principalOf, type SuccessDataOf } from "../http/operations.ts";
+import type { Transaction } from "../transactions/present.ts";
 import { type ProductLookup, resolveCableVend, resolveElectricityVend, resolveProductVend, type VendOrder } from "./requests.ts";
 import { acceptVend, routeFor } from "./service.ts";
 
@@ -17,10 +18,16 @@ export function vendRoutes(deps: AppDeps) {
     async (input: OperationInput<Id>) => {
       const principal = principalOf(input);
       const provider = routeFor(principal.mode);
-      return idempotentOperation<Id>(deps, input, accountScope(principal), async (tx) => {
+      return idempotentOperation<Id>(deps, input, accountScope(principal), async (tx, { now, answerFirst }) => {
         const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(tx, code));
         const order = await resolve(lookup, input.body, provider);
-        return { status: 202, message: accepted, data: (await acceptVend(tx, principal, order, provider)) as SuccessDataOf<Id> };
+        const answer = (transaction: Transaction) => ({ status: 202, message: accepted, data: transaction as SuccessDataOf<Id> });
+        const transaction = await acceptVend(tx, principal, order, {
+          provider,
+          createdAt: now,
+          beforeHold: (early) => answerFirst(answer(early)),
+        });
+        return answer(transaction);
       });
     };
   const handlers: Handlers = {

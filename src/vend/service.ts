@@ -24,50 +24,22 @@ export function routeFor(mode: ApiPrincipal["mode"]): string {
 /**
  * Accepts a resolved order in ONE guarded statement: the wallet hold (only while the available
  * balance covers the price, so it can never go negative), the `queued` transaction and the
- * hold's ledger entry all happen, or none does. Keeping it to one statement also keeps the
- * wallet row locked for as short a time as possible under concurrent vends.
+ * hold's ledger entry all happen, or none does. The answer is fully known beforehand (ids and
+ * `createdAt`, the database clock), so `beforeHold` can record it first and the wallet row is
+ * locked only from this statement to the commit.
  * Throws 402 (with nothing written) when the balance does not cover the price.
  */
 export async function acceptVend(
   tx: Executor,
   principal: ApiPrincipal,
   order: VendOrder,
-  provider: string,
+  options: { provider: string; createdAt: Date; beforeHold?: (transaction: Transaction) => Promise<void> },
 ): Promise<Transaction> {
   const id = randomUUID();
   const reference = newReference();
   const price = order.priceKobo;
-  const [accepted] = await queryRows<{ created_ms: number }>(
-    tx,
-    sql`with held as (
-          update wallets set held_kobo = held_kobo + ${price}, updated_at = now()
-          where account_id = ${principal.accountId} and mode = ${principal.mode} and balance_kobo - held_kobo >= ${price}
-          returning id, balance_kobo, held_kobo
-        ), txn as (
-          insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
-                                    amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at)
-          select ${id}::uuid, ${reference}, ${principal.accountId}::uuid, ${principal.mode}, 'queued', ${order.product.code},
-                 ${order.product.network}, ${order.product.service}, ${order.destination}, ${order.amountKobo}, ${price},
-                 ${JSON.stringify(order.metadata)}::jsonb, ${order.clientReference}, ${provider}, now()
-          from held
-          returning created_at
-        ), entry as (
-          insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
-                                      balance_after_kobo, held_after_kobo, transaction_id)
-          select held.id, 'hold', ${price}, 0, ${price}, held.balance_kobo, held.held_kobo, ${id}::uuid
-          from held where ${price} > 0
-        )
-        select (extract(epoch from created_at) * 1000)::float8 as created_ms from txn`,
-  );
-  if (!accepted) {
-    const wallet = await getWallet(tx, principal);
-    throw new AppError(
-      "WALLET_INSUFFICIENT_FUNDS",
-      `Insufficient wallet balance: available NGN ${formatNgn(wallet.available_kobo)}, required NGN ${formatNgn(price)}`,
-    );
-  }
-  const createdAt = new Date(Math.round(Number(accepted.created_ms)));
-  return presentTransaction({
+  const { provider, createdAt } = options;
+  const transaction = presentTransaction({
     id,
     reference,
     accountId: principal.accountId,
@@ -92,4 +64,36 @@ export async function acceptVend(
     updatedAt: createdAt,
     completedAt: null,
   });
+  await options.beforeHold?.(transaction);
+  const at = createdAt.toISOString();
+  const [accepted] = await queryRows<{ id: string }>(
+    tx,
+    sql`with held as (
+          update wallets set held_kobo = held_kobo + ${price}, updated_at = now()
+          where account_id = ${principal.accountId} and mode = ${principal.mode} and balance_kobo - held_kobo >= ${price}
+          returning id, balance_kobo, held_kobo
+        ), txn as (
+          insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
+                                    amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at, created_at, updated_at)
+          select ${id}::uuid, ${reference}, ${principal.accountId}::uuid, ${principal.mode}, 'queued', ${order.product.code},
+                 ${order.product.network}, ${order.product.service}, ${order.destination}, ${order.amountKobo}, ${price},
+                 ${JSON.stringify(order.metadata)}::jsonb, ${order.clientReference}, ${provider}, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
+          from held
+          returning id
+        ), entry as (
+          insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
+                                      balance_after_kobo, held_after_kobo, transaction_id)
+          select held.id, 'hold', ${price}, 0, ${price}, held.balance_kobo, held.held_kobo, ${id}::uuid
+          from held where ${price} > 0
+        )
+        select id from txn`,
+  );
+  if (!accepted) {
+    const wallet = await getWallet(tx, principal);
+    throw new AppError(
+      "WALLET_INSUFFICIENT_FUNDS",
+      `Insufficient wallet balance: available NGN ${formatNgn(wallet.available_kobo)}, required NGN ${formatNgn(price)}`,
+    );
+  }
+  return transaction;
 }
