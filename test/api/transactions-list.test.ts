@@ -329,3 +329,37 @@ describe("admin transactions", () => {
     expect((await server.admin.get("/admin/v1/transactions/txn_doesnotexist0000000000000")).status).toBe(404);
   });
 });
+
+// Last in the file: these vends are not in `rows`, which the tests above compare against.
+describe("paging while real vends are accepted", () => {
+  test("vends accepted over HTTP between page requests never enter the pages already being walked", async () => {
+    await server.admin.post(
+      `/admin/v1/accounts/${a.id}/wallet/credit`,
+      { mode: "test", amount_kobo: 10_000_000, note: "paging test" },
+      {
+        headers: { "idempotency-key": "paging-float" },
+      },
+    );
+    const before = references(aTest());
+    const client = server.client(a.testKey);
+    let vends = 0;
+    const vendBetweenPages = async () => {
+      const res = await client.post(
+        "/api/v1/vend",
+        { product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 5_000 },
+        { headers: { "idempotency-key": `paging-vend-${vends++}` } },
+      );
+      expect(res.status).toBe(202);
+    };
+    const { seen, pages } = await collect(client, "/api/v1/transactions", {}, 100, vendBetweenPages);
+    expect(pages).toBeGreaterThanOrEqual(12);
+    expect(vends).toBe(pages - 1);
+    expect(seen).toEqual(before);
+    const fresh = await client.get("/api/v1/transactions", { query: { limit: vends } });
+    expect(
+      fresh.json.data.items.every(
+        (t: { product_code: string; status: string }) => t.product_code === "mtn-airtime" && t.status === "queued",
+      ),
+    ).toBe(true);
+  });
+});
