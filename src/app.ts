@@ -11,6 +11,7 @@ import { transactionRoutes } from "./transactions/routes.ts";
 import { vendRoutes } from "./vend/routes.ts";
 import { verificationRoutes } from "./verification/routes.ts";
 import { walletRoutes } from "./wallet/routes.ts";
+import { webhookRoutes } from "./webhooks/routes.ts";
 
 /** Operations of openapi.yaml that no feature implements yet answer 501 (after authentication). */
 function notImplementedHandlers(deps: AppDeps, implemented: Set<string>): Handlers {
@@ -45,6 +46,7 @@ export function buildApp(deps: AppDeps) {
     transactionRoutes(deps),
     walletRoutes(deps),
     vendRoutes(deps),
+    webhookRoutes(deps),
   ];
   const implemented = new Set(features.flatMap((f) => Object.keys(f.handlers)));
   const app = new Elysia().onError(({ code, error, request }) => {
