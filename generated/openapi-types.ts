@@ -1151,6 +1151,17 @@ export interface components {
             delivered_mb?: number;
             message?: string;
         };
+        /**
+         * @description The live VTU provider's callback (VTpass style: `{type: "transaction-update", data: {…}}`), sent to
+         *     `/callbacks/providers/vtu` and translated by its adapter into the sandbox format above.
+         */
+        VtuCallback: {
+            /** @example transaction-update */
+            type: string;
+            data: {
+                [key: string]: unknown;
+            };
+        };
         AccountCreateRequest: {
             name: string;
         };
@@ -2381,7 +2392,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ProviderCallback"];
+                "application/json": components["schemas"]["ProviderCallback"] | components["schemas"]["VtuCallback"];
             };
         };
         responses: {

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes.ts";
+import { callbackRoutes } from "./callbacks/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { AppError } from "./errors.ts";
@@ -47,6 +48,7 @@ export function buildApp(deps: AppDeps) {
     walletRoutes(deps),
     vendRoutes(deps),
     webhookRoutes(deps),
+    callbackRoutes(deps),
   ];
   const implemented = new Set(features.flatMap((f) => Object.keys(f.handlers)));
   const app = new Elysia().onError(({ code, error, request }) => {

@@ -20,7 +20,9 @@ export interface Config {
     requerySchedule: number[];
   };
   sandbox: { callbackDelayMs: number; callbackToken: string; callbackSecret: string };
-  vtu: { baseUrl: string; apiKey: string; secretKey: string; callbackToken: string; callbackSecret: string; timeoutMs: number } | undefined;
+  vtu:
+    | { baseUrl: string; apiKey: string; secretKey: string; callbackToken: string; callbackSecret: string; timeoutMs: number }
+    | undefined;
   webhooks: { retrySchedule: number[]; timeoutMs: number; allowPrivateUrls: boolean };
 }
 

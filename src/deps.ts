@@ -1,3 +1,4 @@
+import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { RateLimiter } from "./http/rate-limit.ts";
@@ -6,6 +7,8 @@ import type { OperationValidators } from "./http/validation.ts";
 import type { Caches } from "./lib/caches.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
 import type { Logger } from "./logger.ts";
+import type { FinalityWaiters } from "./processing/waiters.ts";
+import type { Providers } from "./providers/registry.ts";
 
 /** Everything the app and its services need, built once by main.ts or a test. */
 export interface AppDeps {
@@ -18,4 +21,9 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   cursors: CursorCodec;
   caches: Caches;
+  providers: Providers;
+  callbackProviders: CallbackProviders;
+  waiters: FinalityWaiters;
+  /** Tells workers (debounced NOTIFY) that new work was accepted. */
+  announceWork(): void;
 }

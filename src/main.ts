@@ -2,9 +2,14 @@ import { countAccounts, createAccount } from "./accounts/service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { runMigrations } from "./db/migrate.ts";
-import { deleteExpiredIdempotencyRecords } from "./idempotency/service.ts";
 import { createLogger } from "./logger.ts";
 import { createDeps, startServer } from "./server.ts";
+import { startBackground } from "./worker/background.ts";
+
+/** `--no-worker`: API only. `--worker-only`: background work only. Default: both in one process. */
+const args = new Set(process.argv.slice(2));
+const runApi = !args.has("--worker-only");
+const runWorker = !args.has("--no-worker");
 
 function readConfig() {
   try {
@@ -28,32 +33,36 @@ const database = await openDatabase({
 await runMigrations(database);
 const deps = await createDeps(config, database, logger);
 
-if ((await countAccounts(database.db)) === 0) {
+if (runApi && (await countAccounts(database.db)) === 0) {
   const created = await createAccount(database.db, "default");
   const testKey = created.keys.find((k) => k.mode === "test");
   // Printed once, on the start that created it; only its hash is stored.
   console.log(`\nCreated account "default" (${created.account.id}).\nTest API key (shown once, store it now): ${testKey?.key}\n`);
 }
 
-const server = startServer(deps, { port: config.port, hostname: config.host });
-logger.info({ url: server.url, database: database.kind, admin_api: Boolean(config.adminToken) }, "vend service listening");
-console.log(`Vend API listening on ${server.url} (database: ${database.kind}); API reference at ${server.url}/docs`);
-
-// Idempotency records are retained 24 hours; sweep the expired ones hourly.
-const sweep = setInterval(() => {
-  deleteExpiredIdempotencyRecords(database.db)
-    .then((removed) => removed > 0 && logger.info({ removed }, "expired idempotency records removed"))
-    .catch((error) => logger.warn({ err: String(error) }, "idempotency sweep failed"));
-}, 3600_000);
-sweep.unref();
+const server = runApi ? startServer(deps, { port: config.port, hostname: config.host }) : undefined;
+const apiBaseUrl = config.publicBaseUrl ?? server?.url ?? `http://127.0.0.1:${config.port}`;
+const background = runWorker ? startBackground(deps, apiBaseUrl) : undefined;
+if (server) {
+  logger.info(
+    { url: server.url, database: database.kind, worker: runWorker, admin_api: Boolean(config.adminToken) },
+    "vend service listening",
+  );
+  console.log(`Vend API listening on ${server.url} (database: ${database.kind}); API reference at ${server.url}/docs`);
+} else {
+  logger.info({ database: database.kind, api: apiBaseUrl }, "vend worker running");
+  console.log(`Vend worker running (database: ${database.kind}; sandbox callbacks to ${apiBaseUrl})`);
+}
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   logger.info({ signal }, "shutting down");
-  clearInterval(sweep);
-  await server.stop();
+  // Stop taking requests, let in-flight work finish (leases still held are given back), then close.
+  await server?.stop();
+  await background?.stop();
+  await deps.waiters.stop();
   await database.close();
   process.exit(0);
 }

@@ -1,4 +1,5 @@
 import { buildApp } from "./app.ts";
+import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { DbHandle } from "./db/client.ts";
 import { getOrCreateSetting } from "./db/settings.ts";
@@ -10,9 +11,35 @@ import { createCaches, subscribeCacheEviction } from "./lib/caches.ts";
 import { CursorCodec } from "./lib/cursor.ts";
 import { randomBase62 } from "./lib/random.ts";
 import type { Logger } from "./logger.ts";
+import { FinalityWaiters } from "./processing/waiters.ts";
+import { createProviders } from "./providers/registry.ts";
+import type { ProviderAdapter } from "./providers/types.ts";
+import { createVtuProvider, translateVtuCallback } from "./providers/vtu.ts";
+import { workChannel } from "./worker/loop.ts";
 
-/** Wires the dependencies once: spec and validators compiled, instance secrets resolved. */
-export async function createDeps(config: Config, database: DbHandle, logger: Logger): Promise<AppDeps> {
+/** At most one NOTIFY per interval, however many vends are accepted. */
+function debouncedNotify(database: DbHandle, channel: string, logger: Logger, intervalMs = 20): () => void {
+  let scheduled = false;
+  return () => {
+    if (scheduled) return;
+    scheduled = true;
+    setTimeout(() => {
+      scheduled = false;
+      database.notify(channel, "").catch((error) => logger.warn({ err: String(error) }, "work notify failed"));
+    }, intervalMs);
+  };
+}
+
+/**
+ * Wires the dependencies once: spec and validators compiled, instance secrets resolved, providers
+ * (the sandbox always; the VTU HTTP provider when configured, or `liveProviders` from a test).
+ */
+export async function createDeps(
+  config: Config,
+  database: DbHandle,
+  logger: Logger,
+  liveProviders?: ProviderAdapter[],
+): Promise<AppDeps> {
   const spec = loadSpec();
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
   const caches = createCaches();
@@ -27,6 +54,10 @@ export async function createDeps(config: Config, database: DbHandle, logger: Log
     rateLimiter: new RateLimiter(config.rateLimitPerMinute),
     cursors: new CursorCodec(cursorSecret),
     caches,
+    providers: createProviders(database.db, config, liveProviders ?? (config.vtu ? [createVtuProvider(config.vtu)] : [])),
+    callbackProviders: callbackProviders(config, translateVtuCallback),
+    waiters: await FinalityWaiters.start(database),
+    announceWork: debouncedNotify(database, workChannel, logger),
   };
 }
 

@@ -528,6 +528,18 @@ export type ProviderCallback = {
     message?: string;
 };
 
+/**
+ * The live VTU provider's callback (VTpass style: `{type: "transaction-update", data: {…}}`), sent to
+ * `/callbacks/providers/vtu` and translated by its adapter into the sandbox format above.
+ *
+ */
+export type VtuCallback = {
+    type: string;
+    data: {
+        [key: string]: unknown;
+    };
+};
+
 export type AccountCreateRequest = {
     name: string;
 };
@@ -2061,7 +2073,7 @@ export type ResendEventResponses = {
 export type ResendEventResponse = ResendEventResponses[keyof ResendEventResponses];
 
 export type ReceiveProviderCallbackData = {
-    body: ProviderCallback;
+    body: ProviderCallback | VtuCallback;
     headers: {
         /**
          * `sha256=` followed by the hex HMAC-SHA256 of the raw body under the provider's secret.

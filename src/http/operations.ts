@@ -111,7 +111,11 @@ async function validateInput(deps: AppDeps, op: OperationSpec, request: Request,
   if (!validators.headers(headers)) errors.push(...toFieldErrors(validators.headers.errors, "", headerFieldName(op)));
   if (!validators.params(params)) errors.push(...toFieldErrors(validators.params.errors));
   if (!validators.query(query)) errors.push(...toFieldErrors(validators.query.errors));
-  if (body !== undefined && validators.body && !validators.body(body)) errors.push(...toFieldErrors(validators.body.errors));
+  // Provider callbacks authenticate inside the handler (per-provider token and signature) and validate
+  // their body after that, so an unauthenticated caller learns nothing and every callback is stored.
+  const validateBody = op.security !== "provider";
+  if (validateBody && body !== undefined && validators.body && !validators.body(body))
+    errors.push(...toFieldErrors(validators.body.errors));
   if (errors.length > 0) throw validationError(errors);
   return { body, raw, query, params };
 }

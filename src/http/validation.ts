@@ -59,6 +59,13 @@ export function compileValidators(spec: ApiSpec): Map<string, OperationValidator
   return validators;
 }
 
+/** A validator for one named schema of the document (e.g. `ProviderCallback`), compiled once at start-up. */
+export function compileComponent(spec: ApiSpec, name: string): ValidateFunction {
+  const ajv = newAjv(false);
+  ajv.addSchema(spec.document, documentId);
+  return ajv.compile({ $ref: `${documentId}#/components/schemas/${name}` });
+}
+
 function joinField(prefix: string, instancePath: string, child?: string): string {
   const parts = instancePath
     .split("/")

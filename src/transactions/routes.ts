@@ -1,5 +1,7 @@
 import type { AppDeps } from "../deps.ts";
+import { contextOf } from "../http/context.ts";
 import { type Handlers, operationRoutes, principalOf } from "../http/operations.ts";
+import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./service.ts";
 
 export function transactionRoutes(deps: AppDeps) {
@@ -8,11 +10,12 @@ export function transactionRoutes(deps: AppDeps) {
       status: 200,
       data: await listTransactions(deps.db, deps.cursors, principalOf(input), input.query),
     }),
-    // `wait` (long-poll) is accepted and not acted on yet.
-    getTransaction: async (input) => ({
-      status: 200,
-      data: await getTransactionByReference(deps.db, principalOf(input), input.params.reference),
-    }),
+    getTransaction: async (input) => {
+      const scope = principalOf(input);
+      const read = () => getTransactionByReference(deps.db, scope, input.params.reference);
+      const budget = waitBudgetMs(input.query.wait ?? 0, deps.config, contextOf(input.request).startedAt);
+      return { status: 200, data: await readAfterWait(deps.waiters, input.params.reference, budget, read) };
+    },
     adminListTransactions: async ({ query }) => ({
       status: 200,
       data: await adminListTransactions(deps.db, deps.cursors, query),

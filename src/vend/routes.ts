@@ -1,13 +1,16 @@
 import { findProduct } from "../catalogue/service.ts";
 import type { AppDeps } from "../deps.ts";
+import { contextOf } from "../http/context.ts";
 import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, operationRoutes, principalOf, type SuccessDataOf } from "../http/operations.ts";
+import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import type { Transaction } from "../transactions/present.ts";
+import { getTransactionByReference } from "../transactions/service.ts";
 import { type ProductLookup, resolveCableVend, resolveElectricityVend, resolveProductVend, type VendOrder } from "./requests.ts";
-import { acceptVend, routeFor } from "./service.ts";
+import { acceptVend } from "./service.ts";
 
 type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
-const accepted = "Transaction accepted for processing; the final status arrives by webhook, by wait, or by listing";
+const acceptedMessage = "Transaction accepted for processing; the final status arrives by webhook, by wait, or by listing";
 
 export function vendRoutes(deps: AppDeps) {
   /** Route check first (503 NO_ROUTE stores nothing), then resolve and accept under the Idempotency-Key. */
@@ -17,18 +20,36 @@ export function vendRoutes(deps: AppDeps) {
     ) =>
     async (input: OperationInput<Id>) => {
       const principal = principalOf(input);
-      const provider = routeFor(principal.mode);
-      return idempotentOperation<Id>(deps, input, accountScope(principal), async (tx, { now, answerFirst }) => {
+      const provider = deps.providers.routeFor(principal.mode).name;
+      let acceptedReference: string | undefined;
+      const result = await idempotentOperation<Id>(deps, input, accountScope(principal), async (tx, { now, answerFirst }) => {
         const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(tx, code));
         const order = await resolve(lookup, input.body, provider);
-        const answer = (transaction: Transaction) => ({ status: 202, message: accepted, data: transaction as SuccessDataOf<Id> });
+        const answer = (transaction: Transaction) => ({
+          status: 202,
+          message: acceptedMessage,
+          data: transaction as SuccessDataOf<Id>,
+        });
         const transaction = await acceptVend(tx, principal, order, {
           provider,
           createdAt: now,
           beforeHold: (early) => answerFirst(answer(early)),
         });
+        acceptedReference = transaction.reference;
         return answer(transaction);
       });
+      if (result.status !== 202 || !acceptedReference) return result;
+      deps.announceWork();
+      const wait = (input.query as { wait?: number }).wait ?? 0;
+      if (wait <= 0) return result;
+      // The stored answer (replayed on retries) is the acceptance; a waiting client gets the transaction as it stands.
+      const reference = acceptedReference;
+      const scope = { accountId: principal.accountId, mode: principal.mode };
+      const budget = waitBudgetMs(wait, deps.config, contextOf(input.request).startedAt);
+      const latest = await readAfterWait(deps.waiters, reference, budget, () =>
+        getTransactionByReference(deps.db, scope, reference),
+      );
+      return { status: 202, message: acceptedMessage, data: latest as SuccessDataOf<Id> };
     };
   const handlers: Handlers = {
     vendProduct: vend<"vendProduct">(resolveProductVend),

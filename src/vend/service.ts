@@ -13,15 +13,6 @@ import type { VendOrder } from "./requests.ts";
 export const newReference = () => `txn_${randomBase62(24)}`;
 
 /**
- * The provider that will carry a vend. Test mode always uses the built-in sandbox; live
- * mode has no provider configured yet, so it has no route.
- */
-export function routeFor(mode: ApiPrincipal["mode"]): string {
-  if (mode === "test") return "sandbox";
-  throw new AppError("NO_ROUTE", "No provider route is configured for live vends; nothing was created or charged");
-}
-
-/**
  * Accepts a resolved order in ONE guarded statement: the wallet hold (only while the available
  * balance covers the price, so it can never go negative), the `queued` transaction and the
  * hold's ledger entry all happen, or none does. The answer is fully known beforehand (ids and

@@ -6,7 +6,8 @@ import { networks, products } from "../db/schema/index.ts";
 import { AppError, type FieldError, validationError } from "../errors.ts";
 import { maskDestination } from "../lib/mask.ts";
 import { isMeterNumber, isSmartcardNumber } from "../lib/numbers.ts";
-import { sandboxMeterCustomer, sandboxSmartcardCustomer } from "./sandbox.ts";
+import type { Providers } from "../providers/registry.ts";
+import { type CustomerInfo, type CustomerQuery, type ProviderAdapter, ProviderUnavailableError } from "../providers/types.ts";
 
 type MeterVerifyRequest = components["schemas"]["MeterVerifyRequest"];
 type MeterVerification = components["schemas"]["MeterVerification"];
@@ -65,8 +66,21 @@ async function resolveNetwork(
   return row;
 }
 
-function requireSandbox(mode: Mode, network: NetworkRow): void {
-  if (mode === "live") throw new AppError("NO_ROUTE", `No provider route for live verification at ${network.code}`);
+/** Asks the provider for the key's mode; live without a configured provider is 503 NO_ROUTE. */
+async function lookUpCustomer(providers: Providers, mode: Mode, query: CustomerQuery): Promise<CustomerInfo | null> {
+  let provider: ProviderAdapter;
+  try {
+    provider = providers.routeFor(mode);
+  } catch {
+    throw new AppError("NO_ROUTE", `No provider route for live verification at ${query.network}`);
+  }
+  try {
+    return await provider.verifyCustomer(query);
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError)
+      throw new AppError("PROVIDER_ERROR", `Verification at ${query.network} failed at the provider; try again`);
+    throw error;
+  }
 }
 
 function customerNotFound(what: string, number: string, network: NetworkRow): AppError {
@@ -77,7 +91,12 @@ function customerNotFound(what: string, number: string, network: NetworkRow): Ap
 }
 
 /** The customer behind a meter at a disco, before payment. Nothing is charged. */
-export async function verifyMeter(db: Database, mode: Mode, body: MeterVerifyRequest): Promise<MeterVerification> {
+export async function verifyMeter(
+  db: Database,
+  providers: Providers,
+  mode: Mode,
+  body: MeterVerifyRequest,
+): Promise<MeterVerification> {
   const errors: FieldError[] = [];
   const network = resolveAlias(body, ["network", "biller"], errors);
   const meter = resolveAlias(body, ["meter_number", "account_number", "destination"], errors);
@@ -94,42 +113,43 @@ export async function verifyMeter(db: Database, mode: Mode, body: MeterVerifyReq
     : [];
   if (disco && !product) errors.push({ field: "meter_type", message: `${meterType} meters are not sold at ${disco.code}` });
   if (errors.length > 0 || !disco || !meter || !product) throw validationError(errors);
-  requireSandbox(mode, disco);
-  const customer = sandboxMeterCustomer(meter.value, disco.code);
+  const customer = await lookUpCustomer(providers, mode, {
+    service: "electricity",
+    network: disco.code,
+    number: meter.value,
+    meterType,
+  });
   if (!customer) throw customerNotFound("meter", meter.value, disco);
   return {
     network: disco.code,
     meter_number: maskDestination(meter.value),
     meter_type: meterType,
     customer_name: customer.customerName,
-    address: customer.address,
+    address: customer.address ?? null,
     min_amount_kobo: product.minAmountKobo ?? 0,
   };
 }
 
 /** The customer and current bouquet behind a smartcard at a cable biller, before payment. Nothing is charged. */
-export async function verifySmartcard(db: Database, mode: Mode, body: SmartcardVerifyRequest): Promise<SmartcardVerification> {
+export async function verifySmartcard(
+  db: Database,
+  providers: Providers,
+  mode: Mode,
+  body: SmartcardVerifyRequest,
+): Promise<SmartcardVerification> {
   const errors: FieldError[] = [];
   const network = resolveAlias(body, ["network", "biller"], errors);
   const card = resolveAlias(body, ["smartcard_number", "account_number", "destination"], errors);
   if (card && !isSmartcardNumber(card.value)) errors.push({ field: card.field, message: "must be 10 to 12 digits" });
   const biller = await resolveNetwork(db, network, "cable", errors);
   if (errors.length > 0 || !biller || !card) throw validationError(errors);
-  requireSandbox(mode, biller);
-  // Withdrawn bouquets included: a sandbox customer's bouquet must not change when operators edit the catalogue.
-  const bouquetRows = await db
-    .select({ name: products.name })
-    .from(products)
-    .where(and(eq(products.network, biller.code), eq(products.service, "cable")))
-    .orderBy(asc(products.sortOrder), asc(products.code));
-  const bouquets = bouquetRows.map((row) => row.name);
-  const customer = sandboxSmartcardCustomer(card.value, bouquets);
+  const customer = await lookUpCustomer(providers, mode, { service: "cable", network: biller.code, number: card.value });
   if (!customer) throw customerNotFound("smartcard", card.value, biller);
   return {
     network: biller.code,
     smartcard_number: maskDestination(card.value),
     customer_name: customer.customerName,
-    current_bouquet: customer.currentBouquet,
-    due_date: customer.dueDate,
+    current_bouquet: customer.currentBouquet ?? null,
+    due_date: customer.dueDate ?? null,
   };
 }

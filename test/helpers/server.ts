@@ -1,7 +1,9 @@
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
+import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createDeps, type RunningServer, startServer } from "../../src/server.ts";
+import { startBackground } from "../../src/worker/background.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { HttpClient } from "./http.ts";
 
@@ -22,8 +24,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  /** Run the background worker and webhook delivery in the server process (as `npm start` does). */
+  background?: boolean;
+  /** Live-mode provider adapters to use instead of configuration (e.g. a VTU adapter on a mocked fetch). */
+  liveProviders?: ProviderAdapter[];
+}
+
 /** The real server on a free port against a fresh database. */
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const config: Config = {
     ...loadConfig({}),
@@ -35,8 +44,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
     rateLimitPerMinute: 0,
     ...overrides,
   };
-  const deps = await createDeps(config, database.handle, createLogger(config.logLevel));
+  const deps = await createDeps(config, database.handle, createLogger(config.logLevel), options.liveProviders);
   const server = startServer(deps, { port: 0, hostname: "127.0.0.1" });
+  const background = options.background ? startBackground(deps, server.url) : undefined;
   const client = (key?: string) => new HttpClient(server.url, key);
   const admin = client(testAdminToken);
   return {
@@ -55,7 +65,9 @@ export async function startTestServer(overrides: Partial<Config> = {}): Promise<
       return { id: data.account.id, testKey: key("test"), liveKey: key("live") };
     },
     async close() {
+      await background?.stop();
       await server.stop();
+      await deps.waiters.stop();
       await database.drop();
     },
   };

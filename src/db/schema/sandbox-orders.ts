@@ -1,14 +1,25 @@
 import { sql } from "drizzle-orm";
-import { integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
 import { timestampMs } from "./columns.ts";
 
-/** The sandbox provider's own book of orders, keyed by our reference (its request id). */
-export const sandboxOrders = pgTable("sandbox_orders", {
-  reference: text("reference").primaryKey(),
-  providerReference: text("provider_reference").notNull(),
-  status: text("status", { enum: ["successful", "failed", "pending"] }).notNull(),
-  vendCount: integer("vend_count").notNull().default(1),
-  result: jsonb("result").$type<Record<string, string>>().notNull().default({}),
-  callbackDueAt: timestampMs("callback_due_at"),
-  createdAt: timestampMs("created_at").notNull().default(sql`now()`),
-});
+/**
+ * The sandbox provider's own book of orders, keyed by our reference (its request id). It lives
+ * in the database so that any process can re-query it, and `vend_count` shows whether an order
+ * was ever sent twice.
+ */
+export const sandboxOrders = pgTable(
+  "sandbox_orders",
+  {
+    reference: text("reference").primaryKey(),
+    providerReference: text("provider_reference").notNull(),
+    status: text("status", { enum: ["successful", "failed", "pending"] }).notNull(),
+    /** What a pending order becomes when its callback is due (null: stays pending). */
+    eventualStatus: text("eventual_status", { enum: ["successful", "failed"] }),
+    vendCount: integer("vend_count").notNull().default(1),
+    result: jsonb("result").$type<Record<string, string>>().notNull().default({}),
+    callbackDueAt: timestampMs("callback_due_at"),
+    callbackSentAt: timestampMs("callback_sent_at"),
+    createdAt: timestampMs("created_at").notNull().default(sql`now()`),
+  },
+  (t) => [index("sandbox_orders_callback_due_idx").on(t.callbackDueAt).where(sql`${t.callbackSentAt} is null`)],
+);

@@ -1,0 +1,46 @@
+import type { AppDeps } from "../deps.ts";
+import { type Handlers, operationRoutes } from "../http/operations.ts";
+import { compileComponent } from "../http/validation.ts";
+import { requeryAtProvider } from "../processing/requery.ts";
+import { presentAdminTransaction } from "../transactions/present.ts";
+import { handleCallback } from "./service.ts";
+import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
+
+export function callbackRoutes(deps: AppDeps) {
+  const providers = deps.callbackProviders;
+  const validate = compileComponent(deps.spec, "ProviderCallback");
+  const handlers: Handlers = {
+    receiveProviderCallback: async ({ params, rawBody, request }) => {
+      const result = await handleCallback(deps.db, providers, validate, {
+        provider: params.provider,
+        rawBody,
+        authorization: request.headers.get("authorization"),
+        signature: request.headers.get("x-provider-signature"),
+      });
+      if (result.error) throw result.error;
+      if (!result.transaction) throw new Error("callback applied without a transaction");
+      return { status: 200, message: "Callback applied", data: result.transaction };
+    },
+    listCallbacks: async ({ query }) => ({ status: 200, data: await listStoredCallbacks(deps.db, deps.cursors, query) }),
+    replayCallback: async ({ params }) => {
+      const original = await findStoredCallback(deps.db, params.id);
+      const result = await handleCallback(deps.db, providers, validate, {
+        provider: original.provider,
+        rawBody: original.rawBody,
+        authorization: null,
+        signature: original.headers["x-provider-signature"] ?? null,
+        replayOf: original.id,
+      });
+      return {
+        status: 200,
+        message: result.error ? `Replayed: ${result.error.code}` : "Replayed: applied",
+        data: presentStoredCallback(await findStoredCallback(deps.db, result.storedId)),
+      };
+    },
+    requeryTransaction: async ({ params }) => ({
+      status: 200,
+      data: presentAdminTransaction(await requeryAtProvider(deps, params.reference)),
+    }),
+  };
+  return { handlers, routes: operationRoutes("callbacks", deps, handlers) };
+}

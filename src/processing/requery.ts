@@ -1,0 +1,31 @@
+import { eq } from "drizzle-orm";
+import { transactions } from "../db/schema/index.ts";
+import { AppError, notFound } from "../errors.ts";
+import { ProviderUnavailableError } from "../providers/types.ts";
+import type { TransactionRow } from "../transactions/present.ts";
+import { type ProcessingDeps, toFinalOutcome, toProviderOrder } from "../worker/process-transaction.ts";
+import { completeTransaction, isFinal } from "./transitions.ts";
+
+/**
+ * Operator re-query: asks the transaction's provider where the order stands and applies a final
+ * answer through the same guarded transition as the worker. Never vends.
+ */
+export async function requeryAtProvider(deps: ProcessingDeps, reference: string): Promise<TransactionRow> {
+  const [row] = await deps.db.select().from(transactions).where(eq(transactions.reference, reference));
+  if (!row) throw notFound("Transaction");
+  if (isFinal(row.status)) return row;
+  const provider = deps.providers.get(row.provider);
+  if (!provider) throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} is not configured in this process`);
+  const order = await toProviderOrder(deps.db, row);
+  let known: Awaited<ReturnType<typeof provider.requery>>;
+  try {
+    known = await provider.requery(order);
+  } catch (error) {
+    if (error instanceof ProviderUnavailableError)
+      throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} did not answer the re-query`);
+    throw error;
+  }
+  if (known.status === "not_found") return row;
+  const final = toFinalOutcome(order, known);
+  return final ? (await completeTransaction(deps.db, row.id, final)).row : row;
+}

@@ -1,0 +1,174 @@
+import { randomBytes } from "node:crypto";
+import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import type { components } from "../../generated/openapi-types.ts";
+import type { Mode } from "../auth/keys.ts";
+import { newestFirst } from "../db/keyset.ts";
+import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
+import { type Executor, withTransaction } from "../db/transaction.ts";
+import { notFound } from "../errors.ts";
+import { type CursorCodec, type KeysetPosition, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import { scheduleEventDeliveries } from "./outbox.ts";
+import { assertEndpointUrlAllowed } from "./url-guard.ts";
+
+type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
+type WebhookEndpointCreated = components["schemas"]["WebhookEndpointCreated"];
+type WebhookEndpointCreateRequest = components["schemas"]["WebhookEndpointCreateRequest"];
+type EventDelivery = components["schemas"]["EventDelivery"];
+type EventType = components["schemas"]["EventType"];
+export type Event = components["schemas"]["Event"];
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+type EventRow = typeof events.$inferSelect;
+
+/** Whose endpoints and events a key sees: its account, its mode. */
+export interface WebhookScope {
+  accountId: string;
+  mode: Mode;
+}
+
+/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+function presentEndpoint(row: EndpointRow): WebhookEndpoint {
+  return { id: row.id, url: row.url, description: row.description, mode: row.mode, created_at: row.createdAt.toISOString() };
+}
+
+const currentEndpointOf = (scope: WebhookScope): SQL | undefined =>
+  and(eq(webhookEndpoints.accountId, scope.accountId), eq(webhookEndpoints.mode, scope.mode), isNull(webhookEndpoints.deletedAt));
+
+/** Registers an endpoint after the URL guard; the secret is returned here and never again. */
+export async function createWebhookEndpoint(
+  db: Executor,
+  scope: WebhookScope,
+  input: WebhookEndpointCreateRequest,
+  options: { allowPrivateUrls: boolean },
+): Promise<WebhookEndpointCreated> {
+  await assertEndpointUrlAllowed(input.url, scope.mode, options.allowPrivateUrls);
+  const secret = generateWebhookSecret();
+  const [row] = await db
+    .insert(webhookEndpoints)
+    .values({ accountId: scope.accountId, mode: scope.mode, url: input.url, description: input.description ?? null, secret })
+    .returning();
+  if (!row) throw new Error("webhook endpoint insert returned no row");
+  return { ...presentEndpoint(row), secret };
+}
+
+/** The scope's endpoints that are not deleted, oldest first; no secrets. */
+export async function listWebhookEndpoints(db: Executor, scope: WebhookScope): Promise<WebhookEndpoint[]> {
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(currentEndpointOf(scope))
+    .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
+  return rows.map(presentEndpoint);
+}
+
+/** Soft-deletes the scope's endpoint and stops its pending deliveries; `404` for anyone else's. */
+export function deleteWebhookEndpoint(db: Executor, scope: WebhookScope, id: string): Promise<{ id: string; deleted: true }> {
+  return withTransaction(db, async (tx) => {
+    const [row] = await tx
+      .update(webhookEndpoints)
+      .set({ deletedAt: sql`now()` })
+      .where(and(eq(webhookEndpoints.id, id), currentEndpointOf(scope)))
+      .returning({ id: webhookEndpoints.id });
+    if (!row) throw notFound("Webhook endpoint");
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: "failed", lastError: "endpoint deleted", nextAttemptAt: null, leaseExpiresAt: null, updatedAt: sql`now()` })
+      .where(and(eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, "pending")));
+    return { id: row.id, deleted: true as const };
+  });
+}
+
+async function presentEvents(db: Executor, rows: EventRow[]): Promise<Event[]> {
+  const ids = rows.map((row) => row.id);
+  const deliveries =
+    ids.length === 0
+      ? []
+      : await db
+          .select()
+          .from(webhookDeliveries)
+          .where(inArray(webhookDeliveries.eventId, ids))
+          .orderBy(asc(webhookDeliveries.createdAt), asc(webhookDeliveries.endpointId));
+  const byEvent = new Map<string, EventDelivery[]>();
+  for (const d of deliveries) {
+    const list = byEvent.get(d.eventId) ?? [];
+    list.push({
+      endpoint_id: d.endpointId,
+      status: d.status,
+      attempts: d.attempts,
+      last_status_code: d.lastStatusCode,
+      last_error: d.lastError,
+      next_attempt_at: d.nextAttemptAt?.toISOString() ?? null,
+    });
+    byEvent.set(d.eventId, list);
+  }
+  return rows.map((row) => ({
+    id: row.id,
+    type: row.type,
+    created_at: row.createdAt.toISOString(),
+    mode: row.mode,
+    data: row.payload.data as Event["data"],
+    deliveries: byEvent.get(row.id) ?? [],
+  }));
+}
+
+/** Rows strictly after `position` in `(created_at desc, id desc)` order (event ids are text, not uuid). */
+function afterEventPosition(position: KeysetPosition): SQL {
+  return sql`(${events.createdAt}, ${events.id}) < (${position.createdAt.toISOString()}::timestamptz, ${position.id})`;
+}
+
+export interface ListEventsQuery {
+  type?: EventType;
+  cursor?: string;
+  limit?: number;
+}
+
+/** One page of the scope's events, newest first by `(created_at, id)`, each with its deliveries. */
+export async function listEvents(
+  db: Executor,
+  cursors: CursorCodec,
+  scope: WebhookScope,
+  query: ListEventsQuery,
+): Promise<Page<Event>> {
+  const limit = pageLimit(query.limit);
+  const cursorScope = `events:${scope.accountId}:${scope.mode}`;
+  const bound = { type: query.type };
+  const conditions: (SQL | undefined)[] = [
+    eq(events.accountId, scope.accountId),
+    eq(events.mode, scope.mode),
+    query.type === undefined ? undefined : eq(events.type, query.type),
+  ];
+  if (query.cursor) conditions.push(afterEventPosition(cursors.decode(cursorScope, bound, query.cursor)));
+  const rows = await db
+    .select()
+    .from(events)
+    .where(and(...conditions))
+    .orderBy(...newestFirst(events.createdAt, events.id))
+    .limit(limit + 1);
+  const page = toPage(
+    rows,
+    limit,
+    (row) => row,
+    (position) => cursors.encode(cursorScope, bound, position),
+  );
+  return { items: await presentEvents(db, page.items), page: page.page };
+}
+
+/** Schedules the scope's event for every current endpoint again, due now; `404` for anyone else's event. */
+export async function resendEvent(db: Executor, scope: WebhookScope, id: string): Promise<Event> {
+  const row = await withTransaction(db, async (tx) => {
+    const [found] = await tx
+      .select()
+      .from(events)
+      .where(and(eq(events.id, id), eq(events.accountId, scope.accountId), eq(events.mode, scope.mode)))
+      .limit(1);
+    if (!found) throw notFound("Event");
+    await scheduleEventDeliveries(tx, found, { reset: true });
+    return found;
+  });
+  const [presented] = await presentEvents(db, [row]);
+  if (!presented) throw new Error("event vanished while presenting");
+  return presented;
+}

@@ -1,0 +1,110 @@
+import { eq } from "drizzle-orm";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import { products, transactions } from "../db/schema/index.ts";
+import type { Logger } from "../logger.ts";
+import { completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "../processing/transitions.ts";
+import type { Providers } from "../providers/registry.ts";
+import { type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
+import type { TransactionRow } from "../transactions/present.ts";
+import type { ClaimedTransaction } from "./claim.ts";
+
+export interface ProcessingDeps {
+  db: Database;
+  providers: Providers;
+  config: Config;
+  logger: Logger;
+}
+
+export async function toProviderOrder(db: Database, row: TransactionRow): Promise<ProviderOrder> {
+  const [product] = await db
+    .select({ requestedMb: products.requestedMb })
+    .from(products)
+    .where(eq(products.code, row.productCode));
+  const meterType = row.metadata.meter_type;
+  return {
+    reference: row.reference,
+    mode: row.mode,
+    service: row.service as ProviderOrder["service"],
+    network: row.network,
+    productCode: row.productCode,
+    destination: row.destination,
+    amountKobo: row.amountKobo,
+    requestedMb: product?.requestedMb ?? undefined,
+    meterType: meterType === "prepaid" || meterType === "postpaid" ? meterType : undefined,
+    phoneNumber: row.metadata.phone_number,
+  };
+}
+
+/** A provider's success as metadata: electricity token/units/receipt; data delivered vs requested. */
+function successMetadata(
+  order: ProviderOrder,
+  outcome: Extract<ProviderOutcome, { status: "successful" }>,
+): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  for (const key of ["token", "units", "receipt_number"]) {
+    const value = outcome.result?.[key];
+    if (value !== undefined) metadata[key] = value;
+  }
+  if (order.service === "data" && order.requestedMb !== undefined) {
+    const delivered = outcome.deliveredMb ?? order.requestedMb;
+    metadata.requested_mb = String(order.requestedMb);
+    metadata.delivered_mb = String(delivered);
+    metadata.partial = String(delivered < order.requestedMb);
+  }
+  return metadata;
+}
+
+export function toFinalOutcome(order: ProviderOrder, outcome: ProviderOutcome): FinalOutcome | null {
+  if (outcome.status === "successful") {
+    return { status: "successful", providerReference: outcome.providerReference, metadata: successMetadata(order, outcome) };
+  }
+  if (outcome.status === "failed")
+    return { status: "failed", providerReference: outcome.providerReference, reason: outcome.message };
+  return null;
+}
+
+/**
+ * Asks the provider about a claimed transaction. A first claim vends. A re-take (lost lease,
+ * earlier timeout) or a pending re-check re-queries first and vends only if the provider never
+ * received the order, so one order is never vended twice. An unreachable provider leaves the
+ * order's fate unknown: it becomes `pending` and is re-queried later.
+ */
+async function askProvider(
+  deps: ProcessingDeps,
+  row: TransactionRow,
+  order: ProviderOrder,
+  claim: ClaimedTransaction,
+): Promise<ProviderOutcome> {
+  const provider = deps.providers.get(row.provider);
+  if (!provider) throw new Error(`no provider ${row.provider} for ${row.reference}`);
+  try {
+    if (claim.previousStatus === "queued") return await provider.vend(order);
+    const known = await provider.requery(order);
+    return known.status === "not_found" ? await provider.vend(order) : known;
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailableError)) throw error;
+    deps.logger.warn(
+      { reference: row.reference, provider: row.provider, err: error.message },
+      "provider unavailable; will re-query",
+    );
+    return { status: "pending", message: error.message };
+  }
+}
+
+function requeryDelaySeconds(config: Config, attempts: number): number {
+  const schedule = config.worker.requerySchedule;
+  return schedule[Math.min(Math.max(attempts - 1, 0), schedule.length - 1)] ?? 60;
+}
+
+/** Runs one claimed transaction to its next state. */
+export async function processClaimed(deps: ProcessingDeps, claim: ClaimedTransaction): Promise<TransitionResult> {
+  const [row] = await deps.db.select().from(transactions).where(eq(transactions.id, claim.id));
+  if (!row) throw new Error(`claimed transaction ${claim.id} vanished`);
+  const order = await toProviderOrder(deps.db, row);
+  const outcome = await askProvider(deps, row, order, claim);
+  const final = toFinalOutcome(order, outcome);
+  if (final) return completeTransaction(deps.db, row.id, final);
+  const next = new Date(Date.now() + requeryDelaySeconds(deps.config, claim.attempts) * 1000);
+  return markPending(deps.db, row.id, next, outcome.providerReference);
+}

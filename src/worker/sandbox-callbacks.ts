@@ -1,0 +1,49 @@
+import { signCallback } from "../callbacks/signature.ts";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import { randomBase62 } from "../lib/random.ts";
+import type { Logger } from "../logger.ts";
+import { retrySandboxCallback, takeDueSandboxCallbacks } from "../providers/sandbox.ts";
+
+/**
+ * Plays the sandbox provider's side: for each pending sandbox order whose callback is due, POSTs
+ * a signed callback to this service's /callbacks/providers/sandbox, exactly as a provider would.
+ */
+export async function sendDueSandboxCallbacks(
+  deps: { db: Database; config: Config; logger: Logger },
+  baseUrl: string,
+): Promise<number> {
+  const due = await takeDueSandboxCallbacks(deps.db, 20);
+  for (const order of due) {
+    const { message, delivered_mb, ...result } = order.result;
+    const body = JSON.stringify({
+      event_id: `sbx_evt_${randomBase62(16)}`,
+      reference: order.reference,
+      status: order.status === "failed" ? "failed" : "successful",
+      provider_reference: order.providerReference,
+      ...result,
+      ...(delivered_mb === undefined ? {} : { delivered_mb: Number(delivered_mb) }),
+      ...(message === undefined ? {} : { message }),
+    });
+    try {
+      const response = await fetch(`${baseUrl}/callbacks/providers/sandbox`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          authorization: `Bearer ${deps.config.sandbox.callbackToken}`,
+          "x-provider-signature": signCallback(deps.config.sandbox.callbackSecret, body),
+        },
+        body,
+        signal: AbortSignal.timeout(10_000),
+      });
+      await response.arrayBuffer();
+      if (response.status >= 500) throw new Error(`HTTP ${response.status}`);
+      if (response.status >= 400)
+        deps.logger.warn({ reference: order.reference, status: response.status }, "sandbox callback refused");
+    } catch (error) {
+      deps.logger.warn({ reference: order.reference, err: String(error) }, "sandbox callback not delivered; retrying");
+      await retrySandboxCallback(deps.db, order.reference, 5000);
+    }
+  }
+  return due.length;
+}
