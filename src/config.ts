@@ -19,7 +19,7 @@ export interface Config {
     /** Seconds between re-queries of a pending transaction; the last value repeats. */
     requerySchedule: number[];
   };
-  sandbox: { callbackDelayMs: number; callbackToken: string; callbackSecret: string };
+  sandbox: { callbackDelayMs: number; callbackToken: string; callbackSecret: string; latencyMs: number };
   vtu:
     | { baseUrl: string; apiKey: string; secretKey: string; callbackToken: string; callbackSecret: string; timeoutMs: number }
     | undefined;
@@ -139,6 +139,7 @@ export function loadConfig(env: Env = process.env): Config {
       callbackDelayMs: readInteger(env, "SANDBOX_CALLBACK_DELAY_MS", 2000, 0, 3_600_000),
       callbackToken: env.SANDBOX_CALLBACK_TOKEN || "sandbox-callback-token",
       callbackSecret: env.SANDBOX_CALLBACK_SECRET || "sandbox-callback-secret",
+      latencyMs: readInteger(env, "SANDBOX_LATENCY_MS", 0, 0, 60_000),
     },
     vtu: readVtu(env),
     webhooks: {

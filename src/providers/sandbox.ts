@@ -104,6 +104,8 @@ export function createSandboxProvider(db: Database, config: Config["sandbox"]): 
         .onConflictDoUpdate({ target: sandboxOrders.reference, set: { vendCount: sql`${sandboxOrders.vendCount} + 1` } })
         .returning();
       if (!row) throw new ProviderUnavailableError("sandbox", "order not recorded");
+      // Simulated answer latency, after the order is on the provider's books (crash and throughput drills).
+      if (config.latencyMs > 0) await Bun.sleep(config.latencyMs);
       if (plan.timeoutFirst && row.vendCount === 1)
         throw new ProviderUnavailableError("sandbox", "timed out (destination ends in 5555)");
       return outcomeOf(row);

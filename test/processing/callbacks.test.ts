@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq } from "drizzle-orm";
+import { ledgerEntries, providerCallbacks, transactions } from "../../src/db/schema/index.ts";
+import { reconcileWallets } from "../../src/wallet/service.ts";
+import { runWorkerTick } from "../../src/worker/loop.ts";
+import { fundedAccount, idem } from "../helpers/accounts.ts";
+import type { HttpClient } from "../helpers/http.ts";
+import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+let client: HttpClient;
+
+beforeAll(async () => {
+  server = await startTestServer(
+    fastProcessing({
+      sandbox: {
+        callbackDelayMs: 3_600_000,
+        callbackToken: "sandbox-callback-token",
+        callbackSecret: "sandbox-callback-secret",
+        latencyMs: 0,
+      },
+    }),
+  );
+  client = (await fundedAccount(server, 5_000_000)).client;
+});
+afterAll(() => server.close());
+
+const tick = () => runWorkerTick({ ...server.deps, apiBaseUrl: server.url }, "test-worker");
+
+/** A 4444 vend, processed to `pending` by one worker tick. */
+async function pendingVend(): Promise<string> {
+  const res = await client.post(
+    "/api/v1/vend",
+    { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 },
+    idem(),
+  );
+  await tick();
+  const reference: string = res.json.data.reference;
+  expect((await client.get(`/api/v1/transactions/${reference}`)).json.data.status).toBe("pending");
+  return reference;
+}
+
+const post = (provider: string, raw: string, headers: Record<string, string>) =>
+  server.anonymous.post(`/callbacks/providers/${provider}`, undefined, { raw, headers });
+
+describe("POST /callbacks/providers/{provider} (DECISIONS 11)", () => {
+  test("applies a final outcome once; the same outcome again is 200 and changes nothing; a contradiction is 409", async () => {
+    const reference = await pendingVend();
+    const success = sandboxCallback({
+      event_id: "e1",
+      reference,
+      status: "successful",
+      provider_reference: "P-1",
+      token: "1111-2222",
+    });
+    const first = await post("sandbox", success.raw, success.headers);
+    expect(first.status).toBe(200);
+    expect(first.json.data).toMatchObject({ reference, status: "successful" });
+    const db = server.database.handle.db;
+    const [row] = await db.select().from(transactions).where(eq(transactions.reference, reference));
+    const entries = async () =>
+      db
+        .select()
+        .from(ledgerEntries)
+        .where(eq(ledgerEntries.transactionId, row?.id ?? ""));
+    const afterFirst = await entries();
+    expect(afterFirst.map((e) => e.kind).sort()).toEqual(["capture", "hold"]);
+
+    const repeat = await post("sandbox", success.raw, success.headers);
+    expect(repeat.status).toBe(200);
+    expect(repeat.json.data.completed_at).toBe(first.json.data.completed_at);
+    expect(await entries()).toHaveLength(2);
+
+    const contradiction = sandboxCallback({ event_id: "e2", reference, status: "failed", provider_reference: "P-1" });
+    const conflict = await post("sandbox", contradiction.raw, contradiction.headers);
+    expect(conflict.status).toBe(409);
+    expect(conflict.json.code).toBe("CALLBACK_CONFLICT");
+    expect(await entries()).toHaveLength(2);
+    expect((await client.get(`/api/v1/transactions/${reference}`)).json.data.status).toBe("successful");
+    expect(await reconcileWallets(db)).toEqual([]);
+  });
+
+  test("bad signature, bad or missing token: 401, nothing changes", async () => {
+    const reference = await pendingVend();
+    const good = sandboxCallback({ event_id: "e3", reference, status: "successful", provider_reference: "P-3" });
+    const forged = sandboxCallback(
+      { event_id: "e3", reference, status: "successful", provider_reference: "P-3" },
+      "not-the-secret",
+    );
+    expect((await post("sandbox", forged.raw, forged.headers)).status).toBe(401);
+    const tampered = good.raw.replace("P-3", "P-4");
+    expect((await post("sandbox", tampered, good.headers)).status).toBe(401);
+    expect((await post("sandbox", good.raw, { ...good.headers, authorization: "Bearer wrong" })).status).toBe(401);
+    const { authorization: _drop, ...noToken } = good.headers;
+    expect((await post("sandbox", good.raw, noToken)).status).toBe(401);
+    expect((await client.get(`/api/v1/transactions/${reference}`)).json.data.status).toBe("pending");
+  });
+
+  test("unknown reference or provider: 404; a body that is not the callback format: 400 after authentication", async () => {
+    const unknown = sandboxCallback({
+      event_id: "e4",
+      reference: "txn_doesnotexist000000000000",
+      status: "successful",
+      provider_reference: "P",
+    });
+    expect((await post("sandbox", unknown.raw, unknown.headers)).status).toBe(404);
+    expect((await post("acme", unknown.raw, unknown.headers)).status).toBe(404);
+    const bad = sandboxCallback({ event_id: "e5", reference: "txn_x", status: "maybe" });
+    const res = await post("sandbox", bad.raw, bad.headers);
+    expect(res.status).toBe(400);
+    expect(res.json.data.errors.map((e: { field: string }) => e.field).sort()).toEqual(["provider_reference", "status"]);
+  });
+
+  test("every callback is stored with its outcome; operators list and replay it through the same path", async () => {
+    const reference = await pendingVend();
+    const forged = sandboxCallback({ event_id: "e6", reference, status: "failed", provider_reference: "P-6" }, "wrong-secret");
+    await post("sandbox", forged.raw, forged.headers);
+    const good = sandboxCallback({
+      event_id: "e7",
+      reference,
+      status: "failed",
+      provider_reference: "P-7",
+      message: "Declined upstream",
+    });
+    await post("sandbox", good.raw, good.headers);
+
+    const listed = await server.admin.get("/admin/v1/callbacks", { query: { reference } });
+    expect(listed.status).toBe(200);
+    const items = listed.json.data.items as {
+      id: string;
+      http_status: number;
+      result_code: string;
+      signature_valid: boolean;
+      event_id: string;
+    }[];
+    expect(items.map((c) => [c.event_id, c.http_status, c.result_code, c.signature_valid])).toEqual([
+      ["e7", 200, "OK", true],
+      ["e6", 401, "UNAUTHENTICATED", false],
+    ]);
+    const replayGood = await server.admin.post(`/admin/v1/callbacks/${items[0]?.id}/replay`);
+    expect(replayGood.status).toBe(200);
+    expect(replayGood.json.data).toMatchObject({ replay_of: items[0]?.id, http_status: 200, result_code: "OK" });
+    const replayForged = await server.admin.post(`/admin/v1/callbacks/${items[1]?.id}/replay`);
+    expect(replayForged.json.data).toMatchObject({ replay_of: items[1]?.id, http_status: 401, signature_valid: false });
+    const stored = await server.database.handle.db
+      .select()
+      .from(providerCallbacks)
+      .where(eq(providerCallbacks.reference, reference));
+    expect(stored).toHaveLength(4);
+    expect(stored.every((s) => !JSON.stringify(s.headers).includes("sandbox-callback-token"))).toBe(true);
+    expect((await server.admin.post("/admin/v1/callbacks/00000000-0000-4000-8000-000000000000/replay")).status).toBe(404);
+    const txn = (await client.get(`/api/v1/transactions/${reference}`)).json.data;
+    expect(txn.status).toBe("failed");
+  });
+
+  test("a replay of a stored callback makes a 4444 final, like a live one", async () => {
+    const reference = await pendingVend();
+    const early = sandboxCallback({ event_id: "e8", reference, status: "successful", provider_reference: "P-8" });
+    // Stored but refused (bad token) the first time round: the operator replays it.
+    await post("sandbox", early.raw, { ...early.headers, authorization: "Bearer nope" });
+    const [stored] = (await server.admin.get("/admin/v1/callbacks", { query: { reference } })).json.data.items;
+    const replay = await server.admin.post(`/admin/v1/callbacks/${stored.id}/replay`);
+    expect(replay.json.data.http_status).toBe(200);
+    expect((await client.get(`/api/v1/transactions/${reference}`)).json.data.status).toBe("successful");
+  });
+});

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { loadConfig } from "../../src/config.ts";
+import { fundedAccount, idem } from "../helpers/accounts.ts";
+import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+const sandbox = { ...loadConfig({}).sandbox, callbackDelayMs: 300 };
+const pendingBody = { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 };
+const timed = async <T>(fn: () => Promise<T>) => {
+  const started = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - started };
+};
+
+describe("wait (interface spec 4.1, DECISIONS 7)", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(fastProcessing({ maxWaitSeconds: 1, sandbox }), { background: true });
+  });
+  afterAll(() => server.close());
+
+  test("wait=600 is capped by MAX_WAIT_SECONDS and still answers 202 with the transaction as it stands", async () => {
+    const { client } = await fundedAccount(server, 100_000);
+    const { value: res, ms } = await timed(() => client.post("/api/v1/vend", pendingBody, { ...idem(), query: { wait: 600 } }));
+    expect(res.status).toBe(202);
+    expect(res.json.data.status).toBe("pending");
+    expect(ms).toBeGreaterThanOrEqual(950);
+    expect(ms).toBeLessThan(2500);
+  });
+
+  test("a vend that becomes final answers promptly, not at the end of the wait", async () => {
+    const { client } = await fundedAccount(server, 100_000);
+    const { value: res, ms } = await timed(() =>
+      client.post("/api/v1/vend", { ...pendingBody, phone_number: "08031232222" }, { ...idem(), query: { wait: 600 } }),
+    );
+    expect(res.json.data.status).toBe("successful");
+    expect(ms).toBeLessThan(950);
+  });
+
+  test("GET /api/v1/transactions/{reference}?wait wakes when a callback makes it final", async () => {
+    const { client } = await fundedAccount(server, 100_000);
+    const accepted = await client.post("/api/v1/vend", pendingBody, { ...idem(), query: { wait: 1 } });
+    const reference: string = accepted.json.data.reference;
+    const waiting = timed(() => client.get(`/api/v1/transactions/${reference}`, { query: { wait: 30 } }));
+    await Bun.sleep(100);
+    const callback = sandboxCallback({ event_id: "w1", reference, status: "failed", provider_reference: "W" });
+    await server.anonymous.post("/callbacks/providers/sandbox", undefined, { raw: callback.raw, headers: callback.headers });
+    const { value: res, ms } = await waiting;
+    expect(res.status).toBe(200);
+    expect(res.json.data.status).toBe("failed");
+    expect(ms).toBeLessThan(900);
+  });
+
+  test("wait must be a whole number ≥ 0", async () => {
+    const { client } = await fundedAccount(server, 100_000);
+    for (const wait of ["-1", "soon", "1.5"]) {
+      const res = await client.post("/api/v1/vend", pendingBody, { ...idem(), query: { wait } });
+      expect(res.status).toBe(400);
+      expect(res.json.data.errors[0].field).toBe("wait");
+    }
+  });
+});
+
+describe("wait and the request deadline", () => {
+  test("answered at least one second before REQUEST_TIMEOUT_SECONDS, whatever MAX_WAIT_SECONDS says", async () => {
+    const server = await startTestServer(fastProcessing({ maxWaitSeconds: 25, requestTimeoutSeconds: 3 }), { background: true });
+    try {
+      const { client } = await fundedAccount(server, 100_000);
+      const { value: res, ms } = await timed(() => client.post("/api/v1/vend", pendingBody, { ...idem(), query: { wait: 600 } }));
+      expect(res.status).toBe(202);
+      expect(ms).toBeLessThan(2000);
+      expect(ms).toBeGreaterThan(1500);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a long-poll past Bun's default 10 s idle timeout is not cut off", async () => {
+    const server = await startTestServer(fastProcessing({ maxWaitSeconds: 12, requestTimeoutSeconds: 14 }), { background: true });
+    try {
+      const { client } = await fundedAccount(server, 100_000);
+      const { value: res, ms } = await timed(() => client.post("/api/v1/vend", pendingBody, { ...idem(), query: { wait: 11 } }));
+      expect(res.status).toBe(202);
+      expect(res.json.data.status).toBe("pending");
+      expect(ms).toBeGreaterThanOrEqual(10_900);
+    } finally {
+      await server.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,135 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { eq, sql } from "drizzle-orm";
+import { ledgerEntries, sandboxOrders, transactions } from "../../src/db/schema/index.ts";
+import { completeTransaction, markPending } from "../../src/processing/transitions.ts";
+import { reconcileWallets } from "../../src/wallet/service.ts";
+import { claimDueTransactions } from "../../src/worker/claim.ts";
+import { runWorkerTick, startWorker } from "../../src/worker/loop.ts";
+import { toProviderOrder } from "../../src/worker/process-transaction.ts";
+import { fundedAccount, idem } from "../helpers/accounts.ts";
+import type { HttpClient } from "../helpers/http.ts";
+import { fastProcessing } from "../helpers/processing.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+let client: HttpClient;
+
+beforeAll(async () => {
+  server = await startTestServer(fastProcessing());
+  client = (await fundedAccount(server, 50_000_000)).client;
+});
+afterAll(() => server.close());
+
+const workerDeps = () => ({ ...server.deps, apiBaseUrl: server.url });
+const db = () => server.database.handle.db;
+
+async function vend(phone = "08031234567"): Promise<string> {
+  const res = await client.post(
+    "/api/v1/vend",
+    { product_code: "mtn-airtime", phone_number: phone, amount_kobo: 10_000 },
+    idem(),
+  );
+  return res.json.data.reference;
+}
+
+async function row(reference: string) {
+  const [found] = await db().select().from(transactions).where(eq(transactions.reference, reference));
+  if (!found) throw new Error(`no ${reference}`);
+  return found;
+}
+
+const expireLease = (reference: string) =>
+  db().execute(sql`update transactions set lease_expires_at = now() - interval '1 second' where reference = ${reference}`);
+
+describe("transitions are guarded in one place", () => {
+  test("a transition from a state it may not leave changes nothing", async () => {
+    const reference = await vend();
+    const queued = await row(reference);
+    expect((await completeTransaction(db(), queued.id, { status: "successful" })).changed).toBe(false);
+    await runWorkerTick(workerDeps(), "w-guard");
+    const done = await row(reference);
+    expect(done.status).toBe("successful");
+    const again = await completeTransaction(db(), done.id, { status: "failed", reason: "late" });
+    expect(again).toMatchObject({ changed: false });
+    expect(again.row.status).toBe("successful");
+    expect((await markPending(db(), done.id, new Date())).changed).toBe(false);
+    const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.transactionId, done.id));
+    expect(entries.map((e) => e.kind).sort()).toEqual(["capture", "hold"]);
+  });
+});
+
+describe("a worker that dies mid-job", () => {
+  test("after the provider took the order: the next worker re-queries and completes it without resending", async () => {
+    const reference = await vend();
+    const [claim] = await claimDueTransactions(db(), "w-dead", 1, 30);
+    expect(claim?.reference).toBe(reference);
+    const order = await toProviderOrder(db(), await row(reference));
+    await server.deps.providers.get("sandbox")?.vend(order);
+    await expireLease(reference);
+    await runWorkerTick(workerDeps(), "w-next");
+    expect((await row(reference)).status).toBe("successful");
+    const [booked] = await db().select().from(sandboxOrders).where(eq(sandboxOrders.reference, reference));
+    expect(booked?.vendCount).toBe(1);
+  });
+
+  test("before the provider saw it: the next worker re-queries, finds nothing, and vends once", async () => {
+    const reference = await vend();
+    await claimDueTransactions(db(), "w-dead", 1, 30);
+    await expireLease(reference);
+    await runWorkerTick(workerDeps(), "w-next");
+    expect((await row(reference)).status).toBe("successful");
+    const [booked] = await db().select().from(sandboxOrders).where(eq(sandboxOrders.reference, reference));
+    expect(booked?.vendCount).toBe(1);
+  });
+
+  test("a leased job is not taken by another worker until its lease expires", async () => {
+    const reference = await vend();
+    await claimDueTransactions(db(), "w-holder", 1, 30);
+    expect(await claimDueTransactions(db(), "w-other", 10, 30)).toEqual([]);
+    await expireLease(reference);
+    const [retaken] = await claimDueTransactions(db(), "w-other", 10, 30);
+    expect(retaken).toMatchObject({ reference, previousStatus: "processing", attempts: 2 });
+    await runWorkerTick(workerDeps(), "w-other");
+  });
+});
+
+describe("re-query of pending transactions", () => {
+  test("5555: the provider error leaves it pending with a re-query time; the re-query completes it", async () => {
+    const reference = await vend("08031235555");
+    await runWorkerTick(workerDeps(), "w-1");
+    const pending = await row(reference);
+    expect(pending.status).toBe("pending");
+    expect(pending.nextAttemptAt?.getTime()).toBeGreaterThan(Date.now());
+    await db().execute(sql`update transactions set next_attempt_at = now() where reference = ${reference}`);
+    await runWorkerTick(workerDeps(), "w-2");
+    expect((await row(reference)).status).toBe("successful");
+  });
+});
+
+describe("many workers", () => {
+  test("concurrent ticks share the work: each transaction processed once", async () => {
+    const references = await Promise.all(Array.from({ length: 30 }, () => vend()));
+    await Promise.all([1, 2, 3].map((n) => runWorkerTick(workerDeps(), `w-${n}`, 10)));
+    while ((await runWorkerTick(workerDeps(), "w-sweep", 10)) > 0) {}
+    for (const reference of references) expect((await row(reference)).status).toBe("successful");
+    const booked = await db().select().from(sandboxOrders);
+    expect(booked.filter((b) => references.includes(b.reference)).every((b) => b.vendCount === 1)).toBe(true);
+    expect(await reconcileWallets(db())).toEqual([]);
+  });
+
+  test("the loop stops on abort and gives back its leases", async () => {
+    const controller = new AbortController();
+    const worker = startWorker(workerDeps(), controller.signal, "w-loop");
+    const reference = await vend();
+    server.deps.announceWork();
+    const waited = await client.get(`/api/v1/transactions/${reference}`, { query: { wait: 5 } });
+    expect(waited.json.data.status).toBe("successful");
+    controller.abort();
+    await worker.done;
+    const held = await db().execute(
+      sql`select count(*)::int as n from transactions where lease_owner = 'w-loop' and lease_expires_at > now()`,
+    );
+    const rows = (Array.isArray(held) ? held : (held as { rows: { n: number }[] }).rows) as { n: number }[];
+    expect(Number(rows[0]?.n)).toBe(0);
+  });
+});
