@@ -106,7 +106,7 @@ async function apply(db: Database, provider: string, body: CallbackBody): Promis
     throw new AppError("NOT_FOUND", `No ${provider} transaction with reference ${body.reference}`);
   const outcome = outcomeOf(body);
   outcome.metadata = { ...outcome.metadata, ...(await deliveryMetadata(db, body, row.productCode)) };
-  const result = isFinal(row.status) ? { row, changed: false } : await completeTransaction(db, row.id, outcome);
+  const result = isFinal(row.status) ? { row, changed: false } : await completeTransaction(db, row.id, outcome, row);
   if (!isFinal(result.row.status)) {
     throw new AppError(
       "CALLBACK_CONFLICT",

@@ -16,7 +16,7 @@ export async function requeryAtProvider(deps: ProcessingDeps, reference: string)
   if (isFinal(row.status)) return row;
   const provider = deps.providers.get(row.provider);
   if (!provider) throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} is not configured in this process`);
-  const order = await toProviderOrder(deps.db, row);
+  const order = await toProviderOrder(deps, row);
   let known: Awaited<ReturnType<typeof provider.requery>>;
   try {
     known = await provider.requery(order);
@@ -27,5 +27,5 @@ export async function requeryAtProvider(deps: ProcessingDeps, reference: string)
   }
   if (known.status === "not_found") return row;
   const final = toFinalOutcome(order, known);
-  return final ? (await completeTransaction(deps.db, row.id, final)).row : row;
+  return final ? (await completeTransaction(deps.db, row.id, final, row)).row : row;
 }

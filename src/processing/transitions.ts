@@ -1,9 +1,9 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { queryRows } from "../db/rows.ts";
 import { transactions } from "../db/schema/index.ts";
-import { type Executor, withTransaction } from "../db/transaction.ts";
+import type { Executor } from "../db/transaction.ts";
 import type { TransactionRow } from "../transactions/present.ts";
-import { settleHold } from "../wallet/service.ts";
-import { enqueueTransactionEvent } from "../webhooks/outbox.ts";
+import { buildTransactionEvent, webhookDueChannel } from "../webhooks/outbox.ts";
 
 export type Status = TransactionRow["status"];
 export const finalStatuses: readonly Status[] = ["successful", "failed"];
@@ -40,34 +40,85 @@ async function current(tx: Executor, id: string): Promise<TransactionRow> {
 }
 
 /**
- * Moves a transaction to `successful` or `failed` from a state that may lead there. In the same
- * database transaction: the wallet hold is captured (success) or released (failure), the outbox
- * event is written, and a NOTIFY announces it on commit. Repeating it changes nothing.
+ * Moves a transaction to `successful` or `failed` from a state that may lead there, in ONE
+ * statement (so one database transaction): the guarded state change, the wallet hold captured
+ * (success) or released (failure) with its ledger entry, the outbox event with a delivery per
+ * webhook endpoint, and the NOTIFYs, delivered on commit. A single statement also keeps the
+ * account's wallet row locked only while PostgreSQL executes it, which is what bounds throughput
+ * when one busy account's transactions complete side by side.
+ *
+ * The final row (and so the event payload) is computed here from the row as read; the update is
+ * guarded on that row's status and `updated_at`, and re-read and retried if it moved meanwhile.
+ * The wallet's `held_kobo >= 0` constraint makes a missing hold fail the whole statement.
+ * Repeating it, or completing a final transaction, changes nothing.
  */
-export async function completeTransaction(db: Executor, id: string, outcome: FinalOutcome): Promise<TransitionResult> {
-  return withTransaction(db, async (tx) => {
-    const [row] = await tx
-      .update(transactions)
-      .set({
-        status: outcome.status,
-        completedAt: sql`now()`,
-        updatedAt: sql`now()`,
-        metadata: sql`${transactions.metadata} || ${JSON.stringify(outcome.metadata ?? {})}::jsonb`,
-        providerReference: outcome.providerReference ?? sql`${transactions.providerReference}`,
-        failureReason: outcome.status === "failed" ? outcome.reason : null,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        nextAttemptAt: null,
-      })
-      .where(and(eq(transactions.id, id), inArray(transactions.status, [...allowedFrom[outcome.status]])))
-      .returning();
-    if (!row) return { row: await current(tx, id), changed: false };
-    const wallet = { accountId: row.accountId, mode: row.mode };
-    await settleHold(tx, wallet, row.priceKobo, outcome.status === "successful" ? "capture" : "release", row);
-    await enqueueTransactionEvent(tx, row);
-    await tx.execute(sql`select pg_notify(${finalChannel}, ${row.reference})`);
-    return { row, changed: true };
-  });
+export async function completeTransaction(
+  db: Executor,
+  id: string,
+  outcome: FinalOutcome,
+  known?: TransactionRow,
+): Promise<TransitionResult> {
+  let row = known ?? (await current(db, id));
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (!allowedFrom[outcome.status].includes(row.status)) return { row, changed: false };
+    const completedAt = new Date();
+    const next: TransactionRow = {
+      ...row,
+      status: outcome.status,
+      completedAt,
+      updatedAt: completedAt,
+      metadata: { ...row.metadata, ...outcome.metadata },
+      providerReference: outcome.providerReference ?? row.providerReference,
+      failureReason: outcome.status === "failed" ? outcome.reason : null,
+      leaseOwner: null,
+      leaseExpiresAt: null,
+      nextAttemptAt: null,
+    };
+    const event = buildTransactionEvent(next);
+    const at = completedAt.toISOString();
+    const kind = outcome.status === "successful" ? "capture" : "release";
+    const [result] = await queryRows<{ changed: number }>(
+      db,
+      sql`with txn as (
+            update transactions
+            set status = ${next.status}, completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz,
+                metadata = ${JSON.stringify(next.metadata)}::jsonb, provider_reference = ${next.providerReference},
+                failure_reason = ${next.failureReason}, lease_owner = null, lease_expires_at = null, next_attempt_at = null
+            where id = ${id}::uuid and status = ${row.status} and updated_at = ${row.updatedAt.toISOString()}::timestamptz
+            returning id, account_id, mode, price_kobo, reference
+          ), settled as (
+            update wallets w
+            set held_kobo = w.held_kobo - txn.price_kobo,
+                balance_kobo = w.balance_kobo - (case when ${kind} = 'capture' then txn.price_kobo else 0 end),
+                updated_at = now()
+            from txn where w.account_id = txn.account_id and w.mode = txn.mode
+            returning w.id, w.balance_kobo, w.held_kobo, txn.price_kobo, txn.id as transaction_id
+          ), entry as (
+            insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
+                                        balance_after_kobo, held_after_kobo, transaction_id)
+            select id, ${kind}, price_kobo, (case when ${kind} = 'capture' then -price_kobo else 0 end), -price_kobo,
+                   balance_kobo, held_kobo, transaction_id
+            from settled where price_kobo > 0
+          ), event as (
+            insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
+            select ${event.id}, txn.account_id, txn.mode, ${event.type}, txn.id, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt}::timestamptz
+            from txn
+            returning id, account_id, mode
+          ), deliveries as (
+            insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
+            select event.id, e.id, 'pending', now() from event
+            join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null
+            returning event_id
+          )
+          select count(*)::int as changed,
+                 (select pg_notify(${webhookDueChannel}, ${event.id}) where exists (select 1 from deliveries)) as webhooks_due,
+                 (select pg_notify(${finalChannel}, ${row.reference}) where exists (select 1 from txn)) as final_announced
+          from txn`,
+    );
+    if (Number(result?.changed) === 1) return { row: next, changed: true };
+    row = await current(db, id);
+  }
+  throw new Error(`transaction ${id} kept changing while being completed`);
 }
 
 /** `processing` (or an already `pending` one) → `pending`, to be re-queried at `nextAttemptAt`. */

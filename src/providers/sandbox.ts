@@ -102,7 +102,9 @@ export function createSandboxProvider(db: Database, config: Config["sandbox"]): 
           callbackDueAt: plan.callbackDueAt,
         })
         .onConflictDoUpdate({ target: sandboxOrders.reference, set: { vendCount: sql`${sandboxOrders.vendCount} + 1` } })
-        .returning();
+        .returning()
+        .prepare("sandbox_vend")
+        .execute();
       if (!row) throw new ProviderUnavailableError("sandbox", "order not recorded");
       // Simulated answer latency, after the order is on the provider's books (crash and throughput drills).
       if (config.latencyMs > 0) await Bun.sleep(config.latencyMs);

@@ -132,36 +132,6 @@ export async function holdFunds(
   });
 }
 
-/** Settles a hold: `capture` takes the money, `release` gives it back to the available balance. */
-export async function settleHold(
-  tx: Executor,
-  ref: WalletRef,
-  amountKobo: number,
-  outcome: "capture" | "release",
-  transaction: { id: string; reference: string },
-) {
-  const capture = outcome === "capture";
-  const [wallet] = await tx
-    .update(wallets)
-    .set({
-      heldKobo: sql`${wallets.heldKobo} - ${amountKobo}`,
-      balanceKobo: capture ? sql`${wallets.balanceKobo} - ${amountKobo}` : wallets.balanceKobo,
-      updatedAt: sql`now()`,
-    })
-    .where(and(walletWhere(ref), sql`${wallets.heldKobo} >= ${amountKobo}`))
-    .returning();
-  if (!wallet) throw new Error(`wallet hold of ${amountKobo} kobo missing for ${transaction.reference}`);
-  if (amountKobo === 0) return;
-  await appendLedger(tx, wallet, {
-    kind: outcome,
-    amountKobo,
-    balanceDelta: capture ? -amountKobo : 0,
-    heldDelta: -amountKobo,
-    transactionId: transaction.id,
-    transactionReference: transaction.reference,
-  });
-}
-
 export interface WalletDiscrepancy {
   walletId: string;
   balanceKobo: number;

@@ -2,7 +2,7 @@ import { hostname } from "node:os";
 import type { DbHandle } from "../db/client.ts";
 import { deleteExpiredIdempotencyRecords } from "../idempotency/service.ts";
 import { randomBase62 } from "../lib/random.ts";
-import { claimDueTransactions, releaseLeases } from "./claim.ts";
+import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
 import { type ProcessingDeps, processClaimed } from "./process-transaction.ts";
 import { sendDueSandboxCallbacks } from "./sandbox-callbacks.ts";
 
@@ -17,37 +17,44 @@ export interface WorkerDeps extends ProcessingDeps {
 
 export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
 
+function processSafely(deps: WorkerDeps, claim: ClaimedTransaction): Promise<void> {
+  return processClaimed(deps, claim).then(
+    () => undefined,
+    (error) => {
+      // The lease runs out and another pass re-queries the provider, so nothing is lost.
+      deps.logger.error(
+        { reference: claim.reference, err: error instanceof Error ? error.message : String(error) },
+        "processing failed",
+      );
+    },
+  );
+}
+
 /**
  * One pass: claim what is due (up to `limit`), process it concurrently, send due sandbox
  * callbacks. Tests call this directly instead of sleeping for a background loop.
  */
 export async function runWorkerTick(deps: WorkerDeps, workerId: string, limit = deps.config.worker.concurrency): Promise<number> {
   const claimed = await claimDueTransactions(deps.db, workerId, limit, deps.config.worker.leaseSeconds);
-  await Promise.all(
-    claimed.map((claim) =>
-      processClaimed(deps, claim).catch((error) => {
-        deps.logger.error(
-          { reference: claim.reference, err: error instanceof Error ? error.message : String(error) },
-          "processing failed",
-        );
-      }),
-    ),
-  );
+  await Promise.all(claimed.map((claim) => processSafely(deps, claim)));
   const callbacks = await sendDueSandboxCallbacks(deps, deps.apiBaseUrl);
   return claimed.length + callbacks;
 }
 
 /**
- * The background loop: a tick whenever work is announced (LISTEN) or every `pollMs` as the
- * fallback. On abort it finishes the tick in flight, gives back any lease it still holds, and
- * resolves `done`.
+ * The background loop. It keeps up to `concurrency` transactions in flight, claiming more as
+ * slots free up; it wakes when work is announced (LISTEN) or every `pollMs` as the fallback, and
+ * sends due sandbox callbacks at most once per poll interval. On abort it stops claiming, lets
+ * what is in flight finish, gives back any lease it still holds, and resolves `done`.
  */
 export function startWorker(
   deps: WorkerDeps,
   signal: AbortSignal,
   workerId = newWorkerId(),
 ): { workerId: string; done: Promise<void> } {
-  // A nudge that arrives mid-tick is remembered, so the next sleep returns at once.
+  const { concurrency, pollMs, leaseSeconds } = deps.config.worker;
+  const inFlight = new Set<Promise<void>>();
+  // A nudge that arrives while the loop is busy is remembered, so the next wait returns at once.
   let nudged = false;
   let wake: (() => void) | undefined;
   const nudge = () => {
@@ -55,7 +62,7 @@ export function startWorker(
     wake?.();
   };
   signal.addEventListener("abort", nudge);
-  const sleep = (ms: number) =>
+  const waitForWork = (ms: number) =>
     new Promise<void>((resolve) => {
       if (nudged) return resolve();
       const timer = setTimeout(resolve, ms);
@@ -67,24 +74,45 @@ export function startWorker(
       nudged = false;
       wake = undefined;
     });
+
+  let lastHousekeeping = 0;
   let lastSweep = 0;
+  const housekeeping = async () => {
+    if (Date.now() - lastHousekeeping < pollMs) return;
+    lastHousekeeping = Date.now();
+    await sendDueSandboxCallbacks(deps, deps.apiBaseUrl);
+    if (Date.now() - lastSweep > 3600_000) {
+      lastSweep = Date.now();
+      await deleteExpiredIdempotencyRecords(deps.db);
+    }
+  };
+
   const done = (async () => {
     const unlisten = await deps.database.listen(workChannel, nudge);
     try {
       while (!signal.aborted) {
-        let worked = 0;
-        nudged = false;
+        let claimed: ClaimedTransaction[] = [];
         try {
-          worked = await runWorkerTick(deps, workerId);
-          if (Date.now() - lastSweep > 3600_000) {
-            lastSweep = Date.now();
-            await deleteExpiredIdempotencyRecords(deps.db);
-          }
+          // Claim in batches (half the slots or more free): one claim query per job would cost more than it saves.
+          const free = concurrency - inFlight.size;
+          if (free >= Math.max(1, Math.floor(concurrency / 2)))
+            claimed = await claimDueTransactions(deps.db, workerId, free, leaseSeconds);
+          await housekeeping();
         } catch (error) {
-          deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, "worker tick failed");
+          deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, "worker pass failed");
         }
-        if (worked === 0 && !signal.aborted) await sleep(deps.config.worker.pollMs);
+        for (const claim of claimed) {
+          const job: Promise<void> = processSafely(deps, claim).finally(() => {
+            inFlight.delete(job);
+            nudge();
+          });
+          inFlight.add(job);
+        }
+        // Claim again at once while there was work and room; otherwise wait for slots, a nudge or the poll.
+        if (claimed.length > 0 && concurrency - inFlight.size >= Math.max(1, Math.floor(concurrency / 2))) continue;
+        if (!signal.aborted) await waitForWork(pollMs);
       }
+      await Promise.all(inFlight);
     } finally {
       await unlisten().catch(() => {});
       await releaseLeases(deps.db, workerId).catch(() => {});

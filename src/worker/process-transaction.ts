@@ -1,7 +1,9 @@
 import { eq } from "drizzle-orm";
+import { findProduct } from "../catalogue/service.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import { products, transactions } from "../db/schema/index.ts";
+import { transactions } from "../db/schema/index.ts";
+import type { Caches } from "../lib/caches.ts";
 import type { Logger } from "../logger.ts";
 import { completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "../processing/transitions.ts";
 import type { Providers } from "../providers/registry.ts";
@@ -11,16 +13,15 @@ import type { ClaimedTransaction } from "./claim.ts";
 
 export interface ProcessingDeps {
   db: Database;
+  caches: Caches;
   providers: Providers;
   config: Config;
   logger: Logger;
 }
 
-export async function toProviderOrder(db: Database, row: TransactionRow): Promise<ProviderOrder> {
-  const [product] = await db
-    .select({ requestedMb: products.requestedMb })
-    .from(products)
-    .where(eq(products.code, row.productCode));
+/** The provider's view of a transaction (the product comes from the process's catalogue cache). */
+export async function toProviderOrder(deps: Pick<ProcessingDeps, "db" | "caches">, row: TransactionRow): Promise<ProviderOrder> {
+  const product = await deps.caches.products.getOrLoad(row.productCode, () => findProduct(deps.db, row.productCode));
   const meterType = row.metadata.meter_type;
   return {
     reference: row.reference,
@@ -99,12 +100,17 @@ function requeryDelaySeconds(config: Config, attempts: number): number {
 
 /** Runs one claimed transaction to its next state. */
 export async function processClaimed(deps: ProcessingDeps, claim: ClaimedTransaction): Promise<TransitionResult> {
-  const [row] = await deps.db.select().from(transactions).where(eq(transactions.id, claim.id));
+  const [row] = await deps.db
+    .select()
+    .from(transactions)
+    .where(eq(transactions.id, claim.id))
+    .prepare("claimed_transaction")
+    .execute();
   if (!row) throw new Error(`claimed transaction ${claim.id} vanished`);
-  const order = await toProviderOrder(deps.db, row);
+  const order = await toProviderOrder(deps, row);
   const outcome = await askProvider(deps, row, order, claim);
   const final = toFinalOutcome(order, outcome);
-  if (final) return completeTransaction(deps.db, row.id, final);
+  if (final) return completeTransaction(deps.db, row.id, final, row);
   const next = new Date(Date.now() + requeryDelaySeconds(deps.config, claim.attempts) * 1000);
   return markPending(deps.db, row.id, next, outcome.providerReference);
 }

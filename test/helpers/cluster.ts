@@ -6,6 +6,7 @@ import { finalChannel } from "../../src/processing/transitions.ts";
 import { childEnv, type StartedProcess, spawnProcess } from "./process.ts";
 
 const main = join(import.meta.dir, "../../src/main.ts");
+const profile = process.env.BENCH_PROFILE_WORKER ? ["--cpu-prof-md", "--cpu-prof-dir=/tmp/wprof"] : [];
 
 /** `npm start`'s entry point as a real process on `databaseUrl`: API, worker or both. */
 export function spawnService(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}): StartedProcess {

@@ -63,7 +63,7 @@ describe("a worker that dies mid-job", () => {
     const reference = await vend();
     const [claim] = await claimDueTransactions(db(), "w-dead", 1, 30);
     expect(claim?.reference).toBe(reference);
-    const order = await toProviderOrder(db(), await row(reference));
+    const order = await toProviderOrder(server.deps, await row(reference));
     await server.deps.providers.get("sandbox")?.vend(order);
     await expireLease(reference);
     await runWorkerTick(workerDeps(), "w-next");
