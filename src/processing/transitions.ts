@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { queryRows } from "../db/rows.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
-import type { TransactionRow } from "../transactions/present.ts";
+import type { Transaction, TransactionRow } from "../transactions/present.ts";
 import { buildTransactionEvent, webhookDueChannel } from "../webhooks/outbox.ts";
 
 export type Status = TransactionRow["status"];
@@ -11,6 +11,26 @@ export const isFinal = (status: Status) => finalStatuses.includes(status);
 
 /** Channel on which every final state change is announced (payload: the reference). */
 export const finalChannel = "vend_txn_final";
+
+/** NOTIFY payloads are limited to 8000 bytes; a larger transaction is announced by reference only. */
+const maxAnnouncementBytes = 7900;
+
+/**
+ * What the final NOTIFY carries: the reference and, when it fits, the transaction as the API shows it,
+ * so a woken long-poll answers without reading it again.
+ */
+export function finalAnnouncement(reference: string, transaction: Transaction): string {
+  const full = JSON.stringify({ reference, transaction });
+  return Buffer.byteLength(full) <= maxAnnouncementBytes ? full : JSON.stringify({ reference });
+}
+
+export function parseFinalAnnouncement(payload: string): { reference: string; transaction?: Transaction } {
+  try {
+    const parsed = JSON.parse(payload) as { reference?: unknown; transaction?: Transaction };
+    if (typeof parsed.reference === "string") return { reference: parsed.reference, transaction: parsed.transaction };
+  } catch {}
+  return { reference: payload };
+}
 
 /**
  * The transitions the service makes (interface spec section 3). Anything else changes nothing.
@@ -75,6 +95,7 @@ export async function completeTransaction(
       nextAttemptAt: null,
     };
     const event = buildTransactionEvent(next);
+    const announcement = finalAnnouncement(next.reference, event.payload.data);
     const at = completedAt.toISOString();
     const kind = outcome.status === "successful" ? "capture" : "release";
     const [result] = await queryRows<{ changed: number }>(
@@ -112,7 +133,7 @@ export async function completeTransaction(
           )
           select count(*)::int as changed,
                  (select pg_notify(${webhookDueChannel}, ${event.id}) where exists (select 1 from deliveries)) as webhooks_due,
-                 (select pg_notify(${finalChannel}, ${row.reference}) where exists (select 1 from txn)) as final_announced
+                 (select pg_notify(${finalChannel}, ${announcement}) where exists (select 1 from txn)) as final_announced
           from txn`,
     );
     if (Number(result?.changed) === 1) return { row: next, changed: true };

@@ -1,40 +1,47 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
-import { finalChannel } from "./transitions.ts";
+import type { Transaction } from "../transactions/present.ts";
+import { finalChannel, parseFinalAnnouncement } from "./transitions.ts";
 
 /**
  * Long-poll wake-ups: one LISTEN per process on the finality channel, fanned out to the requests
  * waiting for each reference. Event-driven, no sleep loops.
  */
 export class FinalityWaiters {
-  private readonly waiting = new Map<string, Set<() => void>>();
+  private readonly waiting = new Map<string, Set<(transaction?: Transaction) => void>>();
   private unlisten: Unlisten | undefined;
 
   static async start(database: DbHandle): Promise<FinalityWaiters> {
     const waiters = new FinalityWaiters();
-    waiters.unlisten = await database.listen(finalChannel, (reference) => waiters.announce(reference));
+    waiters.unlisten = await database.listen(finalChannel, (payload) => {
+      const { reference, transaction } = parseFinalAnnouncement(payload);
+      waiters.announce(reference, transaction);
+    });
     return waiters;
   }
 
-  announce(reference: string): void {
+  announce(reference: string, transaction?: Transaction): void {
     const callbacks = this.waiting.get(reference);
     if (!callbacks) return;
     this.waiting.delete(reference);
-    for (const callback of callbacks) callback();
+    for (const callback of callbacks) callback(transaction);
   }
 
-  /** Resolves true when `reference` is announced final, false after `ms`. Subscribe before reading the state. */
-  subscribe(reference: string, ms: number): { promise: Promise<boolean>; cancel(): void } {
+  /**
+   * Resolves when `reference` is announced final (with the final transaction when the announcement
+   * carried it), or with `{final: false}` after `ms`. Subscribe before reading the state.
+   */
+  subscribe(reference: string, ms: number): { promise: Promise<{ final: boolean; transaction?: Transaction }>; cancel(): void } {
     let cancel = () => {};
-    const promise = new Promise<boolean>((resolve) => {
+    const promise = new Promise<{ final: boolean; transaction?: Transaction }>((resolve) => {
       const set = this.waiting.get(reference) ?? new Set();
       this.waiting.set(reference, set);
       const timer = setTimeout(() => finish(false), ms);
-      const onFinal = () => finish(true);
-      const finish = (final: boolean) => {
+      const onFinal = (transaction?: Transaction) => finish(true, transaction);
+      const finish = (final: boolean, transaction?: Transaction) => {
         clearTimeout(timer);
         set.delete(onFinal);
         if (set.size === 0 && this.waiting.get(reference) === set) this.waiting.delete(reference);
-        resolve(final);
+        resolve({ final, transaction });
       };
       set.add(onFinal);
       cancel = () => finish(false);
@@ -62,12 +69,12 @@ export function waitBudgetMs(
 }
 
 /** Reads the transaction, and if it is not final waits (within the budget) for it to become so; answers it as it then stands. */
-export async function readAfterWait<T extends { status: string }>(
+export async function readAfterWait(
   waiters: FinalityWaiters,
   reference: string,
   budgetMs: number,
-  read: () => Promise<T>,
-): Promise<T> {
+  read: () => Promise<Transaction>,
+): Promise<Transaction> {
   if (budgetMs <= 0) return read();
   const subscription = waiters.subscribe(reference, budgetMs);
   const now = await read().catch((error) => {
@@ -78,6 +85,6 @@ export async function readAfterWait<T extends { status: string }>(
     subscription.cancel();
     return now;
   }
-  await subscription.promise;
-  return read();
+  const woken = await subscription.promise;
+  return woken.transaction ?? read();
 }
