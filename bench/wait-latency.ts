@@ -14,7 +14,8 @@ import { idem } from "../test/helpers/accounts.ts";
 import { startTestServer } from "../test/helpers/server.ts";
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 200);
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
 
 const server = await startTestServer({ maxWaitSeconds: 15, logLevel: "silent" });
 try {
@@ -33,9 +34,15 @@ try {
   const wakeUps: number[] = [];
   for (let i = 0; i < samples; i++) {
     // No worker runs here: the vend stays queued until the bench moves it on.
-    const accepted = await server.client(testKey).post("/api/v1/vend", { product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 5000 }, idem());
+    const accepted = await server
+      .client(testKey)
+      .post("/api/v1/vend", { product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 5000 }, idem());
     const reference: string = accepted.json.data.reference;
-    const [row] = await db.update(transactions).set({ status: "processing" }).where(eq(transactions.reference, reference)).returning();
+    const [row] = await db
+      .update(transactions)
+      .set({ status: "processing" })
+      .where(eq(transactions.reference, reference))
+      .returning();
     if (!row) throw new Error("no row");
     const answered = fetch(`${server.url}/api/v1/transactions/${reference}?wait=10`, { headers }).then(async (res) => {
       await res.arrayBuffer();

@@ -1,0 +1,81 @@
+import { createVendClient, type VendClient } from "../generated/openapi-fetch-client.ts";
+import type { ResolvedConfig } from "./config.ts";
+import { ApiError, type FieldProblem, UnreachableError, UsageError } from "./errors.ts";
+
+export type { VendClient };
+
+/** The generated openapi-fetch client for one base URL and bearer token; a failed connection becomes UnreachableError. */
+export function buildClient(baseUrl: string, token?: string): VendClient {
+  const client = createVendClient({
+    baseUrl,
+    headers: { "user-agent": "vendctl", ...(token ? { authorization: `Bearer ${token}` } : {}) },
+  });
+  client.use({ onError: ({ error }) => new UnreachableError(baseUrl, error) });
+  return client;
+}
+
+/** Clients for the resolved configuration, built on first use so a missing credential is reported only when needed. */
+export class Clients {
+  constructor(readonly config: ResolvedConfig) {}
+
+  /** Authenticated with the API key (`/api/v1`). */
+  api(): VendClient {
+    if (!this.config.apiKey) {
+      throw new UsageError("no API key: pass --api-key, set VENDCTL_API_KEY or run `vendctl login`");
+    }
+    return buildClient(this.config.baseUrl, this.config.apiKey);
+  }
+
+  /** Authenticated with the operator token (`/admin/v1`). */
+  admin(): VendClient {
+    if (!this.config.adminToken) {
+      throw new UsageError("no admin token: pass --admin-token, set VENDCTL_ADMIN_TOKEN or run `vendctl login`");
+    }
+    return buildClient(this.config.baseUrl, this.config.adminToken);
+  }
+
+  /** Without credentials (health, provider callbacks with their own headers). */
+  anonymous(): VendClient {
+    return buildClient(this.config.baseUrl);
+  }
+}
+
+interface CallResult<Envelope> {
+  data?: Envelope;
+  error?: unknown;
+  response: Response;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
+function problemsOf(data: unknown): FieldProblem[] {
+  if (!isRecord(data) || !Array.isArray(data.errors)) return [];
+  return data.errors.filter(
+    (e): e is FieldProblem => isRecord(e) && typeof e.field === "string" && typeof e.message === "string",
+  );
+}
+
+/** The API's error envelope as an ApiError; anything else (a proxy's HTML page) keeps its HTTP status. */
+export function apiErrorOf(error: unknown, response: Response): ApiError {
+  if (isRecord(error) && typeof error.code === "string" && typeof error.message === "string") {
+    return new ApiError(error.code, error.message, response.status, problemsOf(error.data));
+  }
+  const text = typeof error === "string" ? error.trim().slice(0, 200) : "";
+  return new ApiError(`HTTP_${response.status}`, text || response.statusText || "unexpected answer", response.status);
+}
+
+/** Awaits a client call and returns the envelope's `data` and the response; throws ApiError on an error answer. */
+export async function call<Envelope extends { data: unknown }>(
+  pending: Promise<CallResult<Envelope>>,
+): Promise<{ data: Envelope["data"]; response: Response }> {
+  const { data, error, response } = await pending;
+  if (!response.ok || data === undefined) throw apiErrorOf(error, response);
+  return { data: data.data, response };
+}
+
+/** Awaits a client call and returns the envelope's `data`. */
+export async function unwrap<Envelope extends { data: unknown }>(
+  pending: Promise<CallResult<Envelope>>,
+): Promise<Envelope["data"]> {
+  return (await call(pending)).data;
+}

@@ -1,0 +1,16 @@
+import { Command } from "commander";
+import { unwrap } from "../../client.ts";
+import { contextOf, withExample } from "../../context.ts";
+import { accountCreatedColumns } from "../../views.ts";
+
+export const accountsCreateCommand = withExample(
+  new Command("create")
+    .description("Create an account with its wallets and one test and one live key (shown only now)")
+    .requiredOption("--name <name>", "account name"),
+  "vendctl accounts create --name 'Acme Stores' --json",
+).action(async (flags: { name: string }, command: Command) => {
+  const ctx = contextOf(command);
+  const created = await unwrap(ctx.clients.admin().POST("/admin/v1/accounts", { body: { name: flags.name } }));
+  await ctx.printer.record(created, accountCreatedColumns);
+  await ctx.printer.note("The keys are shown only once: store them now.");
+});

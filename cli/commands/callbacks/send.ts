@@ -1,0 +1,75 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { Command, Option } from "commander";
+import { unwrap } from "../../client.ts";
+import { contextOf, integerOption, withExample } from "../../context.ts";
+import { transactionDetailColumns } from "../../views.ts";
+
+/** The service's documented defaults for the sandbox provider (README, configuration). */
+export const defaultSandboxToken = "sandbox-callback-token";
+export const defaultSandboxSecret = "sandbox-callback-secret";
+
+interface SendFlags {
+  status: "successful" | "failed";
+  provider: string;
+  providerReference?: string;
+  eventId?: string;
+  token?: string;
+  units?: string;
+  receipt?: string;
+  deliveredMb?: number;
+  message?: string;
+  sandboxToken?: string;
+  sandboxSecret?: string;
+}
+
+/** `sha256=` + hex HMAC-SHA256 of the exact bytes sent. */
+export const providerSignature = (rawBody: string, secret: string): string =>
+  `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
+
+export const callbacksSendCommand = withExample(
+  new Command("send")
+    .description(
+      "QA: post a correctly signed provider callback for a transaction (POST /callbacks/providers/{provider}), " +
+        "as the sandbox provider would",
+    )
+    .argument("<reference>", "transaction reference (txn_…)")
+    .addOption(new Option("--status <status>", "outcome").choices(["successful", "failed"]).makeOptionMandatory())
+    .option("--provider <name>", "provider name in the URL", "sandbox")
+    .option("--provider-reference <ref>", "provider's reference (default: a random SBX-…)")
+    .option("--event-id <id>", "callback event id (default: random; reuse one to send a repeat)")
+    .option("--token <token>", "electricity token")
+    .option("--units <units>", "electricity units")
+    .option("--receipt <number>", "receipt number")
+    .option("--delivered-mb <mb>", "data delivered, in MB", integerOption(0))
+    .option("--message <text>", "provider message")
+    .option("--sandbox-token <token>", `bearer token (env VENDCTL_SANDBOX_TOKEN, default ${defaultSandboxToken})`)
+    .option("--sandbox-secret <secret>", `signing secret (env VENDCTL_SANDBOX_SECRET, default ${defaultSandboxSecret})`),
+  "vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful --token 1234-5678-9012 --units 45.6",
+).action(async (reference: string, flags: SendFlags, command: Command) => {
+  const ctx = contextOf(command);
+  const bearer = flags.sandboxToken || process.env.VENDCTL_SANDBOX_TOKEN || defaultSandboxToken;
+  const secret = flags.sandboxSecret || process.env.VENDCTL_SANDBOX_SECRET || defaultSandboxSecret;
+  const body = {
+    event_id: flags.eventId ?? `cb_${randomBytes(12).toString("hex")}`,
+    reference,
+    status: flags.status,
+    provider_reference: flags.providerReference ?? `SBX-${randomBytes(6).toString("hex").toUpperCase()}`,
+    ...(flags.token ? { token: flags.token } : {}),
+    ...(flags.units ? { units: flags.units } : {}),
+    ...(flags.receipt ? { receipt_number: flags.receipt } : {}),
+    ...(flags.deliveredMb === undefined ? {} : { delivered_mb: flags.deliveredMb }),
+    ...(flags.message ? { message: flags.message } : {}),
+  };
+  const raw = JSON.stringify(body);
+  const transaction = await unwrap(
+    ctx.clients.anonymous().POST("/callbacks/providers/{provider}", {
+      params: { path: { provider: flags.provider }, header: { "X-Provider-Signature": providerSignature(raw, secret) } },
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+      body,
+      // Signed bytes and sent bytes must be the same string.
+      bodySerializer: () => raw,
+    }),
+  );
+  await ctx.printer.note(`Callback ${body.event_id} accepted`);
+  await ctx.printer.record(transaction, transactionDetailColumns);
+});

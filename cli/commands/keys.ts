@@ -1,0 +1,14 @@
+import { Command } from "commander";
+import { withExample } from "../context.ts";
+import { keysCreateCommand } from "./keys/create.ts";
+import { keysListCommand } from "./keys/list.ts";
+import { keysRevokeCommand } from "./keys/revoke.ts";
+
+export const keysCommand = withExample(
+  new Command("keys")
+    .description("API keys (admin token)")
+    .addCommand(keysCreateCommand)
+    .addCommand(keysListCommand)
+    .addCommand(keysRevokeCommand),
+  "vendctl keys create 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --mode test",
+);

@@ -1,0 +1,14 @@
+import { Command } from "commander";
+import { unwrap } from "../../client.ts";
+import { contextOf, withExample } from "../../context.ts";
+import { endpointColumns } from "../../views.ts";
+
+export const webhooksListCommand = withExample(
+  new Command("list").description("List the webhook endpoints of the API key's account and mode"),
+  "vendctl webhooks list --json",
+).action(async (_flags: unknown, command: Command) => {
+  const ctx = contextOf(command);
+  const list = ctx.printer.list(endpointColumns);
+  await list.rows(await unwrap(ctx.clients.api().GET("/api/v1/webhook-endpoints")));
+  await list.end();
+});

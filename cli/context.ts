@@ -1,0 +1,57 @@
+import { randomUUID } from "node:crypto";
+import { type Command, InvalidArgumentError } from "commander";
+import { Clients } from "./client.ts";
+import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "./config.ts";
+import { type FormatFlags, formatFrom, Printer } from "./output.ts";
+import { isInteractive } from "./prompt.ts";
+
+export type GlobalOptions = ConfigFlags & FormatFlags;
+
+/** What every command needs: configuration, clients, output, and whether a person can be asked. */
+export interface Context {
+  config: ResolvedConfig;
+  clients: Clients;
+  printer: Printer;
+  interactive: boolean;
+}
+
+export function printerOf(command: Command): Printer {
+  return new Printer(formatFrom(command.optsWithGlobals<GlobalOptions>(), Boolean(process.stdout.isTTY)));
+}
+
+export function contextOf(command: Command): Context {
+  const config = resolveConfig(command.optsWithGlobals<GlobalOptions>());
+  return { config, clients: new Clients(config), printer: printerOf(command), interactive: isInteractive() };
+}
+
+/** commander argument parsers: a bad value is a usage error (exit 2). */
+export function integerOption(min: number) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min) throw new InvalidArgumentError(`expected a whole number ≥ ${min}`);
+    return Number(value);
+  };
+}
+
+export function collectPairs(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const at = value.indexOf("=");
+  if (at < 1) throw new InvalidArgumentError(`expected key=value, got "${value}"`);
+  return { ...previous, [value.slice(0, at)]: value.slice(at + 1) };
+}
+
+export function oneOf<T extends string>(values: readonly T[]) {
+  return (value: string): T => {
+    const found = values.find((v) => v === value);
+    if (!found) throw new InvalidArgumentError(`expected one of ${values.join(", ")}`);
+    return found;
+  };
+}
+
+export const newIdempotencyKey = (): string => randomUUID();
+
+/** Appended to every command's help: an example people can copy. */
+export function withExample(command: Command, ...examples: string[]): Command {
+  return command.addHelpText(
+    "after",
+    `\nExample${examples.length > 1 ? "s" : ""}:\n${examples.map((e) => `  $ ${e}`).join("\n")}\n`,
+  );
+}

@@ -1,0 +1,121 @@
+#!/usr/bin/env bun
+import { Command, CommanderError } from "commander";
+import { version } from "../package.json";
+import { accountsCommand } from "./commands/accounts.ts";
+import { callbacksCommand } from "./commands/callbacks.ts";
+import { catalogueCommand } from "./commands/catalogue.ts";
+import { completionCommand } from "./commands/completion.ts";
+import { eventsCommand } from "./commands/events.ts";
+import { keysCommand } from "./commands/keys.ts";
+import { loginCommand } from "./commands/login.ts";
+import { pricingCommand } from "./commands/pricing.ts";
+import { transactionsCommand } from "./commands/transactions.ts";
+import { vendCommand } from "./commands/vend.ts";
+import { verifyCommand } from "./commands/verify.ts";
+import { walletCommand } from "./commands/wallet.ts";
+import { webhooksCommand } from "./commands/webhooks.ts";
+import { ApiError, exitCodes, UnreachableError, UsageError } from "./errors.ts";
+import { CancelledError } from "./prompt.ts";
+
+/** Exit code for Ctrl-C or a declined confirmation, as shells report SIGINT. */
+const cancelledExitCode = 130;
+
+const exitCodeHelp = `
+Configuration: flags, then VENDCTL_BASE_URL / VENDCTL_API_KEY / VENDCTL_ADMIN_TOKEN, then the profile
+(--profile, VENDCTL_PROFILE, default "default") in $XDG_CONFIG_HOME/vendctl/config.json, written by \`vendctl login\`.
+Amounts are given in NGN (500 or 500.50); tables show NGN, --json/--jsonl/--csv keep the API's kobo.
+
+Exit codes:
+  0    ok
+  1    API error (its code and message are printed, e.g. "TEST_MODE_ONLY: …")
+  2    usage: unknown command or flag, bad value, missing input without a terminal
+  3    the server cannot be reached
+  130  cancelled at a prompt
+
+Example:
+  $ vendctl vend airtime --network mtn --phone 08031234567 --amount 100 --wait 20 --yes --json
+`;
+
+function inheritSettings(command: Command, root: Command): void {
+  for (const sub of command.commands) {
+    sub.copyInheritedSettings(root);
+    inheritSettings(sub, root);
+  }
+}
+
+export function buildProgram(): Command {
+  const program = new Command("vendctl")
+    .description("Operate the vending service: vend, inspect transactions, fund wallets, manage accounts, keys and webhooks")
+    .version(version, "-V, --version")
+    .option("--base-url <url>", "API base URL (env VENDCTL_BASE_URL, default http://localhost:8080)")
+    .option("--api-key <key>", "API key rg_test_…/rg_live_… (env VENDCTL_API_KEY)")
+    .option("--admin-token <token>", "operator token for admin commands (env VENDCTL_ADMIN_TOKEN)")
+    .option("-p, --profile <name>", 'saved profile to use (env VENDCTL_PROFILE, default "default")')
+    .option("--json", "print the API's data as JSON (amounts in kobo)")
+    .option("--jsonl", "print one JSON object per line")
+    .option("--csv", "print CSV with a header row")
+    .option("--table", "print a table even when stdout is not a terminal")
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .exitOverride()
+    .addHelpText("after", exitCodeHelp);
+  for (const command of [
+    loginCommand,
+    vendCommand,
+    transactionsCommand,
+    walletCommand,
+    catalogueCommand,
+    pricingCommand,
+    verifyCommand,
+    callbacksCommand,
+    webhooksCommand,
+    eventsCommand,
+    accountsCommand,
+    keysCommand,
+    completionCommand,
+  ]) {
+    program.addCommand(command);
+  }
+  inheritSettings(program, program);
+  return program;
+}
+
+/** The one place errors become messages and exit codes. */
+export function reportError(error: unknown, write: (text: string) => void = (t) => process.stderr.write(t)): number {
+  if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+  if (error instanceof ApiError) {
+    const details = error.problems.map((p) => `\n  ${p.field}: ${p.message}`).join("");
+    write(`${error.code}: ${error.message}${details}\n`);
+    return exitCodes.api;
+  }
+  if (error instanceof UsageError) {
+    write(`error: ${error.message}\n`);
+    return exitCodes.usage;
+  }
+  if (error instanceof UnreachableError) {
+    write(`error: ${error.message}\n`);
+    return exitCodes.unreachable;
+  }
+  if (error instanceof CancelledError || (error instanceof Error && error.name === "ExitPromptError")) {
+    write(`${error instanceof CancelledError ? error.message : "cancelled"}\n`);
+    return cancelledExitCode;
+  }
+  write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  return exitCodes.api;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return exitCodes.ok;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+if (import.meta.main) {
+  // A closed pipe (`vendctl … | head`) ends the output, not the user's shell session with a stack trace.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(exitCodes.ok);
+  });
+  process.exitCode = await main(process.argv);
+}

@@ -1,0 +1,59 @@
+import { unwrap, type VendClient } from "../client.ts";
+import { UsageError } from "../errors.ts";
+import { formatNgn } from "../money.ts";
+import { choose } from "../prompt.ts";
+import type { Product } from "../views.ts";
+
+type ServiceCode = Product["service"];
+
+/** Asks for a network, disco or biller from the live catalogue. */
+export async function pickNetwork(client: VendClient, service: ServiceCode, message: string): Promise<string> {
+  const networks = await unwrap(client.GET("/api/v1/catalogue/networks", { params: { query: { service } } }));
+  return choose(
+    message,
+    networks.map((n) => ({ name: `${n.name} (${n.code})`, value: n.code })),
+  );
+}
+
+export function products(client: VendClient, network: string, service: ServiceCode): Promise<Product[]> {
+  return unwrap(client.GET("/api/v1/catalogue/products", { params: { query: { network, service } } }));
+}
+
+const productLabel = (p: Product): string =>
+  p.kind === "fixed" && p.price_kobo !== null ? `${p.name} — NGN ${formatNgn(p.price_kobo)}` : p.name;
+
+/** Asks for a product of the live catalogue. */
+export async function pickProduct(client: VendClient, network: string, service: ServiceCode): Promise<Product> {
+  const list = await products(client, network, service);
+  if (list.length === 0) throw new UsageError(`no ${service} products for "${network}"; see vendctl catalogue products`);
+  return choose(
+    "Product",
+    list.map((p) => ({ name: productLabel(p), value: p, description: p.code })),
+  );
+}
+
+/** The single product of a network for a service where there is one per network (airtime). */
+export async function onlyProduct(client: VendClient, network: string, service: ServiceCode): Promise<Product> {
+  const [first] = await products(client, network, service);
+  if (!first) throw new UsageError(`no ${service} product for "${network}"; see vendctl catalogue networks`);
+  return first;
+}
+
+/** What the wallet will pay, from GET /api/v1/pricing. */
+export async function quotePrice(
+  client: VendClient,
+  productCode: string,
+  network: string,
+  service: ServiceCode,
+  amountKobo: number | undefined,
+): Promise<number | undefined> {
+  const items = await unwrap(client.GET("/api/v1/pricing", { params: { query: { network, service } } }));
+  const item = items.find((i) => i.product_code === productCode);
+  if (!item) return undefined;
+  if (item.kind === "fixed") return item.price_kobo ?? undefined;
+  if (amountKobo === undefined) return undefined;
+  return amountKobo - Math.floor((amountKobo * item.discount_bps) / 10_000);
+}
+
+export const describePrice = (priceKobo: number | undefined): string =>
+  priceKobo === undefined ? "the catalogue price" : `NGN ${formatNgn(priceKobo)}`;
