@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Mode } from "../auth/keys.ts";
-import { queryRows } from "../db/rows.ts";
+import { events } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { presentTransaction, type TransactionRow } from "../transactions/present.ts";
@@ -32,34 +32,28 @@ export async function scheduleEventDeliveries(
 /** The `transaction.successful|failed` event for a final row: its id, type and the payload sent to webhooks. */
 export function buildTransactionEvent(row: TransactionRow) {
   const id = `evt_${randomBase62(24)}`;
-  const type = row.status === "successful" ? "transaction.successful" : "transaction.failed";
+  const type: "transaction.successful" | "transaction.failed" =
+    row.status === "successful" ? "transaction.successful" : "transaction.failed";
   const createdAt = new Date().toISOString();
   return { id, type, createdAt, payload: { id, type, created_at: createdAt, mode: row.mode, data: presentTransaction(row) } };
 }
 
 /**
- * The outbox: called in the same database transaction as the final state change. Writes the
- * event and one pending delivery per current endpoint of the account and mode, and NOTIFYs the
- * delivery workers (only if there is something to deliver) and anyone waiting on the reference
- * (both delivered on commit), in one statement.
+ * Records the event of an already-final transaction and schedules its deliveries. The completion
+ * statement (processing/transitions.ts) writes events inline, in the same statement as the state
+ * change; this is for everything else that needs an event for a row (fixtures, tools).
  */
-export async function enqueueTransactionEvent(tx: Executor, row: TransactionRow, finalChannel?: string): Promise<string> {
+export async function enqueueTransactionEvent(tx: Executor, row: TransactionRow): Promise<string> {
   const { id, type, createdAt, payload } = buildTransactionEvent(row);
-  await queryRows(
-    tx,
-    sql`with event as (
-          insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
-          values (${id}, ${row.accountId}::uuid, ${row.mode}, ${type}, ${row.id}::uuid, ${JSON.stringify(payload)}::jsonb, ${createdAt}::timestamptz)
-          returning id, account_id, mode
-        ), deliveries as (
-          insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
-          select event.id, e.id, 'pending', now() from event
-          join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null
-          returning event_id
-        )
-        select (select pg_notify(${webhookDueChannel}, id) where exists (select 1 from deliveries)),
-               (select pg_notify(${finalChannel ?? webhookDueChannel}, ${finalChannel ? row.reference : id}) where ${finalChannel !== undefined})
-        from event`,
-  );
+  await tx.insert(events).values({
+    id,
+    accountId: row.accountId,
+    mode: row.mode,
+    type,
+    transactionId: row.id,
+    payload,
+    createdAt: new Date(createdAt),
+  });
+  await scheduleEventDeliveries(tx, { id, accountId: row.accountId, mode: row.mode });
   return id;
 }
