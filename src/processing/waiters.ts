@@ -8,15 +8,24 @@ import { finalChannel, parseFinalAnnouncement } from "./transitions.ts";
  */
 export class FinalityWaiters {
   private readonly waiting = new Map<string, Set<(transaction?: Transaction) => void>>();
-  private unlisten: Unlisten | undefined;
+  private listening: Promise<Unlisten> | undefined;
+
+  private constructor(private readonly database: DbHandle) {}
 
   static async start(database: DbHandle): Promise<FinalityWaiters> {
-    const waiters = new FinalityWaiters();
-    waiters.unlisten = await database.listen(finalChannel, (payload) => {
+    return new FinalityWaiters(database);
+  }
+
+  /**
+   * LISTENs from the first long-poll on: a process that never serves one (a worker) never receives
+   * the finality announcements at all.
+   */
+  ready(): Promise<Unlisten> {
+    this.listening ??= this.database.listen(finalChannel, (payload) => {
       const { reference, transaction } = parseFinalAnnouncement(payload);
-      waiters.announce(reference, transaction);
+      this.announce(reference, transaction);
     });
-    return waiters;
+    return this.listening;
   }
 
   announce(reference: string, transaction?: Transaction): void {
@@ -50,7 +59,8 @@ export class FinalityWaiters {
   }
 
   async stop(): Promise<void> {
-    await this.unlisten?.();
+    const unlisten = await this.listening?.catch(() => undefined);
+    await unlisten?.();
   }
 }
 
@@ -76,6 +86,7 @@ export async function readAfterWait(
   read: () => Promise<Transaction>,
 ): Promise<Transaction> {
   if (budgetMs <= 0) return read();
+  await waiters.ready();
   const subscription = waiters.subscribe(reference, budgetMs);
   const now = await read().catch((error) => {
     subscription.cancel();

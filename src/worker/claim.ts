@@ -1,13 +1,17 @@
-import { sql } from "drizzle-orm";
+import { inArray, sql } from "drizzle-orm";
 import { queryRows } from "../db/rows.ts";
+import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import type { Status } from "../processing/transitions.ts";
+import type { TransactionRow } from "../transactions/present.ts";
 
 export interface ClaimedTransaction {
   id: string;
   reference: string;
   previousStatus: Status;
   attempts: number;
+  /** The row as claimed (read in one query for the whole batch). */
+  row: TransactionRow;
 }
 
 /**
@@ -42,7 +46,23 @@ export async function claimDueTransactions(
         from due where t.id = due.id
         returning t.id, t.reference, due.previous_status, t.attempts`,
   );
-  return rows.map((r) => ({ id: r.id, reference: r.reference, previousStatus: r.previous_status, attempts: Number(r.attempts) }));
+  if (rows.length === 0) return [];
+  const full = await db
+    .select()
+    .from(transactions)
+    .where(
+      inArray(
+        transactions.id,
+        rows.map((r) => r.id),
+      ),
+    );
+  const byId = new Map(full.map((row) => [row.id, row]));
+  return rows.flatMap((r) => {
+    const row = byId.get(r.id);
+    return row
+      ? [{ id: r.id, reference: r.reference, previousStatus: r.previous_status, attempts: Number(r.attempts), row }]
+      : [];
+  });
 }
 
 /** Gives back leases this worker still holds (graceful shutdown): others may take them at once. */

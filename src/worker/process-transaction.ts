@@ -100,13 +100,7 @@ function requeryDelaySeconds(config: Config, attempts: number): number {
 
 /** Runs one claimed transaction to its next state. */
 export async function processClaimed(deps: ProcessingDeps, claim: ClaimedTransaction): Promise<TransitionResult> {
-  const [row] = await deps.db
-    .select()
-    .from(transactions)
-    .where(eq(transactions.id, claim.id))
-    .prepare("claimed_transaction")
-    .execute();
-  if (!row) throw new Error(`claimed transaction ${claim.id} vanished`);
+  const row = claim.row;
   const order = await toProviderOrder(deps, row);
   const outcome = await askProvider(deps, row, order, claim);
   const final = toFinalOutcome(order, outcome);
