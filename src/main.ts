@@ -1,4 +1,4 @@
-import { countAccounts, createAccount } from "./accounts/service.ts";
+import { createAccount, hasAnyAccount } from "./accounts/service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { runMigrations } from "./db/migrate.ts";
@@ -33,7 +33,7 @@ const database = await openDatabase({
 await runMigrations(database);
 const deps = await createDeps(config, database, logger);
 
-if (runApi && (await countAccounts(database.db)) === 0) {
+if (runApi && !(await hasAnyAccount(database.db))) {
   const created = await createAccount(database.db, "default");
   const testKey = created.keys.find((k) => k.mode === "test");
   // Printed once, on the start that created it; only its hash is stored.

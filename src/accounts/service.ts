@@ -73,9 +73,9 @@ export async function listAccounts(
   return toPage(rows, limit, presentAccount, (position) => cursors.encode("accounts", filters, position));
 }
 
-export async function countAccounts(db: Executor): Promise<number> {
+export async function hasAnyAccount(db: Executor): Promise<boolean> {
   const rows = await db.select({ id: accounts.id }).from(accounts).limit(1);
-  return rows.length;
+  return rows.length > 0;
 }
 
 export async function getAccountDetail(db: Executor, accountId: string) {

@@ -52,7 +52,7 @@ export type ProductLookup = (code: string) => Promise<ProductRow | undefined>;
 
 async function activeProduct(lookup: ProductLookup, code: string, field: string, services: string[], errors: FieldError[]) {
   const product = await lookup(code);
-  if (!product || !product.active) {
+  if (!product?.active) {
     errors.push({ field, message: `is not a known product code (see GET /api/v1/catalogue/products)` });
     return undefined;
   }

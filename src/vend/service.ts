@@ -10,7 +10,7 @@ import { presentTransaction, type Transaction } from "../transactions/present.ts
 import { getWallet } from "../wallet/service.ts";
 import type { VendOrder } from "./requests.ts";
 
-export const newReference = () => `txn_${randomBase62(24)}`;
+const newReference = () => `txn_${randomBase62(24)}`;
 
 /**
  * Accepts a resolved order in ONE guarded statement: the wallet hold (only while the available

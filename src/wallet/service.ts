@@ -4,8 +4,7 @@ import type { Mode } from "../auth/keys.ts";
 import { queryRows } from "../db/rows.ts";
 import { ledgerEntries, wallets } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
-import { AppError, notFound } from "../errors.ts";
-import { formatNgn } from "../lib/numbers.ts";
+import { notFound } from "../errors.ts";
 
 type Wallet = components["schemas"]["Wallet"];
 type WalletMovement = components["schemas"]["WalletMovement"];
@@ -96,39 +95,6 @@ export async function creditWallet(
       heldDelta: 0,
       note: input.note,
     });
-  });
-}
-
-/**
- * Reserves `amountKobo` with one guarded statement: it only succeeds while the available
- * balance covers it, so no interleaving can take `available_kobo` below zero.
- */
-export async function holdFunds(
-  tx: Executor,
-  ref: WalletRef,
-  amountKobo: number,
-  transaction: { id: string; reference: string },
-) {
-  const [wallet] = await tx
-    .update(wallets)
-    .set({ heldKobo: sql`${wallets.heldKobo} + ${amountKobo}`, updatedAt: sql`now()` })
-    .where(and(walletWhere(ref), sql`${wallets.balanceKobo} - ${wallets.heldKobo} >= ${amountKobo}`))
-    .returning();
-  if (!wallet) {
-    const available = await getWallet(tx, ref);
-    throw new AppError(
-      "WALLET_INSUFFICIENT_FUNDS",
-      `Insufficient wallet balance: available NGN ${formatNgn(available.available_kobo)}, required NGN ${formatNgn(amountKobo)}`,
-    );
-  }
-  if (amountKobo === 0) return;
-  await appendLedger(tx, wallet, {
-    kind: "hold",
-    amountKobo,
-    balanceDelta: 0,
-    heldDelta: amountKobo,
-    transactionId: transaction.id,
-    transactionReference: transaction.reference,
   });
 }
 

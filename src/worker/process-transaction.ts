@@ -1,8 +1,6 @@
-import { eq } from "drizzle-orm";
 import { findProduct } from "../catalogue/service.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import { transactions } from "../db/schema/index.ts";
 import type { Caches } from "../lib/caches.ts";
 import type { Logger } from "../logger.ts";
 import { completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "../processing/transitions.ts";

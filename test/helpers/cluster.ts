@@ -6,7 +6,6 @@ import { finalChannel } from "../../src/processing/transitions.ts";
 import { childEnv, type StartedProcess, spawnProcess } from "./process.ts";
 
 const main = join(import.meta.dir, "../../src/main.ts");
-const profile = process.env.BENCH_PROFILE_WORKER ? ["--cpu-prof-md", "--cpu-prof-dir=/tmp/wprof"] : [];
 
 /** `npm start`'s entry point as a real process on `databaseUrl`: API, worker or both. */
 export function spawnService(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}): StartedProcess {
@@ -38,7 +37,13 @@ export async function finalCounter(database: DbHandle) {
       if (count >= target) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`only ${count}/${target} final after ${timeoutMs} ms`)), timeoutMs);
-        waiters.push({ target, resolve: () => (clearTimeout(timer), resolve()) });
+        waiters.push({
+          target,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     },
     stop: unlisten,
