@@ -4,7 +4,7 @@ import { afterPosition, newestFirst } from "../db/keyset.ts";
 import { providerCallbacks } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
-import { type CursorCodec, type Page, pageLimit } from "../lib/cursor.ts";
+import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
 
 type StoredCallback = components["schemas"]["StoredCallback"];
 type Row = typeof providerCallbacks.$inferSelect;
@@ -58,14 +58,7 @@ export async function listStoredCallbacks(
     .where(and(...conditions))
     .orderBy(...newestFirst(providerCallbacks.receivedAt, providerCallbacks.id))
     .limit(limit + 1);
-  const hasMore = rows.length > limit;
-  const shown = hasMore ? rows.slice(0, limit) : rows;
-  const last = shown[shown.length - 1];
-  return {
-    items: shown.map(presentStoredCallback),
-    page: {
-      next_cursor: hasMore && last ? cursors.encode("callbacks", filters, { createdAt: last.receivedAt, id: last.id }) : null,
-      has_more: hasMore,
-    },
-  };
+  // Stored callbacks are ordered by `received_at`: that is their keyset position.
+  const positioned = rows.map((row) => ({ ...row, createdAt: row.receivedAt }));
+  return toPage(positioned, limit, presentStoredCallback, (position) => cursors.encode("callbacks", filters, position));
 }
