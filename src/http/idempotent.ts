@@ -11,7 +11,7 @@ export interface IdempotentWork<Id extends OperationId> {
 }
 
 /**
- * Wraps an operation in the Idempotency-Key protocol (DECISIONS 5): the answer is serialised
+ * Wraps an operation in the Idempotency-Key protocol: the answer is serialised
  * once, stored with the work, and replayed byte for byte with `Idempotent-Replayed: true`.
  */
 export interface IdempotentWorkContext<Id extends OperationId> {
@@ -25,14 +25,27 @@ const serialise = <Id extends OperationId>(work: IdempotentWork<Id>) => ({
   body: JSON.stringify(successEnvelope(work.data, work.message)),
 });
 
+/**
+ * What a key is scoped to besides the account: the operation and its path parameters as validated
+ * (UUIDs already lower-cased), never the raw URL, so every spelling the router accepts for one
+ * operation (a trailing slash, an upper-case id) shares one key.
+ */
+export function operationScopePath(operationId: string, params: Record<string, unknown>): string {
+  const canonical = Object.keys(params)
+    .sort()
+    .map((name) => `${encodeURIComponent(name)}=${encodeURIComponent(String(params[name]))}`);
+  return canonical.length > 0 ? `${operationId}?${canonical.join("&")}` : operationId;
+}
+
 export async function idempotentOperation<Id extends OperationId>(
   deps: AppDeps,
-  input: { request: Request; body: unknown },
+  input: { operationId: Id; request: Request; body: unknown; params: object },
   scope: string,
   execute: (tx: Executor, context: IdempotentWorkContext<Id>) => Promise<IdempotentWork<Id>>,
 ): Promise<OperationResult<Id>> {
   const key = input.request.headers.get("idempotency-key") ?? "";
-  const id = { scope, method: input.request.method, path: new URL(input.request.url).pathname, key };
+  const path = operationScopePath(input.operationId, input.params as Record<string, unknown>);
+  const id = { scope, method: input.request.method, path, key };
   const result = await runIdempotent(deps.db, id, input.body, async (tx, context) => {
     const work = await execute(tx, { now: context.now, answerFirst: (early) => context.storeAnswer(serialise(early)) });
     return serialise(work);

@@ -74,7 +74,8 @@ export function templateToPattern(path: string): RegExp {
     .split(/(\{[^}]+\})/)
     .map((part) => (part.startsWith("{") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("");
-  return new RegExp(`^${source}$`);
+  // The router takes a trailing slash as the same operation; so does everything that matches paths.
+  return new RegExp(`^${source}/?$`);
 }
 
 /** Reads openapi.yaml once and indexes its operations. */

@@ -23,9 +23,13 @@ function anchorRefs(value: unknown): unknown {
   return out;
 }
 
+/** Only the plain 8-4-4-4-12 form: ajv-formats also takes `urn:uuid:…`, which PostgreSQL's uuid type refuses. */
+const plainUuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function newAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: true, coerceTypes: coerce, useDefaults: false, validateFormats: true });
   addFormats(ajv);
+  ajv.addFormat("uuid", plainUuid);
   ajv.addKeyword({ keyword: "example" });
   return ajv;
 }
@@ -85,6 +89,13 @@ function describe(error: ErrorObject): { child?: string; message: string } {
       return { child: String(params.additionalProperty), message: "is not an allowed field" };
     case "enum":
       return { message: `must be one of: ${(params.allowedValues as unknown[]).join(", ")}` };
+    case "propertyNames": {
+      const name = String(params.propertyName);
+      return {
+        message:
+          name === "__proto__" ? "must not have a key named __proto__" : `has a key that is not allowed: ${name.slice(0, 60)}`,
+      };
+    }
     case "type":
       return { message: `must be ${params.type === "integer" ? "a whole number" : `a ${params.type}`}` };
     default:
@@ -102,6 +113,8 @@ export function toFieldErrors(
   const out: FieldError[] = [];
   for (const error of errors ?? []) {
     if (error.keyword === "if" || error.keyword === "anyOf" || error.keyword === "oneOf") continue;
+    // The inner failure of a key (propertyNames) is reported once, by the propertyNames error that follows it.
+    if (error.propertyName !== undefined) continue;
     const { child, message } = describe(error);
     let field = joinField(prefix, error.instancePath, child) || "body";
     if (fieldName) field = fieldName(field);
@@ -116,4 +129,36 @@ export function toFieldErrors(
 export function headerFieldName(op: OperationSpec): (field: string) => string {
   const names = new Map(op.parameters.filter((p) => p.in === "header").map((p) => [p.name.toLowerCase(), p.name]));
   return (field) => names.get(field) ?? field;
+}
+
+const unstorableMessage = "contains a NUL character or an unpaired surrogate, which cannot be stored";
+
+/**
+ * Every string (and object key) PostgreSQL would refuse: a NUL character, or text that is not
+ * well-formed Unicode (an unpaired surrogate cannot be encoded as UTF-8 or in jsonb). A `__proto__`
+ * key is refused too: JavaScript objects would silently drop it.
+ */
+export function unstorableText(value: unknown, field = ""): FieldError[] {
+  const name = (child: string) => (field ? `${field}.${child}` : child);
+  if (typeof value === "string") {
+    return value.includes("\u0000") || !value.isWellFormed() ? [{ field: field || "body", message: unstorableMessage }] : [];
+  }
+  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableText(item, name(String(index))));
+  if (!value || typeof value !== "object") return [];
+  return Object.entries(value).flatMap(([key, child]): FieldError[] => {
+    if (key === "__proto__") return [{ field: field || "body", message: "must not have a key named __proto__" }];
+    if (unstorableText(key).length > 0) return [{ field: field || "body", message: `has a key that ${unstorableMessage}` }];
+    return unstorableText(child, name(key));
+  });
+}
+
+/** Path parameters in their one canonical spelling: UUIDs lower-cased. */
+export function canonicalParams(op: OperationSpec, params: Record<string, string>): Record<string, string> {
+  const out = { ...params };
+  for (const parameter of op.parameters) {
+    const value = out[parameter.name];
+    if (parameter.in === "path" && parameter.schema.format === "uuid" && value !== undefined)
+      out[parameter.name] = value.toLowerCase();
+  }
+  return out;
 }
