@@ -47,6 +47,22 @@ export type FinalOutcome =
   | { status: "successful"; providerReference?: string; metadata?: Record<string, string> }
   | { status: "failed"; providerReference?: string; reason: string; metadata?: Record<string, string> };
 
+/**
+ * A worker's claim on a transaction (its lease owner and the claim's `attempts`). A worker's
+ * transitions are guarded on it, so a worker whose lease was taken over changes nothing.
+ * Provider callbacks and operator re-queries transition without one.
+ */
+export interface LeaseGuard {
+  leaseOwner: string;
+  attempts: number;
+}
+
+const holdsLease = (row: TransactionRow, lease: LeaseGuard | undefined) =>
+  !lease || (row.leaseOwner === lease.leaseOwner && row.attempts === lease.attempts);
+
+const leaseCondition = (lease: LeaseGuard | undefined) =>
+  lease ? sql` and lease_owner = ${lease.leaseOwner} and attempts = ${lease.attempts}` : sql``;
+
 export interface TransitionResult {
   row: TransactionRow;
   /** False when the guard did not match: the transaction was already elsewhere (e.g. final). */
@@ -70,17 +86,19 @@ async function current(tx: Executor, id: string): Promise<TransactionRow> {
  * The final row (and so the event payload) is computed here from the row as read; the update is
  * guarded on that row's status and `updated_at`, and re-read and retried if it moved meanwhile.
  * The wallet's `held_kobo >= 0` constraint makes a missing hold fail the whole statement.
- * Repeating it, or completing a final transaction, changes nothing.
+ * Repeating it, or completing a final transaction, changes nothing; with a `lease`, neither does
+ * completing a transaction whose lease another worker has taken.
  */
 export async function completeTransaction(
   db: Executor,
   id: string,
   outcome: FinalOutcome,
   known?: TransactionRow,
+  lease?: LeaseGuard,
 ): Promise<TransitionResult> {
   let row = known ?? (await current(db, id));
   for (let attempt = 0; attempt < 5; attempt++) {
-    if (!allowedFrom[outcome.status].includes(row.status)) return { row, changed: false };
+    if (!allowedFrom[outcome.status].includes(row.status) || !holdsLease(row, lease)) return { row, changed: false };
     const completedAt = new Date();
     const next: TransactionRow = {
       ...row,
@@ -105,7 +123,7 @@ export async function completeTransaction(
             set status = ${next.status}, completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz,
                 metadata = ${JSON.stringify(next.metadata)}::jsonb, provider_reference = ${next.providerReference},
                 failure_reason = ${next.failureReason}, lease_owner = null, lease_expires_at = null, next_attempt_at = null
-            where id = ${id}::uuid and status = ${row.status} and updated_at = ${row.updatedAt.toISOString()}::timestamptz
+            where id = ${id}::uuid and status = ${row.status} and updated_at = ${row.updatedAt.toISOString()}::timestamptz${leaseCondition(lease)}
             returning id, account_id, mode, price_kobo, reference
           ), settled as (
             update wallets w
@@ -142,12 +160,16 @@ export async function completeTransaction(
   throw new Error(`transaction ${id} kept changing while being completed`);
 }
 
-/** `processing` (or an already `pending` one) → `pending`, to be re-queried at `nextAttemptAt`. */
+/**
+ * `processing` (or an already `pending` one) → `pending`, to be re-queried at `nextAttemptAt`.
+ * With a `lease`, only while that claim still holds it.
+ */
 export async function markPending(
   db: Executor,
   id: string,
   nextAttemptAt: Date,
   providerReference?: string,
+  lease?: LeaseGuard,
 ): Promise<TransitionResult> {
   const [row] = await db
     .update(transactions)
@@ -159,7 +181,14 @@ export async function markPending(
       leaseExpiresAt: null,
       providerReference: providerReference ?? sql`${transactions.providerReference}`,
     })
-    .where(and(eq(transactions.id, id), inArray(transactions.status, [...allowedFrom.pending])))
+    .where(
+      and(
+        eq(transactions.id, id),
+        inArray(transactions.status, [...allowedFrom.pending]),
+        lease && eq(transactions.leaseOwner, lease.leaseOwner),
+        lease && eq(transactions.attempts, lease.attempts),
+      ),
+    )
     .returning();
   return row ? { row, changed: true } : { row: await current(db, id), changed: false };
 }

@@ -47,6 +47,7 @@ export async function acceptVend(
     provider,
     providerReference: null,
     attempts: 0,
+    providerSends: 0,
     leaseOwner: null,
     leaseExpiresAt: null,
     nextAttemptAt: createdAt,

@@ -9,16 +9,22 @@ export interface ClaimedTransaction {
   id: string;
   reference: string;
   previousStatus: Status;
+  /** The worker holding the lease. With `attempts` it names this one claim: a later claim bumps `attempts`. */
+  leaseOwner: string;
   attempts: number;
   /** The row as claimed (read in one query for the whole batch). */
   row: TransactionRow;
 }
 
+/** What identifies one claim's lease: guarded updates match both, so a claim taken over changes nothing. */
+export type LeaseHold = Pick<ClaimedTransaction, "leaseOwner" | "attempts">;
+
 /**
  * Leases up to `limit` transactions that are due: new ones (`queued`), pending ones whose
  * re-query time has come, and `processing` ones whose worker lost its lease. FOR UPDATE SKIP
  * LOCKED lets any number of workers claim side by side; the lease keeps others off until it
- * expires. A new one moves to `processing`.
+ * expires. A new one moves to `processing`, and its send to the provider is counted here, before
+ * it happens: a crash after the claim overcounts, never undercounts.
  */
 export async function claimDueTransactions(
   db: Executor,
@@ -39,6 +45,7 @@ export async function claimDueTransactions(
         )
         update transactions t
         set status = case when t.status = 'queued' then 'processing' else t.status end,
+            provider_sends = t.provider_sends + (case when t.status = 'queued' then 1 else 0 end),
             lease_owner = ${workerId},
             lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
             attempts = t.attempts + 1,
@@ -60,9 +67,65 @@ export async function claimDueTransactions(
   return rows.flatMap((r) => {
     const row = byId.get(r.id);
     return row
-      ? [{ id: r.id, reference: r.reference, previousStatus: r.previous_status, attempts: Number(r.attempts), row }]
+      ? [
+          {
+            id: r.id,
+            reference: r.reference,
+            previousStatus: r.previous_status,
+            leaseOwner: workerId,
+            attempts: Number(r.attempts),
+            row,
+          },
+        ]
       : [];
   });
+}
+
+/**
+ * The heartbeat: extends, in one statement, the leases of the claims this worker is still working
+ * on. Returns the keys (`id:attempts`) still held; a claim missing from them was taken over.
+ */
+export async function extendLeases(
+  db: Executor,
+  workerId: string,
+  claims: readonly Pick<ClaimedTransaction, "id" | "attempts">[],
+  leaseSeconds: number,
+): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const pairs = sql.join(
+    claims.map((c) => sql`(${c.id}::uuid, ${c.attempts}::int)`),
+    sql`, `,
+  );
+  const rows = await queryRows<{ id: string; attempts: number }>(
+    db,
+    sql`update transactions
+        set lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
+        where lease_owner = ${workerId} and status in ('processing', 'pending') and (id, attempts) in (${pairs})
+        returning id, attempts`,
+  );
+  return new Set(rows.map((r) => leaseKey(r.id, Number(r.attempts))));
+}
+
+export const leaseKey = (id: string, attempts: number) => `${id}:${attempts}`;
+
+/**
+ * Counts a re-send before it goes out, and renews the lease so it covers the send. Null when the
+ * claim is no longer this worker's: the caller must not send.
+ */
+export async function countProviderSend(
+  db: Executor,
+  claim: Pick<ClaimedTransaction, "id"> & LeaseHold,
+  leaseSeconds: number,
+): Promise<number | null> {
+  const [row] = await queryRows<{ provider_sends: number }>(
+    db,
+    sql`update transactions
+        set provider_sends = provider_sends + 1, lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
+        where id = ${claim.id}::uuid and lease_owner = ${claim.leaseOwner} and attempts = ${claim.attempts}
+          and status in ('processing', 'pending')
+        returning provider_sends`,
+  );
+  return row ? Number(row.provider_sends) : null;
 }
 
 /** Gives back leases this worker still holds (graceful shutdown): others may take them at once. */

@@ -2,7 +2,9 @@ import { hostname } from "node:os";
 import type { DbHandle } from "../db/client.ts";
 import { deleteExpiredIdempotencyRecords } from "../idempotency/service.ts";
 import { randomBase62 } from "../lib/random.ts";
+import { isFinal } from "../processing/transitions.ts";
 import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
+import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "./lease.ts";
 import { type ProcessingDeps, processClaimed } from "./process-transaction.ts";
 import { sendDueSandboxCallbacks } from "./sandbox-callbacks.ts";
 
@@ -17,17 +19,28 @@ export interface WorkerDeps extends ProcessingDeps {
 
 export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
 
-function processSafely(deps: WorkerDeps, claim: ClaimedTransaction): Promise<void> {
-  return processClaimed(deps, claim).then(
-    () => undefined,
-    (error) => {
-      // The lease runs out and another pass re-queries the provider, so nothing is lost.
-      deps.logger.error(
-        { reference: claim.reference, err: error instanceof Error ? error.message : String(error) },
-        "processing failed",
-      );
-    },
-  );
+/** Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. */
+function processSafely(deps: WorkerDeps, leases: LeaseKeeper, claim: ClaimedTransaction, claimedAt: number): Promise<void> {
+  const lease = leases.watch(claim, claimedAt);
+  return processClaimed(deps, claim, lease)
+    .then(
+      (result) => {
+        if (!result.changed && !isFinal(result.row.status))
+          deps.logger.warn({ reference: claim.reference }, "lease lost; the job is left to the worker that took it");
+      },
+      (error) => {
+        if (error instanceof LeaseLostError) {
+          deps.logger.warn({ reference: claim.reference }, "lease lost before a provider call; the job is left to its new owner");
+          return;
+        }
+        // The lease runs out and another pass re-queries the provider, so nothing is lost.
+        deps.logger.error(
+          { reference: claim.reference, err: error instanceof Error ? error.message : String(error) },
+          "processing failed",
+        );
+      },
+    )
+    .finally(() => lease.release());
 }
 
 /**
@@ -35,10 +48,16 @@ function processSafely(deps: WorkerDeps, claim: ClaimedTransaction): Promise<voi
  * callbacks. Tests call this directly instead of sleeping for a background loop.
  */
 export async function runWorkerTick(deps: WorkerDeps, workerId: string, limit = deps.config.worker.concurrency): Promise<number> {
-  const claimed = await claimDueTransactions(deps.db, workerId, limit, deps.config.worker.leaseSeconds);
-  await Promise.all(claimed.map((claim) => processSafely(deps, claim)));
-  const callbacks = await sendDueSandboxCallbacks(deps, deps.apiBaseUrl);
-  return claimed.length + callbacks;
+  const leases = startLeaseKeeper(deps, workerId, deps.config.worker.leaseSeconds);
+  try {
+    const claimedAt = performance.now();
+    const claimed = await claimDueTransactions(deps.db, workerId, limit, deps.config.worker.leaseSeconds);
+    await Promise.all(claimed.map((claim) => processSafely(deps, leases, claim, claimedAt)));
+    const callbacks = await sendDueSandboxCallbacks(deps, deps.apiBaseUrl);
+    return claimed.length + callbacks;
+  } finally {
+    leases.stop();
+  }
 }
 
 /**
@@ -89,9 +108,11 @@ export function startWorker(
 
   const done = (async () => {
     const unlisten = await deps.database.listen(workChannel, nudge);
+    const leases = startLeaseKeeper(deps, workerId, leaseSeconds);
     try {
       while (!signal.aborted) {
         let claimed: ClaimedTransaction[] = [];
+        const claimedAt = performance.now();
         try {
           // Claim in batches (half the slots or more free): one claim query per job would cost more than it saves.
           const free = concurrency - inFlight.size;
@@ -102,7 +123,7 @@ export function startWorker(
           deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, "worker pass failed");
         }
         for (const claim of claimed) {
-          const job: Promise<void> = processSafely(deps, claim).finally(() => {
+          const job: Promise<void> = processSafely(deps, leases, claim, claimedAt).finally(() => {
             inFlight.delete(job);
             nudge();
           });
@@ -114,6 +135,7 @@ export function startWorker(
       }
       await Promise.all(inFlight);
     } finally {
+      leases.stop();
       await unlisten().catch(() => {});
       await releaseLeases(deps.db, workerId).catch(() => {});
     }

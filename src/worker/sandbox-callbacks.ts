@@ -1,4 +1,4 @@
-import { signCallback } from "../callbacks/signature.ts";
+import { signTimestampedCallback } from "../callbacks/signature.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { randomBase62 } from "../lib/random.ts";
@@ -31,7 +31,8 @@ export async function sendDueSandboxCallbacks(
         headers: {
           "content-type": "application/json",
           authorization: `Bearer ${deps.config.sandbox.callbackToken}`,
-          "x-provider-signature": signCallback(deps.config.sandbox.callbackSecret, body),
+          // Signed at each attempt: a retry carries a fresh timestamp inside the replay window.
+          "x-provider-signature": signTimestampedCallback(deps.config.sandbox.callbackSecret, body),
         },
         body,
         signal: AbortSignal.timeout(10_000),

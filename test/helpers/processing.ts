@@ -1,4 +1,4 @@
-import { signCallback } from "../../src/callbacks/signature.ts";
+import { signTimestampedCallback } from "../../src/callbacks/signature.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 
 const defaults = loadConfig({});
@@ -7,9 +7,10 @@ const defaults = loadConfig({});
 export function fastProcessing(overrides: Partial<Config> = {}): Partial<Config> {
   return {
     maxWaitSeconds: 10,
-    worker: { concurrency: 8, pollMs: 50, leaseSeconds: 5, requerySchedule: [0.2] },
+    worker: { ...defaults.worker, concurrency: 8, pollMs: 50, leaseSeconds: 5, requerySchedule: [0.2] },
     sandbox: { ...defaults.sandbox, callbackDelayMs: 150 },
-    webhooks: { retrySchedule: [0, 0.1, 0.1, 0.1], timeoutMs: 2000, allowPrivateUrls: false },
+    // Tests run their webhook receivers on 127.0.0.1.
+    webhooks: { ...defaults.webhooks, retrySchedule: [0, 0.1, 0.1, 0.1], timeoutMs: 2000, allowPrivateUrls: true },
     ...overrides,
   };
 }
@@ -25,7 +26,7 @@ export function sandboxCallback(
     raw,
     headers: {
       authorization: `Bearer ${token}`,
-      "x-provider-signature": signCallback(secret, raw),
+      "x-provider-signature": signTimestampedCallback(secret, raw),
       "content-type": "application/json",
     },
   };

@@ -35,6 +35,8 @@ export const transactions = pgTable(
     provider: text("provider").notNull(),
     providerReference: text("provider_reference"),
     attempts: integer("attempts").notNull().default(0),
+    /** Orders sent to the provider, counted before each send so a crash can only overcount (bounds re-sends). */
+    providerSends: integer("provider_sends").notNull().default(0),
     leaseOwner: text("lease_owner"),
     leaseExpiresAt: timestampMs("lease_expires_at"),
     nextAttemptAt: timestampMs("next_attempt_at"),
