@@ -1,28 +1,20 @@
-import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import type { Config } from "../config.ts";
 import type { Database, DbHandle } from "../db/client.ts";
-import { events, webhookAttempts, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
+import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
+import { type ClaimedDelivery, claimDueDeliveries } from "./claim.ts";
 import { webhookDueChannel } from "./outbox.ts";
-import { checkPublicHost } from "./url-guard.ts";
+import { postWebhook, type SendResult } from "./send.ts";
+import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
 
 export interface DeliveryDeps {
   db: Database;
   config: Config;
   logger: Logger;
-}
-
-interface ClaimedDelivery {
-  id: string;
-  attempts: number;
-  lease: Date;
-  eventId: string;
-  payload: Record<string, unknown>;
-  endpointId: string;
-  url: string;
-  secret: string;
-  mode: "test" | "live";
+  /** DNS for webhook hosts; the system resolver unless a test injects one. */
+  resolveHost?: HostResolver;
 }
 
 interface AttemptOutcome {
@@ -31,96 +23,53 @@ interface AttemptOutcome {
   durationMs: number;
 }
 
+// A lease outlives the longest send (the timeout) by this much, so a live send never loses its row.
 const leaseMarginMs = 30_000;
 
-/** Leases up to `limit` due pending deliveries; rows another worker holds are skipped, not waited for. */
-async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<ClaimedDelivery[]> {
-  const d = webhookDeliveries;
-  const leaseMs = deps.config.webhooks.timeoutMs + leaseMarginMs;
-  const due = deps.db
-    .select({ id: d.id })
-    .from(d)
-    .where(
-      and(
-        eq(d.status, "pending"),
-        lte(d.nextAttemptAt, sql`now()`),
-        or(isNull(d.leaseExpiresAt), lte(d.leaseExpiresAt, sql`now()`)),
-      ),
-    )
-    .orderBy(asc(d.nextAttemptAt))
-    .limit(limit)
-    .for("update", { skipLocked: true });
-  const leased = await deps.db
-    .update(d)
-    .set({ leaseExpiresAt: sql`now() + ${leaseMs} * interval '1 millisecond'`, updatedAt: sql`now()` })
-    .where(inArray(d.id, due))
-    .returning({ id: d.id });
-  if (leased.length === 0) return [];
-  const rows = await deps.db
-    .select({
-      id: d.id,
-      attempts: d.attempts,
-      lease: d.leaseExpiresAt,
-      eventId: events.id,
-      payload: events.payload,
-      endpointId: webhookEndpoints.id,
-      url: webhookEndpoints.url,
-      secret: webhookEndpoints.secret,
-      mode: webhookEndpoints.mode,
-    })
-    .from(d)
-    .innerJoin(events, eq(events.id, d.eventId))
-    .innerJoin(webhookEndpoints, and(eq(webhookEndpoints.id, d.endpointId), isNull(webhookEndpoints.deletedAt)))
-    .where(
-      inArray(
-        d.id,
-        leased.map((row) => row.id),
-      ),
-    );
-  return rows.flatMap((row) => (row.lease ? [{ ...row, lease: row.lease }] : []));
-}
-
-function describeError(error: unknown, timeoutMs: number): string {
-  if (error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError")) {
-    return `timed out after ${timeoutMs} ms`;
+/** What the client sees of a send in `GET /api/v1/events`: the kind of outcome, never a socket error. */
+function publicError(result: SendResult): string | null {
+  switch (result.kind) {
+    case "response":
+      return result.statusCode >= 200 && result.statusCode < 300 ? null : `HTTP ${result.statusCode}`;
+    case "refused":
+      return "refused: private or loopback address";
+    case "timeout":
+      return "timed out";
+    case "unreachable":
+      return "unreachable";
   }
-  const message = error instanceof Error ? error.message : String(error);
-  return message.slice(0, 500) || "request failed";
 }
 
 /** One signed POST of the stored payload; every problem becomes an outcome, never an exception. */
-async function sendWebhook(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<AttemptOutcome> {
+async function sendDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<AttemptOutcome> {
   const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   const { timeoutMs, allowPrivateUrls } = deps.config.webhooks;
-  try {
-    // Re-checked at send time: a live host may have been re-pointed at a private address since it was registered.
-    if (delivery.mode === "live" && !allowPrivateUrls) {
-      const check = await checkPublicHost(new URL(delivery.url).hostname);
-      if (!check.ok) return { statusCode: null, error: `refused: ${check.reason}`, durationMs: elapsed() };
-    }
-    const body = JSON.stringify(delivery.payload);
-    const timestamp = new Date();
-    const signature = new Webhook(delivery.secret).sign(delivery.eventId, timestamp, body);
-    const response = await fetch(delivery.url, {
-      method: "POST",
-      body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(timeoutMs),
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "vend-webhooks/1",
-        "webhook-id": delivery.eventId,
-        "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-        "webhook-signature": signature,
-      },
-    });
-    await response.body?.cancel().catch(() => {});
-    const ok = response.status >= 200 && response.status < 300;
-    return { statusCode: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs: elapsed() };
-  } catch (error) {
-    return { statusCode: null, error: describeError(error, timeoutMs), durationMs: elapsed() };
+  const body = JSON.stringify(delivery.payload);
+  const timestamp = new Date();
+  const result = await postWebhook(
+    delivery.url,
+    body,
+    {
+      "content-type": "application/json",
+      "user-agent": "vend-webhooks/1",
+      "webhook-id": delivery.eventId,
+      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
+      "webhook-signature": new Webhook(delivery.secret).sign(delivery.eventId, timestamp, body),
+    },
+    { timeoutMs, allowPrivateUrls, resolveHost: deps.resolveHost ?? resolveWithSystemDns },
+  );
+  if (result.kind === "refused" || result.kind === "unreachable") {
+    // The detail (an error code or address range, not the destination) stays in the server log.
+    deps.logger.warn(
+      { workerId, deliveryId: delivery.id, endpointId: delivery.endpointId, outcome: result.kind, detail: result.detail },
+      "webhook not delivered",
+    );
   }
+  return {
+    statusCode: result.kind === "response" ? result.statusCode : null,
+    error: publicError(result),
+    durationMs: Math.round(performance.now() - started),
+  };
 }
 
 /** Seconds until attempt `attempt + 1` (with ±10% jitter), or null when the schedule is exhausted. */
@@ -155,25 +104,39 @@ async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outc
   return status;
 }
 
+/** Sends one claimed delivery and records the attempt; never throws. */
+async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<void> {
+  const outcome = await sendDelivery(deps, delivery, workerId).catch((error: unknown): AttemptOutcome => {
+    // A bug (a stored secret that cannot sign, say) is one failed attempt, not a stuck pool slot.
+    deps.logger.error({ workerId, deliveryId: delivery.id, err: error }, "webhook could not be sent");
+    return { statusCode: null, error: "not sent: internal error", durationMs: 0 };
+  });
+  const log = { workerId, deliveryId: delivery.id, eventId: delivery.eventId, ...outcome };
+  try {
+    const status = await recordAttempt(deps, delivery, outcome);
+    deps.logger.info({ ...log, attempt: delivery.attempts + 1, status }, "webhook attempt");
+  } catch (error) {
+    // The lease runs out and the delivery is sent again: at least once, never lost.
+    deps.logger.error({ ...log, err: error }, "webhook attempt could not be recorded");
+  }
+}
+
+const claimOptions = (deps: DeliveryDeps, limit: number, busy: ReadonlyMap<string, number>) => ({
+  limit,
+  perEndpoint: deps.config.webhooks.endpointConcurrency,
+  busy,
+  leaseMs: deps.config.webhooks.timeoutMs + leaseMarginMs,
+});
+
 /**
- * One tick: claims due deliveries (`FOR UPDATE SKIP LOCKED`, short lease, so several workers can run),
- * sends them concurrently and records every attempt. Returns how many were claimed. Endpoint problems
- * are recorded as failed attempts, never thrown.
+ * One pass, for tests and tools: claims what is due (at most `limit`, default WEBHOOK_CONCURRENCY,
+ * and at most WEBHOOK_ENDPOINT_CONCURRENCY per endpoint), sends it concurrently, records every
+ * attempt and returns how many were claimed. Endpoint problems are recorded, never thrown.
  */
 export async function deliverDueWebhooks(deps: DeliveryDeps, options: { workerId: string; limit?: number }): Promise<number> {
-  const claimed = await claimDueDeliveries(deps, options.limit ?? 20);
-  await Promise.all(
-    claimed.map(async (delivery) => {
-      const outcome = await sendWebhook(deps, delivery);
-      const log = { workerId: options.workerId, deliveryId: delivery.id, eventId: delivery.eventId, ...outcome };
-      try {
-        const status = await recordAttempt(deps, delivery, outcome);
-        deps.logger.info({ ...log, attempt: delivery.attempts + 1, status }, "webhook attempt");
-      } catch (error) {
-        deps.logger.error({ ...log, err: error }, "webhook attempt could not be recorded");
-      }
-    }),
-  );
+  const limit = options.limit ?? deps.config.webhooks.concurrency;
+  const claimed = await claimDueDeliveries(deps.db, claimOptions(deps, limit, new Map()));
+  await Promise.all(claimed.map((delivery) => deliverClaimed(deps, delivery, options.workerId)));
   return claimed.length;
 }
 
@@ -183,24 +146,51 @@ export interface WebhookDeliveryLoopOptions extends DeliveryDeps {
   workerId: string;
   /** Fallback poll when no NOTIFY arrives; default 1000 ms. */
   pollMs?: number;
-  /** Deliveries claimed per tick; default 20. */
-  limit?: number;
 }
 
 /**
- * Runs ticks until `signal` aborts: woken by NOTIFY on `webhookDueChannel`, polling every `pollMs` as a
- * fallback. Resolves once stopped, after the in-flight tick's sends have finished.
+ * The delivery pool: keeps up to WEBHOOK_CONCURRENCY deliveries in flight, at most
+ * WEBHOOK_ENDPOINT_CONCURRENCY of them for any one endpoint, and claims again as soon as any send
+ * ends, so one slow endpoint never holds up another's webhooks. Woken by NOTIFY on
+ * `webhookDueChannel` and by freed slots, polling every `pollMs` as a fallback. Resolves once
+ * stopped, after the sends in flight have finished (each is bounded by WEBHOOK_TIMEOUT_MS).
  */
 export async function startWebhookDelivery(options: WebhookDeliveryLoopOptions): Promise<void> {
   const { database, signal, logger, workerId } = options;
   const pollMs = options.pollMs ?? 1000;
-  const limit = options.limit ?? 20;
+  const { concurrency } = options.config.webhooks;
+  const inFlight = new Set<Promise<void>>();
+  const busy = new Map<string, number>();
+  // A nudge that arrives while the pool is claiming is remembered, so the next wait returns at once.
   let nudged = false;
   let wake: (() => void) | undefined;
   const nudge = () => {
     nudged = true;
     wake?.();
   };
+  const waitForWork = () =>
+    new Promise<void>((resolve) => {
+      if (nudged) return resolve();
+      const timer = setTimeout(resolve, pollMs);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }).finally(() => {
+      wake = undefined;
+    });
+  const track = (delivery: ClaimedDelivery) => {
+    busy.set(delivery.endpointId, (busy.get(delivery.endpointId) ?? 0) + 1);
+    const job: Promise<void> = deliverClaimed(options, delivery, workerId).finally(() => {
+      const left = (busy.get(delivery.endpointId) ?? 1) - 1;
+      if (left > 0) busy.set(delivery.endpointId, left);
+      else busy.delete(delivery.endpointId);
+      inFlight.delete(job);
+      nudge();
+    });
+    inFlight.add(job);
+  };
+
   signal.addEventListener("abort", nudge);
   const unlisten = await database.listen(webhookDueChannel, nudge).catch((error: unknown) => {
     logger.error({ workerId, err: error }, "webhook delivery could not LISTEN; polling only");
@@ -209,23 +199,20 @@ export async function startWebhookDelivery(options: WebhookDeliveryLoopOptions):
   try {
     while (!signal.aborted) {
       nudged = false;
-      let claimed = 0;
-      try {
-        claimed = await deliverDueWebhooks(options, { workerId, limit });
-      } catch (error) {
-        logger.error({ workerId, err: error }, "webhook delivery tick failed");
-      }
-      if (signal.aborted || nudged || claimed >= limit) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, pollMs);
-        wake = done;
-        function done() {
-          clearTimeout(timer);
-          wake = undefined;
-          resolve();
+      const free = concurrency - inFlight.size;
+      let claimed: ClaimedDelivery[] = [];
+      if (free > 0) {
+        try {
+          claimed = await claimDueDeliveries(options.db, claimOptions(options, free, busy));
+        } catch (error) {
+          logger.error({ workerId, err: error }, "webhook delivery claim failed");
         }
-      });
+      }
+      for (const delivery of claimed) track(delivery);
+      // Either every slot is taken or nothing more can be taken now: wait for a freed slot, a NOTIFY or the poll.
+      if (!signal.aborted) await waitForWork();
     }
+    await Promise.all(inFlight);
   } finally {
     signal.removeEventListener("abort", nudge);
     await unlisten?.().catch(() => {});

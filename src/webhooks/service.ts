@@ -8,7 +8,7 @@ import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import { type CursorCodec, type KeysetPosition, type Page, pageLimit, toPage } from "../lib/cursor.ts";
 import { scheduleEventDeliveries } from "./outbox.ts";
-import { assertEndpointUrlAllowed } from "./url-guard.ts";
+import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 
 type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
 type WebhookEndpointCreated = components["schemas"]["WebhookEndpointCreated"];
@@ -42,9 +42,9 @@ export async function createWebhookEndpoint(
   db: Executor,
   scope: WebhookScope,
   input: WebhookEndpointCreateRequest,
-  options: { allowPrivateUrls: boolean },
+  options: { allowPrivateUrls: boolean; resolveHost?: HostResolver },
 ): Promise<WebhookEndpointCreated> {
-  await assertEndpointUrlAllowed(input.url, scope.mode, options.allowPrivateUrls);
+  await assertEndpointUrlAllowed(input.url, scope.mode, options);
   const secret = generateWebhookSecret();
   const [row] = await db
     .insert(webhookEndpoints)

@@ -1,116 +1,100 @@
 import { lookup } from "node:dns/promises";
-import { isIPv4, isIPv6 } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
+import ipaddr from "ipaddr.js";
 import type { Mode } from "../auth/keys.ts";
 import { validationError } from "../errors.ts";
 
-/** Why an address is not a public internet address. */
-export type AddressClass =
-  | "unspecified"
-  | "loopback"
-  | "private"
-  | "link-local"
-  | "cgnat"
-  | "unique-local"
-  | "site-local"
-  | "multicast"
-  | "reserved";
-
-const ipv4Ranges: [prefix: number, bits: number, kind: AddressClass][] = [
-  [0x00000000, 8, "unspecified"],
-  [0x0a000000, 8, "private"],
-  [0x64400000, 10, "cgnat"],
-  [0x7f000000, 8, "loopback"],
-  [0xa9fe0000, 16, "link-local"],
-  [0xac100000, 12, "private"],
-  [0xc0000000, 24, "reserved"],
-  [0xc0a80000, 16, "private"],
-  [0xc6120000, 15, "reserved"],
-  [0xe0000000, 4, "multicast"],
-  [0xf0000000, 4, "reserved"],
-];
-
-function ipv4ToNumber(address: string): number {
-  return address.split(".").reduce((acc, part) => acc * 256 + Number(part), 0);
+export interface ResolvedAddress {
+  address: string;
+  family: number;
 }
 
-function classifyIpv4(value: number): AddressClass | null {
-  for (const [prefix, bits, kind] of ipv4Ranges) {
-    const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if ((value & mask) >>> 0 === prefix) return kind;
+/** Resolves a host name to every address it has; injectable so tests (and drills) control DNS. */
+export type HostResolver = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export const resolveWithSystemDns: HostResolver = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map(({ address, family }) => ({ address, family }));
+
+/** An address the guard will not connect to; `range` (an ipaddr.js range name) is for the server log only. */
+export class RefusedAddressError extends Error {
+  readonly code = "WEBHOOK_ADDRESS_REFUSED";
+  constructor(readonly range: string) {
+    super(`webhook target refused: ${range} address`);
   }
+}
+
+/** The address as WHATWG URL writes it: one spelling per address (`::127.0.0.1` is `::7f00:1`). */
+function canonical(bare: string): string {
+  if (isIP(bare) !== 6 || bare.includes("%")) return bare;
+  return new URL(`http://[${bare}]/`).hostname.slice(1, -1);
+}
+
+/**
+ * Null for a public unicast address; otherwise why not: the ipaddr.js range (`loopback`, `private`,
+ * `6to4`, `teredo`, `rfc6052` (NAT64), `rfc6145`, …), `ipv4Compatible`, or `invalid` for a non-address.
+ * IPv4-mapped addresses are judged by the IPv4 address they carry. Every IPv6 range that embeds an
+ * IPv4 address or tunnels to one is refused whole: what sits behind a relay is not ours to check.
+ */
+export function classifyAddress(address: string): string | null {
+  const bare = canonical(address.replace(/^\[|\]$/g, ""));
+  if (isIP(bare.replace(/%.*$/, "")) === 0 || !ipaddr.isValid(bare)) return "invalid";
+  const parsed = ipaddr.parse(bare);
+  const ip = parsed instanceof ipaddr.IPv6 && parsed.isIPv4MappedAddress() ? parsed.toIPv4Address() : parsed;
+  const range = ip.range();
+  if (range !== "unicast") return range;
+  if (ip instanceof ipaddr.IPv6 && ip.parts.slice(0, 6).every((part) => part === 0)) return "ipv4Compatible";
   return null;
 }
 
-/** The eight 16-bit groups of a valid IPv6 address (an embedded IPv4 tail becomes two groups). */
-function ipv6Groups(address: string): number[] {
-  const lastColon = address.lastIndexOf(":");
-  const tail = address.slice(lastColon + 1);
-  let text = address;
-  if (isIPv4(tail)) {
-    const v4 = ipv4ToNumber(tail);
-    text = `${address.slice(0, lastColon + 1)}${(v4 >>> 16).toString(16)}:${(v4 & 0xffff).toString(16)}`;
+/** Throws RefusedAddressError unless every address is public (or private ones are allowed). */
+function assertAddressesAllowed(addresses: ResolvedAddress[], allowPrivateUrls: boolean): void {
+  if (addresses.length === 0) throw Object.assign(new Error("no addresses"), { code: "ENOTFOUND" });
+  if (allowPrivateUrls) return;
+  for (const { address } of addresses) {
+    const range = classifyAddress(address);
+    if (range) throw new RefusedAddressError(range);
   }
-  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => Number.parseInt(g, 16)));
-  const [head = "", rest] = text.split("::");
-  const left = parse(head);
-  if (rest === undefined) return left;
-  const right = parse(rest);
-  return [...left, ...Array<number>(8 - left.length - right.length).fill(0), ...right];
 }
 
-function classifyIpv6(address: string): AddressClass | null {
-  const g = ipv6Groups(address);
-  const embeddedV4 = (((g[6] ?? 0) << 16) | (g[7] ?? 0)) >>> 0;
-  const zeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (zeroUpTo(8)) return "unspecified";
-  if (zeroUpTo(7) && g[7] === 1) return "loopback";
-  // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::a.b.c.d) carry an IPv4 address.
-  if (zeroUpTo(5) && (g[5] === 0xffff || g[5] === 0)) return classifyIpv4(embeddedV4);
-  if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) return classifyIpv4(embeddedV4);
-  const first = g[0] ?? 0;
-  if ((first & 0xfe00) === 0xfc00) return "unique-local";
-  if ((first & 0xffc0) === 0xfe80) return "link-local";
-  if ((first & 0xffc0) === 0xfec0) return "site-local";
-  if ((first & 0xff00) === 0xff00) return "multicast";
-  return null;
+/**
+ * The `lookup` a webhook socket connects through: it resolves once, refuses the host when any address
+ * is not public, and hands the socket exactly the addresses it checked. Checking here rather than
+ * before the request closes the DNS-rebinding gap between a check and a second resolution.
+ */
+export function pinnedLookup(resolveHost: HostResolver, allowPrivateUrls: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveHost(hostname)
+      .then((resolved) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+        const addresses = family ? resolved.filter((entry) => entry.family === family) : resolved;
+        assertAddressesAllowed(addresses, allowPrivateUrls);
+        const [first] = addresses;
+        if (!first) throw Object.assign(new Error("no addresses"), { code: "ENOTFOUND" });
+        if (options.all) callback(null, addresses);
+        else callback(null, first.address, first.family);
+      })
+      .catch((error: NodeJS.ErrnoException) => callback(error, ""));
+  };
 }
 
-/** The class of a non-public IP address, or null for a public one (and for anything that is not an IP literal). */
-export function classifyAddress(address: string): AddressClass | null {
-  const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
-  if (isIPv4(bare)) return classifyIpv4(ipv4ToNumber(bare));
-  if (isIPv6(bare)) return classifyIpv6(bare);
-  return null;
-}
-
-export type AddressCheck = { ok: true } | { ok: false; reason: string };
-
-/** Resolves `hostname` (all addresses) and refuses it when any address is not public. */
-export async function checkPublicHost(hostname: string): Promise<AddressCheck> {
+/** An IP literal from a URL host (`[::1]` → `::1`), or null for a host name. */
+export function ipLiteralOf(hostname: string): string | null {
   const bare = hostname.replace(/^\[|\]$/g, "");
-  let addresses: string[];
-  if (isIPv4(bare) || isIPv6(bare)) addresses = [bare];
-  else {
-    try {
-      addresses = (await lookup(bare, { all: true, verbatim: true })).map((entry) => entry.address);
-    } catch {
-      return { ok: false, reason: `host ${hostname} could not be resolved` };
-    }
-  }
-  for (const address of addresses) {
-    const kind = classifyAddress(address);
-    if (kind) return { ok: false, reason: `must not resolve to a private or loopback address (${address} is ${kind})` };
-  }
-  return { ok: true };
+  return isIP(bare) === 0 ? null : bare;
 }
 
 const refuse = (message: string) => validationError([{ field: "url", message }], `Webhook URL refused: url ${message}`);
 
 /**
- * Test mode takes any http(s) URL (developers run local receivers). Live mode needs https and a host
- * whose every address is public, unless the operator allows private URLs.
+ * An endpoint URL must be http(s), https in live mode, and (unless private URLs are allowed) a host
+ * whose every address is public. Refusals name the rule, never a resolved address or a DNS error, so
+ * the answer cannot be used to map a network. The same rule is applied again at every send.
  */
-export async function assertEndpointUrlAllowed(raw: string, mode: Mode, allowPrivateUrls: boolean): Promise<void> {
+export async function assertEndpointUrlAllowed(
+  raw: string,
+  mode: Mode,
+  options: { allowPrivateUrls: boolean; resolveHost?: HostResolver },
+): Promise<void> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -118,9 +102,16 @@ export async function assertEndpointUrlAllowed(raw: string, mode: Mode, allowPri
     throw refuse("must be an absolute http(s) URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse("must use http or https");
-  if (mode === "test") return;
-  if (url.protocol !== "https:") throw refuse("must use https in live mode");
-  if (allowPrivateUrls) return;
-  const check = await checkPublicHost(url.hostname);
-  if (!check.ok) throw refuse(`${check.reason} in live mode`);
+  if (mode === "live" && url.protocol !== "https:") throw refuse("must use https in live mode");
+  if (options.allowPrivateUrls) return;
+  const literal = ipLiteralOf(url.hostname);
+  if (literal) {
+    if (classifyAddress(literal)) throw refuse("must not be a private or loopback address");
+    return;
+  }
+  try {
+    assertAddressesAllowed(await (options.resolveHost ?? resolveWithSystemDns)(url.hostname), false);
+  } catch {
+    throw refuse("must resolve to public addresses only");
+  }
 }

@@ -74,6 +74,52 @@ export function startWebhookReceiver(): WebhookReceiver {
   };
 }
 
+export interface HangingReceiver {
+  url: string;
+  /** Requests that have arrived; none is ever answered, so this is also how many are in flight. */
+  count(): number;
+  /** Resolves when `count` requests have arrived (event-driven, no polling). */
+  waitFor(count: number, timeoutMs?: number): Promise<void>;
+  /** Stops the server and drops its open connections, so senders waiting on it fail at once. */
+  close(): Promise<void>;
+}
+
+/** A receiver that accepts the connection and never answers: a dead endpoint behind a live load balancer. */
+export function startHangingReceiver(): HangingReceiver {
+  let count = 0;
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch() {
+      count += 1;
+      for (const waiter of waiters.filter((w) => count >= w.count)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+      return new Promise<Response>(() => {});
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    count: () => count,
+    waitFor(target, timeoutMs = 10_000) {
+      if (count >= target) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`hanging receiver got ${count} of ${target} requests`)), timeoutMs);
+        waiters.push({
+          count: target,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      });
+    },
+    close: () => server.stop(true),
+  };
+}
+
 /** Verifies a received webhook with the endpoint secret (Standard Webhooks); throws when it does not verify. */
 export function verifyWebhook(secret: string, request: ReceivedWebhook): unknown {
   return new Webhook(secret).verify(request.body, request.headers);

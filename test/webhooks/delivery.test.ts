@@ -163,14 +163,9 @@ describe("webhook delivery", () => {
       expect(await tick(quick)).toBe(2);
       const [refusedDelivery] = await deliveriesOf(quick, a.eventId);
       const [slowDelivery] = await deliveriesOf(quick, b.eventId);
-      expect(refusedDelivery).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: null });
-      expect(refusedDelivery?.lastError).toBeString();
-      expect(slowDelivery).toMatchObject({
-        status: "pending",
-        attempts: 1,
-        lastStatusCode: null,
-        lastError: "timed out after 300 ms",
-      });
+      // Clients are told the kind of failure only, never the socket error (it names the address).
+      expect(refusedDelivery).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: null, lastError: "unreachable" });
+      expect(slowDelivery).toMatchObject({ status: "pending", attempts: 1, lastStatusCode: null, lastError: "timed out" });
       const [timedOut] = await attemptsOf(quick, slowDelivery?.id ?? "");
       expect(timedOut?.durationMs).toBeGreaterThanOrEqual(250);
     } finally {
@@ -183,9 +178,13 @@ describe("webhook delivery", () => {
     const account = await accountWithEndpoint(server, r.url);
     const ids: string[] = [];
     for (let n = 0; n < 5; n++) ids.push((await enqueueTestEvent(server, account.id)).eventId);
-    const claimed = await Promise.all(
-      ["w1", "w2", "w3"].map((workerId) => deliverDueWebhooks(server.deps, { workerId, limit: 2 })),
-    );
+    // Each worker passes until it finds nothing it can take (rows another holds are skipped).
+    const drain = async (workerId: string) => {
+      let total = 0;
+      for (let n = 1; n > 0; total += n) n = await deliverDueWebhooks(server.deps, { workerId, limit: 2 });
+      return total;
+    };
+    const claimed = await Promise.all(["w1", "w2", "w3"].map(drain));
     expect(claimed.reduce((sum, n) => sum + n, 0)).toBe(5);
     expect(await tick()).toBe(0);
     expect(r.received.map((q) => q.headers["webhook-id"]).sort()).toEqual([...ids].sort());
