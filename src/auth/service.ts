@@ -4,7 +4,8 @@ import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { AppError } from "../errors.ts";
 import type { TtlCache } from "../lib/ttl-cache.ts";
-import { hashApiKey, type Mode, modeOfKey } from "./keys.ts";
+import type { AuthGuard } from "./guard.ts";
+import { hashApiKey, keysIssued, type Mode, modeOfKey } from "./keys.ts";
 
 export interface ApiPrincipal {
   accountId: string;
@@ -14,35 +15,70 @@ export interface ApiPrincipal {
 
 const unauthenticated = (message: string) => new AppError("UNAUTHENTICATED", message);
 
+const bearerPattern = /^Bearer\s+(\S+)\s*$/i;
+
 /** Extracts a bearer token; the token itself never appears in an error message. */
 export function bearerToken(authorization: string | null): string {
   if (!authorization) throw unauthenticated("Missing Authorization header; send `Authorization: Bearer <API key>`");
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  const match = bearerPattern.exec(authorization);
   if (!match?.[1]) throw unauthenticated("Authorization header must use the Bearer scheme");
   return match[1];
 }
 
-/** Looks the key up by its hash (through `cache`, keyed by hash; revocation evicts it). */
+/** What stands before the key table: the failure throttle for the caller's address, and its memory. */
+export interface AuthDefences {
+  guard: AuthGuard;
+  /** The client's address (see RequestContext.ip). */
+  client: string;
+}
+
+/** Runs `check`; an UNAUTHENTICATED it throws counts against the client's failure budget. */
+async function countingFailures<T>(defences: AuthDefences | undefined, check: () => T | Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (defences && error instanceof AppError && error.code === "UNAUTHENTICATED") defences.guard.recordFailure(defences.client);
+    throw error;
+  }
+}
+
+async function findApiKey(db: Database, hash: string, guard: AuthGuard | undefined): Promise<ApiPrincipal | undefined> {
+  if (guard?.isUnknownKey(hash)) return undefined;
+  const issuedBefore = keysIssued();
+  const [row] = await db
+    .select({ id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  if (!row) guard?.rememberUnknownKey(hash, issuedBefore);
+  return row ? { accountId: row.accountId, mode: row.mode, keyId: row.id } : undefined;
+}
+
+/**
+ * Looks the key up by its hash. A key in `known` (keyed by hash; revocation evicts it everywhere) is
+ * answered at once, whatever the client's failure budget says; anything else must first be admitted
+ * by the throttle, and a failure counts against the client.
+ */
 export async function authenticateApiKey(
   db: Database,
   authorization: string | null,
-  cache?: TtlCache<ApiPrincipal>,
+  known?: TtlCache<ApiPrincipal>,
+  defences?: AuthDefences,
 ): Promise<ApiPrincipal> {
-  const key = bearerToken(authorization);
-  const mode = modeOfKey(key);
-  if (!mode) throw unauthenticated("API key is malformed; keys start with rg_test_ or rg_live_");
-  const hash = hashApiKey(key);
-  const load = async () => {
-    const [row] = await db
-      .select({ id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
-      .limit(1);
-    return row ? { accountId: row.accountId, mode: row.mode, keyId: row.id } : undefined;
-  };
-  const principal = cache ? await cache.getOrLoad(hash, load) : await load();
-  if (!principal || principal.mode !== mode) throw unauthenticated("API key is unknown or revoked");
-  return principal;
+  const key = bearerPattern.exec(authorization ?? "")?.[1];
+  const mode = key ? modeOfKey(key) : null;
+  const hash = key && mode ? hashApiKey(key) : undefined;
+  const cached = hash ? known?.get(hash) : undefined;
+  if (cached && cached.mode === mode) return cached;
+  defences?.guard.admit(defences.client);
+  return countingFailures(defences, async () => {
+    bearerToken(authorization);
+    if (!mode || !hash) throw unauthenticated("API key is malformed; keys start with rg_test_ or rg_live_");
+    const principal = await findApiKey(db, hash, defences?.guard);
+    if (!principal || principal.mode !== mode) throw unauthenticated("API key is unknown or revoked");
+    known?.set(hash, principal);
+    return principal;
+  });
 }
 
 export function tokensEqual(given: string, expected: string): boolean {
@@ -51,9 +87,18 @@ export function tokensEqual(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Admin API: off (404) without ADMIN_TOKEN; otherwise the bearer must match it. */
-export function authenticateAdmin(adminToken: string | undefined, authorization: string | null): void {
+/**
+ * Admin API: off (404) without ADMIN_TOKEN; otherwise the bearer must match it. The admin token is a
+ * secret an operator chose, so an address over its failure budget is refused even with the right one.
+ */
+export async function authenticateAdmin(
+  adminToken: string | undefined,
+  authorization: string | null,
+  defences?: AuthDefences,
+): Promise<void> {
   if (!adminToken) throw new AppError("NOT_FOUND", "Route not found");
-  const token = bearerToken(authorization);
-  if (!tokensEqual(token, adminToken)) throw unauthenticated("Admin token is not valid");
+  defences?.guard.admit(defences.client);
+  await countingFailures(defences, () => {
+    if (!tokensEqual(bearerToken(authorization), adminToken)) throw unauthenticated("Admin token is not valid");
+  });
 }

@@ -31,6 +31,7 @@ export function callbackRoutes(deps: AppDeps) {
         signature: original.headers["x-provider-signature"] ?? null,
         replayOf: original.id,
       });
+      if (!result.storedId) throw new Error("a replayed callback is always stored");
       return {
         status: 200,
         message: result.error ? `Replayed: ${result.error.code}` : "Replayed: applied",

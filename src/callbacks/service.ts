@@ -4,31 +4,55 @@ import type { components } from "../../generated/openapi-types.ts";
 import { tokensEqual } from "../auth/service.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import { products, providerCallbacks, transactions } from "../db/schema/index.ts";
+import { products, transactions } from "../db/schema/index.ts";
 import { AppError, validationError } from "../errors.ts";
-import { toFieldErrors } from "../http/validation.ts";
+import { toFieldErrors, unstorableText } from "../http/validation.ts";
+import { FixedWindowCounter } from "../lib/fixed-window.ts";
 import { completeTransaction, type FinalOutcome, isFinal } from "../processing/transitions.ts";
 import { presentTransaction, type Transaction } from "../transactions/present.ts";
-import { verifyCallbackSignature } from "./signature.ts";
+import { type RecordLimits, recordCallback } from "./record.ts";
+import { checkCallbackSignature, type SignatureScheme } from "./signature.ts";
 
 export type CallbackBody = components["schemas"]["ProviderCallback"];
 
 export interface CallbackProvider {
   token: string;
   secret: string;
+  scheme: SignatureScheme;
   /** Turns the provider's own body into the sandbox format; null if it is not a final update. */
   translate?: (body: unknown) => CallbackBody | null;
 }
 
-export type CallbackProviders = Map<string, CallbackProvider>;
+/** The providers that may call back, and how their callbacks are checked and stored (per process). */
+export interface CallbackProviders extends RecordLimits {
+  byName: Map<string, CallbackProvider>;
+  /** How far a timestamped signature may be from now, either way. */
+  replayWindowSeconds: number;
+}
 
+/**
+ * The sandbox signs a timestamp with the body (our own scheme). VTpass, which the VTU provider models,
+ * signs no timestamp: a replayed VTU callback is harmless only because applying an outcome is
+ * idempotent (the same outcome again changes nothing; a contradiction is 409).
+ */
 export function callbackProviders(config: Config, vtuTranslate?: CallbackProvider["translate"]): CallbackProviders {
-  const providers: CallbackProviders = new Map([
-    ["sandbox", { token: config.sandbox.callbackToken, secret: config.sandbox.callbackSecret }],
+  const byName = new Map<string, CallbackProvider>([
+    ["sandbox", { token: config.sandbox.callbackToken, secret: config.sandbox.callbackSecret, scheme: "timestamped" }],
   ]);
-  if (config.vtu)
-    providers.set("vtu", { token: config.vtu.callbackToken, secret: config.vtu.callbackSecret, translate: vtuTranslate });
-  return providers;
+  if (config.vtu) {
+    byName.set("vtu", {
+      token: config.vtu.callbackToken,
+      secret: config.vtu.callbackSecret,
+      scheme: "body",
+      translate: vtuTranslate,
+    });
+  }
+  return {
+    byName,
+    replayWindowSeconds: config.callbacks.replayWindowSeconds,
+    refusedPerMinute: config.callbacks.rejectedPerMinute,
+    refusedStored: new FixedWindowCounter(),
+  };
 }
 
 export interface IncomingCallback {
@@ -36,7 +60,10 @@ export interface IncomingCallback {
   rawBody: string;
   authorization: string | null;
   signature: string | null;
-  /** Operator replays skip the bearer check (the token is never stored) but re-verify the signature. */
+  /**
+   * Operator replays skip the bearer check (the token is never stored) and the replay window (a
+   * replay is the operator's deliberate act) but re-verify the signature.
+   */
   replayOf?: string;
 }
 
@@ -44,13 +71,9 @@ export interface CallbackResult {
   status: number;
   transaction: Transaction | null;
   error: AppError | null;
-  storedId: string;
+  /** Null when a refused callback was over the storage cap. */
+  storedId: string | null;
 }
-
-const headersWorthKeeping = (incoming: IncomingCallback) => ({
-  ...(incoming.signature ? { "x-provider-signature": incoming.signature } : {}),
-  bearer: incoming.replayOf ? "not checked (replay)" : incoming.authorization ? "present" : "missing",
-});
 
 function outcomeOf(body: CallbackBody): FinalOutcome {
   const metadata: Record<string, string> = {};
@@ -76,27 +99,33 @@ async function deliveryMetadata(db: Database, body: CallbackBody, productCode: s
   return { requested_mb: String(requested), delivered_mb: String(delivered), partial: String(delivered < requested) };
 }
 
-function authenticate(
-  provider: CallbackProvider | undefined,
-  incoming: IncomingCallback,
-  signatureValid: boolean,
-  validate: ValidateFunction,
-): CallbackBody {
-  if (!provider) throw new AppError("NOT_FOUND", `Unknown provider ${incoming.provider}`);
-  if (!incoming.replayOf) {
-    const token = /^Bearer\s+(\S+)$/i.exec(incoming.authorization ?? "")?.[1] ?? "";
-    if (!tokensEqual(token, provider.token)) throw new AppError("UNAUTHENTICATED", "Provider token is not valid");
-  }
-  if (!signatureValid) throw new AppError("UNAUTHENTICATED", "X-Provider-Signature does not match the body");
+/** The body in the sandbox format, or a 400: authentication has already passed. */
+function parseCallbackBody(provider: CallbackProvider, rawBody: string, validate: ValidateFunction): CallbackBody {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(incoming.rawBody);
+    parsed = JSON.parse(rawBody);
   } catch {
     throw validationError([{ field: "body", message: "is not valid JSON" }], "Malformed JSON in request body");
   }
   const body = provider.translate ? provider.translate(parsed) : parsed;
   if (!body || !validate(body)) throw validationError(toFieldErrors(validate.errors), "Callback body is not valid");
+  const unstorable = unstorableText(body);
+  if (unstorable.length > 0) throw validationError(unstorable, "Callback body is not valid");
   return body as CallbackBody;
+}
+
+/** The reference and event id a body names, as far as it can be read (for the stored record). */
+function namesIn(rawBody: string, body: CallbackBody | null): { reference: string | null; eventId: string | null } {
+  if (body) return { reference: body.reference, eventId: body.event_id };
+  try {
+    const parsed = JSON.parse(rawBody) as Record<string, unknown>;
+    return {
+      reference: typeof parsed.reference === "string" ? parsed.reference : null,
+      eventId: typeof parsed.event_id === "string" ? parsed.event_id : null,
+    };
+  } catch {
+    return { reference: null, eventId: null };
+  }
 }
 
 /** Applies a callback to its transaction; the same outcome twice is a no-op, a contradiction is 409. */
@@ -122,45 +151,49 @@ async function apply(db: Database, provider: string, body: CallbackBody): Promis
   return presentTransaction(result.row);
 }
 
-/** The whole callback path, live or replayed: authenticate, validate, apply, and store the callback with its outcome. */
+/**
+ * The whole callback path, live or replayed: authenticate, validate, apply, and store the callback with
+ * its outcome. An unknown provider or a wrong bearer token is refused without storing anything (anyone
+ * can send those); from there on every callback is stored (see recordCallback for the bounds).
+ */
 export async function handleCallback(
   db: Database,
   providers: CallbackProviders,
   validate: ValidateFunction,
   incoming: IncomingCallback,
+  now = Date.now(),
 ): Promise<CallbackResult> {
-  const provider = providers.get(incoming.provider);
-  const signatureValid = provider ? verifyCallbackSignature(provider.secret, incoming.rawBody, incoming.signature) : false;
+  const provider = providers.byName.get(incoming.provider);
+  if (!provider) throw new AppError("NOT_FOUND", `Unknown provider ${incoming.provider}`);
+  if (!incoming.replayOf) {
+    const token = /^Bearer\s+(\S+)$/i.exec(incoming.authorization ?? "")?.[1] ?? "";
+    if (!tokensEqual(token, provider.token)) throw new AppError("UNAUTHENTICATED", "Provider token is not valid");
+  }
+  const windowSeconds = incoming.replayOf ? null : providers.replayWindowSeconds;
+  const signature = checkCallbackSignature(
+    provider.scheme,
+    provider.secret,
+    incoming.rawBody,
+    incoming.signature,
+    windowSeconds,
+    now,
+  );
   let body: CallbackBody | null = null;
   let transaction: Transaction | null = null;
   let error: AppError | null = null;
   try {
-    body = authenticate(provider, incoming, signatureValid, validate);
+    if (signature.problem) throw new AppError("UNAUTHENTICATED", signature.problem);
+    body = parseCallbackBody(provider, incoming.rawBody, validate);
     transaction = await apply(db, incoming.provider, body);
   } catch (caught) {
     if (!(caught instanceof AppError)) throw caught;
     error = caught;
   }
-  let reference: string | null = null;
-  let eventId: string | null = null;
-  try {
-    const parsed = JSON.parse(incoming.rawBody) as Record<string, unknown>;
-    reference = body?.reference ?? (typeof parsed.reference === "string" ? parsed.reference : null);
-    eventId = body?.event_id ?? (typeof parsed.event_id === "string" ? parsed.event_id : null);
-  } catch {}
-  const [stored] = await db
-    .insert(providerCallbacks)
-    .values({
-      provider: incoming.provider.slice(0, 64),
-      reference: reference?.slice(0, 64) ?? null,
-      eventId: eventId?.slice(0, 128) ?? null,
-      headers: headersWorthKeeping(incoming),
-      rawBody: incoming.rawBody,
-      signatureValid,
-      httpStatus: error?.status ?? 200,
-      resultCode: error?.code ?? "OK",
-      replayOf: incoming.replayOf ?? null,
-    })
-    .returning({ id: providerCallbacks.id });
-  return { status: error?.status ?? 200, transaction, error, storedId: stored?.id ?? "" };
+  const storedId = await recordCallback(db, providers, incoming, {
+    signatureValid: signature.matches,
+    accepted: body !== null,
+    error,
+    ...namesIn(incoming.rawBody, body),
+  });
+  return { status: error?.status ?? 200, transaction, error, storedId };
 }

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { randomBase62 } from "../lib/random.ts";
 
 export interface RequestContext {
@@ -5,6 +6,8 @@ export interface RequestContext {
   startedAt: number;
   operationId?: string;
   accountId?: string;
+  /** The client's address, set by the server for each request (absent for in-process `app.handle`). */
+  ip?: string;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();
@@ -22,4 +25,15 @@ export function contextOf(request: Request): RequestContext {
     contexts.set(request, context);
   }
   return context;
+}
+
+/**
+ * Records the client's address: the connection's peer. Behind a proxy the peer is the proxy, so with
+ * `trustProxy` the last X-Forwarded-For entry (the address that proxy saw) is taken instead; without
+ * it the header is ignored, because anyone can send one.
+ */
+export function recordClientAddress(request: Request, peer: string | undefined, trustProxy: boolean): Request {
+  const forwarded = trustProxy ? request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim() : undefined;
+  contextOf(request).ip = forwarded && isIP(forwarded) ? forwarded : peer;
+  return request;
 }

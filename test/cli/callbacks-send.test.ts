@@ -54,7 +54,15 @@ afterAll(() => {
   removeConfigDirs();
 });
 
-const hmac = (raw: string, secret: string) => `sha256=${createHmac("sha256", secret).update(raw).digest("hex")}`;
+/** `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<raw body>">`, with t close to now (or as given). */
+function expectSigned(received: Received | undefined, secret: string, t?: number) {
+  const match = /^t=(\d+),sha256=([0-9a-f]{64})$/.exec(received?.signature ?? "");
+  expect(match).not.toBeNull();
+  const signedAt = Number(match?.[1]);
+  if (t === undefined) expect(Math.abs(signedAt - Date.now() / 1000)).toBeLessThan(60);
+  else expect(signedAt).toBe(t);
+  expect(match?.[2]).toBe(createHmac("sha256", secret).update(`${signedAt}.${received?.raw}`).digest("hex"));
+}
 
 describe("callbacks send", () => {
   test("defaults: the sandbox token and secret, a correct signature over the exact body", async () => {
@@ -81,7 +89,7 @@ describe("callbacks send", () => {
     const last = received.at(-1);
     expect(last?.path).toBe("/callbacks/providers/sandbox");
     expect(last?.authorization).toBe("Bearer sandbox-callback-token");
-    expect(last?.signature).toBe(hmac(last?.raw ?? "", "sandbox-callback-secret"));
+    expectSigned(last, "sandbox-callback-secret");
     const body = JSON.parse(last?.raw ?? "{}");
     expect(body).toMatchObject({
       reference: transaction.reference,
@@ -114,7 +122,7 @@ describe("callbacks send", () => {
     expect((await runCli(args, env)).code).toBe(0);
     const fromEnv = received.at(-1);
     expect(fromEnv?.authorization).toBe("Bearer env-token");
-    expect(fromEnv?.signature).toBe(hmac(fromEnv?.raw ?? "", "env-secret"));
+    expectSigned(fromEnv, "env-secret");
     expect(JSON.parse(fromEnv?.raw ?? "{}")).toEqual({
       event_id: "cb_1",
       reference: transaction.reference,
@@ -124,7 +132,15 @@ describe("callbacks send", () => {
     expect((await runCli([...args, "--sandbox-token", "flag-token", "--sandbox-secret", "flag-secret"], env)).code).toBe(0);
     const fromFlags = received.at(-1);
     expect(fromFlags?.authorization).toBe("Bearer flag-token");
-    expect(fromFlags?.signature).toBe(hmac(fromFlags?.raw ?? "", "flag-secret"));
+    expectSigned(fromFlags, "flag-secret");
+  });
+
+  test("--timestamp signs with the given time (to drill the service's replay window)", async () => {
+    const env = cliEnv({ VENDCTL_BASE_URL: `http://127.0.0.1:${receiver.port}` });
+    const args = ["callbacks", "send", transaction.reference, "--status", "successful", "--timestamp", "1700000000"];
+    expect((await runCli(args, env)).code).toBe(0);
+    expectSigned(received.at(-1), "sandbox-callback-secret", 1_700_000_000);
+    expect((await runCli([...args.slice(0, -1), "yesterday"], env)).code).toBe(2);
   });
 
   test("--status is required and checked", async () => {

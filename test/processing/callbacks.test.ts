@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { ledgerEntries, providerCallbacks, transactions } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/wallet/service.ts";
@@ -155,13 +156,102 @@ describe("POST /callbacks/providers/{provider} (DECISIONS 11)", () => {
   });
 
   test("a replay of a stored callback makes a 4444 final, like a live one", async () => {
-    const reference = await pendingVend();
+    const res = await client.post(
+      "/api/v1/vend",
+      { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 },
+      idem(),
+    );
+    const reference: string = res.json.data.reference;
+    // Authentic but early: the order has not reached the provider yet, so it is refused and stored whole.
     const early = sandboxCallback({ event_id: "e8", reference, status: "successful", provider_reference: "P-8" });
-    // Stored but refused (bad token) the first time round: the operator replays it.
-    await post("sandbox", early.raw, { ...early.headers, authorization: "Bearer nope" });
+    expect((await post("sandbox", early.raw, early.headers)).status).toBe(409);
+    await tick();
     const [stored] = (await server.admin.get("/admin/v1/callbacks", { query: { reference } })).json.data.items;
     const replay = await server.admin.post(`/admin/v1/callbacks/${stored.id}/replay`);
     expect(replay.json.data.http_status).toBe(200);
     expect((await client.get(`/api/v1/transactions/${reference}`)).json.data.status).toBe("successful");
+  });
+});
+
+/** The sandbox scheme, written out here so the test states it: `t=<unix seconds>,sha256=<hex HMAC of "<t>.<raw>">`. */
+const hmacHex = (text: string, secret = "sandbox-callback-secret") => createHmac("sha256", secret).update(text).digest("hex");
+const nowSeconds = () => Math.floor(Date.now() / 1000);
+
+function signedAt(t: number, body: Record<string, unknown>) {
+  const raw = JSON.stringify(body);
+  return {
+    raw,
+    headers: {
+      authorization: "Bearer sandbox-callback-token",
+      "x-provider-signature": `t=${t},sha256=${hmacHex(`${t}.${raw}`)}`,
+      "content-type": "application/json",
+    },
+  };
+}
+
+describe("sandbox callback signatures carry a timestamp; a replay window bounds them (default 300 s)", () => {
+  test("signed now: applied", async () => {
+    const reference = await pendingVend();
+    const fresh = signedAt(nowSeconds(), { event_id: "t1", reference, status: "successful", provider_reference: "P-T1" });
+    const res = await post("sandbox", fresh.raw, fresh.headers);
+    expect(res.status).toBe(200);
+    expect(res.json.data.status).toBe("successful");
+  });
+
+  test("correctly signed but outside the window (either way), or without a timestamp: 401 and nothing changes; an operator replay still applies", async () => {
+    const reference = await pendingVend();
+    const body = (event_id: string) => ({ event_id, reference, status: "successful", provider_reference: "P-OLD" });
+    const hourAgo = signedAt(nowSeconds() - 3600, body("old-past"));
+    const past = await post("sandbox", hourAgo.raw, hourAgo.headers);
+    expect(past.status).toBe(401);
+    expect(past.json.message).toContain("replay window");
+    const ahead = signedAt(nowSeconds() + 3600, body("old-future"));
+    expect((await post("sandbox", ahead.raw, ahead.headers)).status).toBe(401);
+    const legacyRaw = JSON.stringify(body("old-legacy"));
+    const legacy = await post("sandbox", legacyRaw, {
+      authorization: "Bearer sandbox-callback-token",
+      "x-provider-signature": `sha256=${hmacHex(legacyRaw)}`,
+      "content-type": "application/json",
+    });
+    expect(legacy.status).toBe(401);
+    expect(legacy.json.message).toContain("t=<unix seconds>");
+
+    // Nothing changed: still pending, only the hold in the ledger, every wallet equal to its ledger.
+    const db = server.database.handle.db;
+    const [row] = await db.select().from(transactions).where(eq(transactions.reference, reference));
+    expect(row?.status).toBe("pending");
+    const entries = async () =>
+      (
+        await db
+          .select()
+          .from(ledgerEntries)
+          .where(eq(ledgerEntries.transactionId, row?.id ?? ""))
+      ).map((e) => e.kind);
+    expect(await entries()).toEqual(["hold"]);
+    expect(await reconcileWallets(db)).toEqual([]);
+
+    // Stored as refused; the stale ones are authentic (their signature matches).
+    const items = (await server.admin.get("/admin/v1/callbacks", { query: { reference } })).json.data.items as {
+      id: string;
+      event_id: string;
+      http_status: number;
+      signature_valid: boolean;
+    }[];
+    expect(items.map((c) => [c.event_id, c.http_status, c.signature_valid])).toEqual([
+      ["old-legacy", 401, false],
+      ["old-future", 401, true],
+      ["old-past", 401, true],
+    ]);
+    // The operator's deliberate replay re-verifies the signature but is not bound by the window.
+    const stale = items.find((c) => c.event_id === "old-past");
+    const replay = await server.admin.post(`/admin/v1/callbacks/${stale?.id}/replay`);
+    expect(replay.json.data).toMatchObject({ replay_of: stale?.id, http_status: 200, result_code: "OK" });
+    expect((await client.get(`/api/v1/transactions/${reference}`)).json.data.status).toBe("successful");
+    expect((await entries()).sort()).toEqual(["capture", "hold"]);
+    expect(await reconcileWallets(db)).toEqual([]);
+    // The legacy form is not replayable either: the sandbox only knows the timestamped scheme.
+    const legacyItem = items.find((c) => c.event_id === "old-legacy");
+    const legacyReplay = await server.admin.post(`/admin/v1/callbacks/${legacyItem?.id}/replay`);
+    expect(legacyReplay.json.data).toMatchObject({ http_status: 401, signature_valid: false });
   });
 });

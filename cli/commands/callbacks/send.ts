@@ -20,11 +20,15 @@ interface SendFlags {
   message?: string;
   sandboxToken?: string;
   sandboxSecret?: string;
+  timestamp?: number;
 }
 
-/** `sha256=` + hex HMAC-SHA256 of the exact bytes sent. */
-export const providerSignature = (rawBody: string, secret: string): string =>
-  `sha256=${createHmac("sha256", secret).update(rawBody).digest("hex")}`;
+/**
+ * The sandbox scheme: `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<exact bytes sent>">`. The
+ * service refuses a `t` outside its replay window (CALLBACK_REPLAY_WINDOW_SECONDS, default 300).
+ */
+export const providerSignature = (rawBody: string, secret: string, t = Math.floor(Date.now() / 1000)): string =>
+  `t=${t},sha256=${createHmac("sha256", secret).update(`${t}.${rawBody}`).digest("hex")}`;
 
 export const callbacksSendCommand = withExample(
   new Command("send")
@@ -43,7 +47,12 @@ export const callbacksSendCommand = withExample(
     .option("--delivered-mb <mb>", "data delivered, in MB", integerOption(0))
     .option("--message <text>", "provider message")
     .option("--sandbox-token <token>", `bearer token (env VENDCTL_SANDBOX_TOKEN, default ${defaultSandboxToken})`)
-    .option("--sandbox-secret <secret>", `signing secret (env VENDCTL_SANDBOX_SECRET, default ${defaultSandboxSecret})`),
+    .option("--sandbox-secret <secret>", `signing secret (env VENDCTL_SANDBOX_SECRET, default ${defaultSandboxSecret})`)
+    .option(
+      "--timestamp <unix-seconds>",
+      "signature time (default now; an old one drills the service's replay window)",
+      integerOption(0),
+    ),
   "vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful --token 1234-5678-9012 --units 45.6",
 ).action(async (reference: string, flags: SendFlags, command: Command) => {
   const ctx = contextOf(command);
@@ -63,7 +72,10 @@ export const callbacksSendCommand = withExample(
   const raw = JSON.stringify(body);
   const transaction = await unwrap(
     ctx.clients.anonymous().POST("/callbacks/providers/{provider}", {
-      params: { path: { provider: flags.provider }, header: { "X-Provider-Signature": providerSignature(raw, secret) } },
+      params: {
+        path: { provider: flags.provider },
+        header: { "X-Provider-Signature": providerSignature(raw, secret, flags.timestamp) },
+      },
       headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
       body,
       // Signed bytes and sent bytes must be the same string.
