@@ -1,9 +1,12 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import { lockDataDir } from "./data-dir-lock.ts";
+import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
+import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
 import * as schema from "./schema/index.ts";
 
 export type Schema = typeof schema;
@@ -19,6 +22,8 @@ export interface DbHandle {
   url?: string;
   listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;
+  /** Resolves when the database answers (and, embedded, its directory takes writes) within `timeoutMs`; rejects otherwise. */
+  probe(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,43 +32,133 @@ export interface OpenDatabaseOptions {
   /** PGlite directory; `memory://` keeps it in memory. */
   dataDir?: string;
   maxConnections?: number;
+  /** Bound on opening a PostgreSQL connection. */
+  connectTimeoutSeconds?: number;
+  /** PostgreSQL statement_timeout for every connection of the pool. */
+  statementTimeoutMs?: number;
+  /** Told when PostgreSQL stops answering, or when the embedded engine fails and is reopened. */
+  events?: DatabaseEvents;
 }
+
+export interface DatabaseEvents extends EmbeddedEngineEvents {
+  onUnreachable?(closedConnections: number): void;
+}
+
+export const defaultConnectTimeoutSeconds = 5;
+export const defaultStatementTimeoutMs = 15_000;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DbHandle> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options.maxConnections ?? 10);
-  return openPglite(options.dataDir ?? "memory://");
+  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
+  return openPglite(options.dataDir ?? "memory://", options.events);
 }
 
-function openPostgres(url: string, max: number): DbHandle {
-  const client = postgres(url, { max, onnotice: () => {}, connection: { application_name: "vend" } });
+/**
+ * Every wait is bounded, so an outage answers 503 instead of hanging: connecting (connect_timeout), a
+ * statement (statement_timeout), a transaction left idle by a vanished client (its row locks are freed),
+ * a reply that never comes (the watchdog), and reconnecting after errors (postgres.js's default back-off
+ * grows to 20 s, which queued queries would wait out after the server is back).
+ */
+function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
+  const statementTimeoutMs = options.statementTimeoutMs ?? defaultStatementTimeoutMs;
+  const connectTimeoutSeconds = options.connectTimeoutSeconds ?? defaultConnectTimeoutSeconds;
+  const target = plainTarget(url);
+  const watchdog = target
+    ? new ReplyWatchdog({
+        target,
+        stallMs: 2000,
+        probeTimeoutMs: 2000,
+        silentLimitMs: statementTimeoutMs + 5000,
+        onUnreachable: options.events?.onUnreachable,
+      })
+    : undefined;
+  const client = postgres(url, {
+    max: options.maxConnections ?? 10,
+    onnotice: () => {},
+    connect_timeout: connectTimeoutSeconds,
+    backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
+    ...(watchdog ? { socket: watchdog.socket } : {}),
+    connection: {
+      application_name: "vend",
+      statement_timeout: statementTimeoutMs,
+      idle_in_transaction_session_timeout: Math.max(statementTimeoutMs, 10_000),
+    },
+  });
   const db = drizzlePostgres(client, { schema }) as unknown as Database;
   return {
     db,
     kind: "postgres",
     url,
+    // Bounded both ways: during an outage postgres.js would wait for its LISTEN connection indefinitely.
     async listen(channel, onPayload) {
-      const subscription = await client.listen(channel, onPayload);
-      return () => subscription.unlisten();
+      const subscription = await withinMs(client.listen(channel, onPayload), connectTimeoutSeconds * 1000);
+      return () => withinMs(subscription.unlisten(), 2000).catch(() => {});
     },
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
-    close: () => client.end({ timeout: 5 }),
+    probe: (timeoutMs) =>
+      withinMs(
+        client`select 1`.then(() => undefined),
+        timeoutMs,
+      ),
+    async close() {
+      await client.end({ timeout: watchdog?.serverUnreachable ? 0 : 5 });
+      watchdog?.stop();
+    },
   };
 }
 
-async function openPglite(dataDir: string): Promise<DbHandle> {
-  if (!dataDir.startsWith("memory://")) mkdirSync(dataDir, { recursive: true });
-  const client = new PGlite(dataDir);
-  await client.waitReady;
-  const db = drizzlePglite(client, { schema }) as unknown as Database;
+/**
+ * Where the pool connects, when the watchdog can read its sockets: one host (or Unix socket) without
+ * TLS. Under TLS the bytes it would watch are wrapped by the TLS layer, so the driver's own socket is
+ * used and only connect_timeout, statement_timeout and TCP keepalive bound an outage.
+ */
+function plainTarget(url: string): Target | undefined {
+  const parsed = new URL(url);
+  const ssl = parsed.searchParams.get("sslmode") ?? parsed.searchParams.get("ssl") ?? process.env.PGSSLMODE ?? process.env.PGSSL;
+  if (ssl && ssl !== "disable" && ssl !== "false") return undefined;
+  const host = parsed.searchParams.get("host") ?? decodeURIComponent(parsed.hostname);
+  const port = Number(parsed.port || 5432);
+  if (host.includes(",")) return undefined;
+  if (host.startsWith("/")) return { path: `${host}/.s.PGSQL.${port}` };
+  return { host: host.replace(/^\[|\]$/g, "") || "localhost", port };
+}
+
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ms} ms`), { code: "ETIMEDOUT" })), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
+
+async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}): Promise<DbHandle> {
+  const inMemory = dataDir.startsWith("memory://");
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  // Before PGlite touches the directory: a second process must not even open it.
+  const lock = inMemory ? undefined : lockDataDir(dataDir);
+  let engine: EmbeddedEngine;
+  try {
+    engine = await EmbeddedEngine.open(dataDir, events);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+  const db = drizzlePglite(engine as unknown as PGlite, { schema }) as unknown as Database;
   return {
     db,
     kind: "pglite",
-    listen: (channel, onPayload) => client.listen(channel, onPayload),
+    listen: (channel, onPayload) => engine.listen(channel, onPayload),
     async notify(channel, payload) {
-      await client.query("select pg_notify($1, $2)", [channel, payload]);
+      await engine.query("select pg_notify($1, $2)", [channel, payload]);
     },
-    close: () => client.close(),
+    probe: (timeoutMs) => withinMs(engine.probe(), timeoutMs),
+    async close() {
+      try {
+        await engine.close();
+      } finally {
+        lock?.release();
+      }
+    },
   };
 }

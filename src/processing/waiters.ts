@@ -7,8 +7,9 @@ import { finalChannel, parseFinalAnnouncement } from "./transitions.ts";
  * waiting for each reference. Event-driven, no sleep loops.
  */
 export class FinalityWaiters {
-  private readonly waiting = new Map<string, Set<(transaction?: Transaction) => void>>();
+  private readonly waiting = new Map<string, Set<(final: boolean, transaction?: Transaction) => void>>();
   private listening: Promise<Unlisten> | undefined;
+  private drained = false;
 
   private constructor(private readonly database: DbHandle) {}
 
@@ -16,15 +17,26 @@ export class FinalityWaiters {
     return new FinalityWaiters(database);
   }
 
+  /** True once the process is shutting down: readiness fails and long-polls answer at once. */
+  get draining(): boolean {
+    return this.drained;
+  }
+
   /**
    * LISTENs from the first long-poll on: a process that never serves one (a worker) never receives
    * the finality announcements at all.
    */
   ready(): Promise<Unlisten> {
-    this.listening ??= this.database.listen(finalChannel, (payload) => {
-      const { reference, transaction } = parseFinalAnnouncement(payload);
-      this.announce(reference, transaction);
-    });
+    this.listening ??= this.database
+      .listen(finalChannel, (payload) => {
+        const { reference, transaction } = parseFinalAnnouncement(payload);
+        this.announce(reference, transaction);
+      })
+      .catch((error: unknown) => {
+        // The database did not answer: the next long-poll tries again rather than failing forever.
+        this.listening = undefined;
+        throw error;
+      });
     return this.listening;
   }
 
@@ -32,27 +44,38 @@ export class FinalityWaiters {
     const callbacks = this.waiting.get(reference);
     if (!callbacks) return;
     this.waiting.delete(reference);
-    for (const callback of callbacks) callback(transaction);
+    for (const callback of callbacks) callback(true, transaction);
+  }
+
+  /**
+   * Shutdown: every open long-poll answers now, with the transaction as it stands, and later ones do
+   * not wait, so the HTTP server can finish its in-flight requests within the grace period.
+   */
+  drain(): void {
+    this.drained = true;
+    const all = [...this.waiting.values()];
+    this.waiting.clear();
+    for (const callbacks of all) for (const callback of callbacks) callback(false);
   }
 
   /**
    * Resolves when `reference` is announced final (with the final transaction when the announcement
-   * carried it), or with `{final: false}` after `ms`. Subscribe before reading the state.
+   * carried it), or with `{final: false}` after `ms` or on drain. Subscribe before reading the state.
    */
   subscribe(reference: string, ms: number): { promise: Promise<{ final: boolean; transaction?: Transaction }>; cancel(): void } {
+    if (this.drained) return { promise: Promise.resolve({ final: false }), cancel: () => {} };
     let cancel = () => {};
     const promise = new Promise<{ final: boolean; transaction?: Transaction }>((resolve) => {
       const set = this.waiting.get(reference) ?? new Set();
       this.waiting.set(reference, set);
       const timer = setTimeout(() => finish(false), ms);
-      const onFinal = (transaction?: Transaction) => finish(true, transaction);
       const finish = (final: boolean, transaction?: Transaction) => {
         clearTimeout(timer);
-        set.delete(onFinal);
+        set.delete(finish);
         if (set.size === 0 && this.waiting.get(reference) === set) this.waiting.delete(reference);
         resolve({ final, transaction });
       };
-      set.add(onFinal);
+      set.add(finish);
       cancel = () => finish(false);
     });
     return { promise, cancel };
@@ -85,7 +108,7 @@ export async function readAfterWait(
   budgetMs: number,
   read: () => Promise<Transaction>,
 ): Promise<Transaction> {
-  if (budgetMs <= 0) return read();
+  if (budgetMs <= 0 || waiters.draining) return read();
   await waiters.ready();
   const subscription = waiters.subscribe(reference, budgetMs);
   const now = await read().catch((error) => {

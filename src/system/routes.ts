@@ -1,6 +1,5 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sql } from "drizzle-orm";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { type Handlers, operationRoutes } from "../http/operations.ts";
@@ -21,14 +20,19 @@ const docsPage = `<!doctype html>
 </html>
 `;
 
+/** A load balancer's probe must get its answer quickly, even while the database does not answer at all. */
+const readinessTimeoutMs = 2000;
+const retryLater = { "retry-after": "5" };
+
 export function systemRoutes(deps: AppDeps) {
   const handlers: Handlers = {
     getHealth: async () => ({ status: 200, data: { status: "ok" } }),
     getReadiness: async () => {
+      if (deps.waiters.draining) throw new AppError("SERVICE_UNAVAILABLE", "Shutting down", null, retryLater);
       try {
-        await deps.db.execute(sql`select 1`);
+        await deps.database.probe(readinessTimeoutMs);
       } catch {
-        throw new AppError("SERVICE_UNAVAILABLE", "Database is unreachable");
+        throw new AppError("SERVICE_UNAVAILABLE", "Database is unreachable or cannot take writes", null, retryLater);
       }
       return { status: 200, data: { status: "ok", database: "ok" } };
     },

@@ -1,0 +1,159 @@
+import { statfsSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
+
+/**
+ * The embedded engine, made safe to keep running when its storage fails.
+ *
+ * PostgreSQL answers a storage failure inside a critical section (a WAL file it cannot create or write,
+ * a checkpoint on a full or read-only disk) with PANIC and restarts its backends. PGlite has no
+ * postmaster to do that: after a PANIC the next statement spins inside WebAssembly forever, holding the
+ * JavaScript thread, so no request is answered and not even SIGTERM is handled. `GuardedPglite` refuses
+ * every statement after a PANIC (callers get a DATABASE_UNAVAILABLE error, answered 503), and
+ * `EmbeddedEngine` reopens the directory (crash recovery replays the WAL) once the disk takes writes again.
+ */
+
+class GuardedPglite extends PGlite {
+  failure: Error | undefined;
+
+  /** The one door into WebAssembly: shut once the engine has PANICked. */
+  override execProtocolRawSync(message: Uint8Array): Uint8Array {
+    if (this.failure) throw this.failure;
+    return super.execProtocolRawSync(message);
+  }
+
+  override async execProtocolStream(...args: Parameters<PGlite["execProtocolStream"]>) {
+    return this.watch(super.execProtocolStream(...args));
+  }
+
+  override async execProtocol(...args: Parameters<PGlite["execProtocol"]>) {
+    return this.watch(super.execProtocol(...args));
+  }
+
+  private async watch<T>(reply: Promise<T>): Promise<T> {
+    try {
+      return await reply;
+    } catch (error) {
+      const { severity, message } = error as { severity?: unknown; message?: unknown };
+      if (severity === "PANIC" && !this.failure) {
+        this.failure = Object.assign(new Error(`The embedded database stopped after a storage failure: ${String(message)}`), {
+          code: "DATABASE_UNAVAILABLE",
+        });
+      }
+      throw error;
+    }
+  }
+}
+
+/** Below this much free space a WAL segment (16 MiB) may not fit: report not ready before PostgreSQL PANICs. */
+const minimumFreeBytes = 32 * 1024 * 1024;
+
+/** Throws (ENOSPC, EROFS, EACCES...) when the data directory cannot take a write now. */
+export function checkStorage(dataDir: string): void {
+  const { bavail, bsize } = statfsSync(dataDir);
+  const free = Number(bavail) * Number(bsize);
+  if (free < minimumFreeBytes) {
+    throw Object.assign(new Error(`Data directory ${dataDir} has only ${Math.floor(free / 1048576)} MiB free`), {
+      code: "ENOSPC",
+    });
+  }
+  const probe = join(dataDir, ".vend-write-probe");
+  writeFileSync(probe, new Uint8Array(4096), { flush: true });
+  unlinkSync(probe);
+}
+
+type Listener = { channel: string; onPayload: (payload: string) => void; stop?: () => Promise<void> };
+
+export interface EmbeddedEngineEvents {
+  onFailure?(error: Error): void;
+  onReopened?(): void;
+}
+
+/**
+ * One PGlite behind a stable face (the object Drizzle holds), so a failed engine can be replaced by a
+ * reopened one without rebuilding anything above it. Only what Drizzle and the handle use is forwarded.
+ */
+export class EmbeddedEngine {
+  private engine: GuardedPglite;
+  private readonly listeners = new Set<Listener>();
+  private reopening: Promise<void> | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly dataDir: string,
+    engine: GuardedPglite,
+    private readonly events: EmbeddedEngineEvents,
+  ) {
+    this.engine = engine;
+  }
+
+  static async open(dataDir: string, events: EmbeddedEngineEvents = {}): Promise<EmbeddedEngine> {
+    return new EmbeddedEngine(dataDir, await startEngine(dataDir), events);
+  }
+
+  query<T>(query: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) {
+    return this.usable().query<T>(query, params, options);
+  }
+
+  transaction<T>(callback: (tx: Transaction) => Promise<T>): Promise<T> {
+    return this.usable().transaction(callback);
+  }
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    const listener: Listener = { channel, onPayload };
+    listener.stop = await this.usable().listen(channel, onPayload);
+    this.listeners.add(listener);
+    return async () => {
+      this.listeners.delete(listener);
+      if (!this.engine.failure) await listener.stop?.();
+    };
+  }
+
+  /** Ready means: the engine has not failed, answers, and its directory takes a write. */
+  async probe(): Promise<void> {
+    await this.usable().query("select 1");
+    if (!this.dataDir.startsWith("memory://")) checkStorage(this.dataDir);
+  }
+
+  /** Never enters a failed engine (it would spin); its files are left to crash recovery on the next open. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await this.reopening;
+    if (!this.engine.failure) await this.engine.close();
+  }
+
+  private usable(): GuardedPglite {
+    const failure = this.engine.failure;
+    if (!failure) return this.engine;
+    if (!this.reopening) {
+      this.events.onFailure?.(failure);
+      this.reopening = this.reopen().finally(() => {
+        this.reopening = undefined;
+      });
+    }
+    throw failure;
+  }
+
+  private async reopen(): Promise<void> {
+    while (!this.closed) {
+      await Bun.sleep(1000);
+      if (this.closed) return;
+      try {
+        checkStorage(this.dataDir);
+        const next = await startEngine(this.dataDir);
+        for (const listener of this.listeners) listener.stop = await next.listen(listener.channel, listener.onPayload);
+        this.engine = next;
+        this.events.onReopened?.();
+        return;
+      } catch {
+        // Still no room or no write access: try again shortly.
+      }
+    }
+  }
+}
+
+async function startEngine(dataDir: string): Promise<GuardedPglite> {
+  const engine = new GuardedPglite(dataDir);
+  await engine.waitReady;
+  return engine;
+}

@@ -1,0 +1,139 @@
+import { connect, Socket } from "node:net";
+
+/**
+ * postgres.js waits for as long as TCP keeps a socket open for the answer to a query it has sent. When
+ * the path to the server goes silent (a partition, a paused host, a dead proxy) that is minutes to hours,
+ * and statement_timeout cannot help: the server never sees the query. This watchdog owns the pool's
+ * sockets: when one owes a reply and has heard nothing for `stallMs`, it asks whether the server answers
+ * at all (a bare protocol handshake on a new connection, bounded by `probeTimeoutMs`). If not, every
+ * socket of the pool is closed with an ETIMEDOUT error, so the queries waiting on them fail (503) and
+ * the next ones open fresh connections, bounded by connect_timeout. A slow statement on a healthy server
+ * is left to statement_timeout; a socket silent past `silentLimitMs` (beyond statement_timeout, so the
+ * server would have answered) is closed even when the server answers others.
+ *
+ * Once the server is found silent, new connections fail at once (a circuit breaker) instead of each
+ * waiting out connect_timeout, and the handshake is retried every few hundred milliseconds: the first
+ * one answered closes the circuit, so the service recovers as soon as the server is back.
+ */
+
+export type Target = { host: string; port: number } | { path: string };
+
+export interface ReplyWatchdogOptions {
+  target: Target;
+  stallMs: number;
+  probeTimeoutMs: number;
+  silentLimitMs: number;
+  onUnreachable?: (closed: number) => void;
+}
+
+interface Watched {
+  /** When the socket last started owing a reply (a write after the last byte received). */
+  owedSince: number | undefined;
+}
+
+export class ReplyWatchdog {
+  private readonly sockets = new Map<Socket, Watched>();
+  private readonly timer: ReturnType<typeof setInterval>;
+  private probing = false;
+  private unreachable = false;
+
+  constructor(private readonly options: ReplyWatchdogOptions) {
+    this.timer = setInterval(() => this.check(), Math.max(50, Math.min(250, options.stallMs / 4)));
+    this.timer.unref();
+  }
+
+  /** The postgres.js `socket` option: a plain TCP (or Unix) socket this watchdog keeps an eye on. */
+  readonly socket = (): Socket => {
+    if (this.unreachable) {
+      const refused = new Socket();
+      // After postgres.js has attached its listeners, so the query waiting for this connection fails.
+      setImmediate(() => closeWithError(refused, "the server did not answer a moment ago"));
+      return refused;
+    }
+    const socket = connectTo(this.options.target);
+    const watched: Watched = { owedSince: undefined };
+    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+    socket.write = ((...args: unknown[]) => {
+      watched.owedSince ??= performance.now();
+      return write(...args);
+    }) as Socket["write"];
+    socket.on("data", () => {
+      watched.owedSince = undefined;
+    });
+    socket.once("close", () => this.sockets.delete(socket));
+    this.sockets.set(socket, watched);
+    return socket;
+  };
+
+  /** The last handshake went unanswered: closing the pool need not wait for anything. */
+  get serverUnreachable(): boolean {
+    return this.unreachable;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private check(): void {
+    const now = performance.now();
+    let stalled = false;
+    for (const [socket, watched] of this.sockets) {
+      if (socket.destroyed) {
+        this.sockets.delete(socket);
+        continue;
+      }
+      if (watched.owedSince === undefined) continue;
+      const silentFor = now - watched.owedSince;
+      if (silentFor >= this.options.silentLimitMs) closeWithError(socket, `no reply for ${Math.round(silentFor)} ms`);
+      else if (silentFor >= this.options.stallMs) stalled = true;
+    }
+    if (!(stalled || this.unreachable) || this.probing) return;
+    this.probing = true;
+    void answersHandshake(this.options.target, this.options.probeTimeoutMs).then((answers) => {
+      this.probing = false;
+      if (answers) {
+        this.unreachable = false;
+        return;
+      }
+      const sockets = [...this.sockets.keys()];
+      this.sockets.clear();
+      for (const socket of sockets) closeWithError(socket, "the server does not answer");
+      if (!this.unreachable) this.options.onUnreachable?.(sockets.length);
+      this.unreachable = true;
+    });
+  }
+}
+
+function connectTo(target: Target): Socket {
+  return "path" in target ? connect({ path: target.path }) : connect({ host: target.host, port: target.port });
+}
+
+/** The error reaches the queries waiting on the socket; a socket the driver has let go of (no listener left) just closes. */
+function closeWithError(socket: Socket, reason: string): void {
+  if (socket.listenerCount("error") > 0) socket.destroy(unreachableError(reason));
+  else socket.destroy();
+}
+
+function unreachableError(reason: string): Error {
+  return Object.assign(new Error(`Database connection closed: ${reason}`), { code: "ETIMEDOUT" });
+}
+
+/** SSLRequest: any PostgreSQL server answers it with one byte before authentication, and logs nothing. */
+const sslRequest = Buffer.from([0, 0, 0, 8, 4, 210, 22, 47]);
+
+/** True when the server answers a protocol handshake on a new connection within `timeoutMs`. */
+export function answersHandshake(target: Target, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connectTo(target);
+    const finish = (answers: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(answers);
+    };
+    const timer = setTimeout(() => finish(false), timeoutMs);
+    socket.once("connect", () => socket.write(sslRequest));
+    socket.once("data", () => finish(true));
+    socket.once("error", () => finish(false));
+    socket.once("close", () => finish(false));
+  });
+}
