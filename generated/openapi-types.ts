@@ -291,8 +291,10 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Returns the signing secret (`whsec_…`) once. Live-mode URLs must be https and must not resolve to
-         *     private or loopback addresses (unless the operator allows it).
+         * @description Returns the signing secret (`whsec_…`) once. URLs must be http(s) (https in live mode) and must not
+         *     resolve to private, loopback or other non-public addresses unless the operator allows it
+         *     (`WEBHOOK_ALLOW_PRIVATE_URLS`, on by default only for the embedded database); the same check applies
+         *     to the address actually connected to at every delivery.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -367,10 +369,18 @@ export interface paths {
         /**
          * Receive a provider callback
          * @description Called by an upstream provider to report a final outcome. The provider authenticates with its bearer
-         *     token and signs the raw body: `X-Provider-Signature: sha256=<hex HMAC-SHA256>`. Unknown provider or
-         *     unknown reference: `404`. A callback that moves a non-final transaction to a final state is applied
-         *     (`200` with the transaction); a repeat with the same outcome is `200` and changes nothing; an outcome
-         *     that contradicts a final state is `409 CALLBACK_CONFLICT` and changes nothing. Every callback is stored.
+         *     token and signs the raw body in `X-Provider-Signature`. The sandbox signs a timestamp with the body:
+         *     `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<raw body>">`; a `t` more than
+         *     `CALLBACK_REPLAY_WINDOW_SECONDS` (default 300) from the server's clock, either way, is `401`, and the
+         *     form without a timestamp is refused. The live VTU provider (VTpass) sends no timestamp and signs
+         *     `sha256=<hex HMAC-SHA256 of the raw body>`; a replayed VTU callback is harmless only because applying
+         *     an outcome is idempotent. Unknown provider: `404`; wrong bearer token or signature: `401`. Unknown
+         *     reference: `404`. A callback that moves a non-final transaction to a final state is applied (`200`
+         *     with the transaction); a repeat with the same outcome is `200` and changes nothing; an outcome that
+         *     contradicts a final state is `409 CALLBACK_CONFLICT` and changes nothing. Callbacks with a valid bearer
+         *     token are stored for operators: accepted ones whole, refused ones (bad or stale signature, bad body)
+         *     with the body cut to 4 KiB and at most `CALLBACK_REJECTED_PER_MINUTE` per provider per minute. An
+         *     unknown provider or a wrong token is not stored.
          */
         post: operations["receiveProviderCallback"];
         delete?: never;
@@ -560,7 +570,7 @@ export interface paths {
         put?: never;
         /**
          * Replay a stored callback
-         * @description Runs the stored raw body through the same code path as a live callback and stores the result as a new record (`replay_of` names the original).
+         * @description Runs the stored raw body through the same code path as a live callback and stores the result as a new record (`replay_of` names the original). The stored signature is verified again; the replay window does not apply (a replay is the operator's deliberate act).
          */
         post: operations["replayCallback"];
         delete?: never;
@@ -776,7 +786,7 @@ export interface components {
         /**
          * @description Up to 20 string values (keys at most 40 characters, values at most 500), returned on the transaction and
          *     its webhooks. The keys `route`, `plan_name`, `product_id`, `delivered_mb`, `requested_mb` and `partial`
-         *     belong to the service and are replaced.
+         *     belong to the service and are replaced. The key `__proto__` is refused (`400`).
          */
         Metadata: {
             [key: string]: string;
@@ -1121,6 +1131,7 @@ export interface components {
             status: "pending" | "succeeded" | "failed";
             attempts: number;
             last_status_code: number | null;
+            /** @description Outcome of the last attempt: `HTTP <status>`, `timed out`, `unreachable`, `refused: private or loopback address`, or `endpoint deleted`. */
             last_error: string | null;
             /** Format: date-time */
             next_attempt_at: string | null;
@@ -1235,7 +1246,7 @@ export interface components {
             /** @description OK or the error code the callback was answered with. */
             result_code: string;
             signature_valid: boolean;
-            /** @description The parsed body (null when it was not JSON). */
+            /** @description The parsed body (null when it was not JSON, or was cut to 4 KiB because the callback was refused). */
             body: {
                 [key: string]: unknown;
             } | null;
@@ -1662,7 +1673,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Too many requests for this key; retry after `Retry-After` seconds. */
+        /** @description Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2083,6 +2094,7 @@ export interface operations {
                     "application/json": components["schemas"]["ServiceListEnvelope"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2173,6 +2185,7 @@ export interface operations {
                     "application/json": components["schemas"]["WalletEnvelope"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2242,6 +2255,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookEndpointListEnvelope"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2369,6 +2383,7 @@ export interface operations {
                     "application/json": components["schemas"]["EventEnvelope"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
@@ -2381,7 +2396,11 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description `sha256=` followed by the hex HMAC-SHA256 of the raw body under the provider's secret. */
+                /**
+                 * @description Sandbox: `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<raw body>">` under the provider's secret,
+                 *     with `t` within `CALLBACK_REPLAY_WINDOW_SECONDS` (default 300) of the server's clock.
+                 *     VTU: `sha256=<hex HMAC-SHA256 of the raw body>` (no timestamp).
+                 */
                 "X-Provider-Signature": string;
             };
             path: {
@@ -2412,6 +2431,7 @@ export interface operations {
             409: components["responses"]["CallbackConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2446,6 +2466,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2478,6 +2499,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2507,6 +2529,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2537,6 +2560,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2573,6 +2597,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2603,6 +2628,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2648,6 +2674,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2698,6 +2725,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2728,6 +2756,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2758,6 +2787,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["ProviderError"];
@@ -2795,6 +2825,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2825,6 +2856,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2861,6 +2893,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2885,7 +2918,9 @@ export interface operations {
                     "application/json": components["schemas"]["HealthEnvelope"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getReadiness: {
@@ -2907,6 +2942,7 @@ export interface operations {
                     "application/json": components["schemas"]["ReadinessEnvelope"];
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2930,7 +2966,9 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiReference: {
@@ -2952,7 +2990,9 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     getApiReferenceScript: {
@@ -2974,7 +3014,9 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
+            400: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     webhookTransactionSuccessful: {

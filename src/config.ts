@@ -1,6 +1,14 @@
 export interface Config {
   databaseUrl: string | undefined;
   databasePoolSize: number;
+  /** Bound on opening a PostgreSQL connection. */
+  databaseConnectTimeoutSeconds: number;
+  /** Server-side bound on one statement (PostgreSQL statement_timeout). */
+  databaseStatementTimeoutMs: number;
+  /** On SIGTERM: how long in-flight requests get to finish before their connections are closed. */
+  shutdownGraceSeconds: number;
+  /** On SIGTERM: how long to keep serving, unready, before the listener closes (for a load balancer to notice). */
+  shutdownDelaySeconds: number;
   dataDir: string;
   port: number;
   host: string;
@@ -10,6 +18,16 @@ export interface Config {
   requestTimeoutSeconds: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   rateLimitPerMinute: number;
+  /** Failed authentications one client address may make per minute before it is answered 429 (0: no limit). */
+  authFailuresPerMinute: number;
+  /** Take the client address from the last X-Forwarded-For entry (set only behind one trusted proxy). */
+  trustProxy: boolean;
+  callbacks: {
+    /** How far a provider signature's timestamp may be from now, either way (providers that sign one). */
+    replayWindowSeconds: number;
+    /** Refused callbacks stored per provider per minute per process; the rest are answered but not stored. */
+    rejectedPerMinute: number;
+  };
   /** Base URL at which this service is reachable (sandbox callbacks are sent there). */
   publicBaseUrl: string | undefined;
   worker: {
@@ -18,12 +36,25 @@ export interface Config {
     leaseSeconds: number;
     /** Seconds between re-queries of a pending transaction; the last value repeats. */
     requerySchedule: number[];
+    /** Sends after which a re-query's "never received" fails the order instead of sending it again. */
+    maxSends: number;
+    /** Age (since acceptance) after which a re-query's "never received" fails the order instead of sending it again. */
+    maxResendAgeSeconds: number;
   };
   sandbox: { callbackDelayMs: number; callbackToken: string; callbackSecret: string; latencyMs: number };
   vtu:
     | { baseUrl: string; apiKey: string; secretKey: string; callbackToken: string; callbackSecret: string; timeoutMs: number }
     | undefined;
-  webhooks: { retrySchedule: number[]; timeoutMs: number; allowPrivateUrls: boolean };
+  webhooks: {
+    retrySchedule: number[];
+    timeoutMs: number;
+    /** Let endpoints (both modes) target private, loopback and other non-public addresses. */
+    allowPrivateUrls: boolean;
+    /** Deliveries one process keeps in flight. */
+    concurrency: number;
+    /** Of those, at most this many for any one endpoint, so a slow endpoint cannot take every slot. */
+    endpointConcurrency: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -102,6 +133,61 @@ function readVtu(env: Env): Config["vtu"] {
   };
 }
 
+/** Room for the database work around a provider call (claim to call, call to the guarded completion). */
+const leaseMarginMs = 5000;
+
+/**
+ * The shortest lease that outlasts the longest a job spends at a provider: a re-query followed by a
+ * send, each up to the provider timeout, plus a margin. Heartbeats extend the lease while a job runs;
+ * this bound keeps the job its own even when a heartbeat cannot get through. Only HTTP providers
+ * count: the sandbox answers from this service's own database and books a repeated order once.
+ */
+export function minimumLeaseSeconds(vtu: Config["vtu"]): number {
+  return vtu ? Math.ceil((2 * vtu.timeoutMs + leaseMarginMs) / 1000) : 1;
+}
+
+function readWorker(env: Env, vtu: Config["vtu"]): Config["worker"] {
+  const leaseSeconds = readInteger(env, "WORKER_LEASE_SECONDS", 60, 1, 3600);
+  const minimum = minimumLeaseSeconds(vtu);
+  if (vtu && leaseSeconds < minimum) {
+    const given = env.WORKER_LEASE_SECONDS ? String(leaseSeconds) : `${leaseSeconds} (the default)`;
+    throw new ConfigError(
+      "WORKER_LEASE_SECONDS",
+      `must be at least ${minimum} (twice VTU_TIMEOUT_MS of ${vtu.timeoutMs} ms for a re-query then a send, plus ${leaseMarginMs / 1000} s), got ${given}`,
+    );
+  }
+  return {
+    concurrency: readInteger(env, "WORKER_CONCURRENCY", 8, 1, 256),
+    pollMs: readInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
+    leaseSeconds,
+    requerySchedule: readSchedule(env, "REQUERY_SCHEDULE", [15, 30, 60, 120, 300, 600, 1800, 3600]),
+    maxSends: readInteger(env, "WORKER_MAX_SENDS", 3, 1, 100),
+    maxResendAgeSeconds: readInteger(env, "WORKER_MAX_RESEND_AGE_SECONDS", 3600, 1, 2_592_000),
+  };
+}
+
+/**
+ * Private targets are allowed by default only on the embedded database (a laptop running `npm start`
+ * with a receiver on localhost); a server on PostgreSQL refuses them unless told otherwise.
+ */
+function readWebhooks(env: Env, databaseUrl: string | undefined): Config["webhooks"] {
+  const concurrency = readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1024);
+  const endpointConcurrency = readInteger(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 2, 1, 1024);
+  if (endpointConcurrency > concurrency) {
+    throw new ConfigError(
+      "WEBHOOK_ENDPOINT_CONCURRENCY",
+      `must not exceed WEBHOOK_CONCURRENCY (${concurrency}), got ${endpointConcurrency}`,
+    );
+  }
+  return {
+    retrySchedule: readSchedule(env, "WEBHOOK_RETRY_SCHEDULE", [0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
+    timeoutMs: readInteger(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
+    allowPrivateUrls: readBoolean(env, "WEBHOOK_ALLOW_PRIVATE_URLS", databaseUrl === undefined),
+    concurrency,
+    endpointConcurrency,
+  };
+}
+
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 /** Parses and validates the environment once; throws ConfigError naming the bad variable. */
@@ -116,9 +202,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
   }
+  const vtu = readVtu(env);
   return {
     databaseUrl,
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
+    databaseConnectTimeoutSeconds: readInteger(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 5, 1, 300),
+    databaseStatementTimeoutMs: readInteger(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 3_600_000),
+    shutdownGraceSeconds: readInteger(env, "SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
+    shutdownDelaySeconds: readInteger(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
     dataDir: env.VEND_DATA_DIR || "./.data",
     port: readInteger(env, "PORT", 8080, 0, 65535),
     host: env.HOST || "0.0.0.0",
@@ -128,24 +219,21 @@ export function loadConfig(env: Env = process.env): Config {
     requestTimeoutSeconds,
     logLevel: logLevel as Config["logLevel"],
     rateLimitPerMinute: readInteger(env, "RATE_LIMIT_PER_MINUTE", 600, 0, 1_000_000),
-    publicBaseUrl: readUrl(env, "PUBLIC_BASE_URL"),
-    worker: {
-      concurrency: readInteger(env, "WORKER_CONCURRENCY", 8, 1, 256),
-      pollMs: readInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
-      leaseSeconds: readInteger(env, "WORKER_LEASE_SECONDS", 30, 1, 3600),
-      requerySchedule: readSchedule(env, "REQUERY_SCHEDULE", [15, 30, 60, 120, 300, 600, 1800, 3600]),
+    authFailuresPerMinute: readInteger(env, "AUTH_FAILURES_PER_MINUTE", 60, 0, 1_000_000),
+    trustProxy: readBoolean(env, "TRUST_PROXY", false),
+    callbacks: {
+      replayWindowSeconds: readInteger(env, "CALLBACK_REPLAY_WINDOW_SECONDS", 300, 1, 86_400),
+      rejectedPerMinute: readInteger(env, "CALLBACK_REJECTED_PER_MINUTE", 60, 0, 1_000_000),
     },
+    publicBaseUrl: readUrl(env, "PUBLIC_BASE_URL"),
+    worker: readWorker(env, vtu),
     sandbox: {
       callbackDelayMs: readInteger(env, "SANDBOX_CALLBACK_DELAY_MS", 2000, 0, 3_600_000),
       callbackToken: env.SANDBOX_CALLBACK_TOKEN || "sandbox-callback-token",
       callbackSecret: env.SANDBOX_CALLBACK_SECRET || "sandbox-callback-secret",
       latencyMs: readInteger(env, "SANDBOX_LATENCY_MS", 0, 0, 60_000),
     },
-    vtu: readVtu(env),
-    webhooks: {
-      retrySchedule: readSchedule(env, "WEBHOOK_RETRY_SCHEDULE", [0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
-      timeoutMs: readInteger(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
-      allowPrivateUrls: readBoolean(env, "WEBHOOK_ALLOW_PRIVATE_URLS", false),
-    },
+    vtu,
+    webhooks: readWebhooks(env, databaseUrl),
   };
 }

@@ -1,3 +1,4 @@
+import type { AuthGuard } from "./auth/guard.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
@@ -19,6 +20,8 @@ export interface AppDeps {
   spec: ApiSpec;
   validators: Map<string, OperationValidators>;
   rateLimiter: RateLimiter;
+  /** Failed-authentication budget per client address and the memory of unknown keys. */
+  authGuard: AuthGuard;
   cursors: CursorCodec;
   caches: Caches;
   providers: Providers;

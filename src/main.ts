@@ -1,7 +1,9 @@
 import { createAccount, hasAnyAccount } from "./accounts/service.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
+import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { runMigrations } from "./db/migrate.ts";
+import { isDatabaseUnavailable } from "./http/respond.ts";
 import { createLogger } from "./logger.ts";
 import { createDeps, startServer } from "./server.ts";
 import { startBackground } from "./worker/background.ts";
@@ -25,11 +27,32 @@ function readConfig() {
 
 const config = readConfig();
 const logger = createLogger(config.logLevel);
-const database = await openDatabase({
-  databaseUrl: config.databaseUrl,
-  dataDir: config.dataDir,
-  maxConnections: config.databasePoolSize,
-});
+
+async function openConfiguredDatabase() {
+  try {
+    return await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      maxConnections: config.databasePoolSize,
+      connectTimeoutSeconds: config.databaseConnectTimeoutSeconds,
+      statementTimeoutMs: config.databaseStatementTimeoutMs,
+      events: {
+        onUnreachable: (closed) => logger.error({ closed_connections: closed }, "database does not answer; connections closed"),
+        onFailure: (error) =>
+          logger.fatal({ err: error.message }, "embedded database failed; answering 503 until it is reopened"),
+        onReopened: () => logger.warn("embedded database reopened"),
+      },
+    });
+  } catch (error) {
+    if (error instanceof DataDirLockedError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+const database = await openConfiguredDatabase();
 await runMigrations(database);
 const deps = await createDeps(config, database, logger);
 
@@ -54,17 +77,53 @@ if (server) {
   console.log(`Vend worker running (database: ${database.kind}; sandbox callbacks to ${apiBaseUrl})`);
 }
 
+/** Past the grace period: stopping the worker and closing the database get this long before the process exits anyway. */
+const closeAllowanceMs = 5000;
+
 let stopping = false;
 async function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    // A second signal while draining: the operator wants out now.
+    process.exit(1);
+  }
   stopping = true;
-  logger.info({ signal }, "shutting down");
-  // Stop taking requests, let in-flight work finish (leases still held are given back), then close.
-  await server?.stop();
-  await background?.stop();
+  const graceMs = config.shutdownGraceSeconds * 1000;
+  const delayMs = server ? config.shutdownDelaySeconds * 1000 : 0;
+  logger.info({ signal, grace_seconds: config.shutdownGraceSeconds, delay_seconds: delayMs / 1000 }, "shutting down");
+  // Whatever hangs below (a database that no longer answers), the process still exits.
+  setTimeout(
+    () => {
+      logger.error("shutdown did not finish in time; exiting");
+      process.exit(1);
+    },
+    delayMs + graceMs + closeAllowanceMs,
+  );
+  // Readiness fails and long-polls answer now; the worker lets its jobs finish and gives back its leases.
+  deps.waiters.drain();
+  const workerStopped = background?.stop();
+  // Unready but still serving: a load balancer polling /readyz stops routing here before the listener closes.
+  if (delayMs > 0) await Bun.sleep(delayMs);
+  const answered = (await server?.stop(graceMs)) ?? true;
+  if (!answered)
+    logger.warn({ grace_seconds: config.shutdownGraceSeconds }, "requests still in flight after the grace period were cut");
+  await workerStopped;
   await deps.waiters.stop();
   await database.close();
   process.exit(0);
 }
+// During an outage the driver fails fast, and a rejection inside it that nobody awaits (seen while the
+// worker stops with the database silent) must not take the process down with every request in flight.
+// Anything else unhandled is a bug: log it and exit, as the runtime would.
+process.on("unhandledRejection", (reason) => {
+  if (isDatabaseUnavailable(reason)) {
+    logger.warn({ err: reason instanceof Error ? reason.message : String(reason) }, "unawaited database failure");
+    return;
+  }
+  logger.fatal(
+    { err: reason instanceof Error ? { message: reason.message, stack: reason.stack } : String(reason) },
+    "unhandled rejection",
+  );
+  process.exit(1);
+});
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));

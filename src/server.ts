@@ -1,10 +1,15 @@
 import { buildApp } from "./app.ts";
+import { AuthGuard } from "./auth/guard.ts";
 import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { DbHandle } from "./db/client.ts";
 import { getOrCreateSetting } from "./db/settings.ts";
 import type { AppDeps } from "./deps.ts";
+import { AppError } from "./errors.ts";
+import { recordClientAddress } from "./http/context.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { errorResponse } from "./http/respond.ts";
+import { routableRequest } from "./http/routable.ts";
 import { loadSpec } from "./http/spec.ts";
 import { compileValidators } from "./http/validation.ts";
 import { createCaches, subscribeCacheEviction } from "./lib/caches.ts";
@@ -52,6 +57,7 @@ export async function createDeps(
     spec,
     validators: compileValidators(spec),
     rateLimiter: new RateLimiter(config.rateLimitPerMinute),
+    authGuard: new AuthGuard(config.authFailuresPerMinute),
     cursors: new CursorCodec(cursorSecret),
     caches,
     providers: createProviders(database.db, config, liveProviders ?? (config.vtu ? [createVtuProvider(config.vtu)] : [])),
@@ -64,29 +70,73 @@ export async function createDeps(
 export interface RunningServer {
   url: string;
   port: number;
-  stop(): Promise<void>;
+  /**
+   * Drains, then stops: requests that arrive from now on are answered `503` with `Retry-After` and
+   * `Connection: close` (so a client that connected meanwhile is answered, never reset), in-flight
+   * requests finish, and the listener closes once nothing has arrived for a moment, or when `graceMs`
+   * runs out, whichever comes first; whatever is still open then is closed. Resolves true when every
+   * request was answered. `0` closes at once.
+   */
+  stop(graceMs?: number): Promise<boolean>;
 }
 
-/** Bun's transport cap: bodies past it are cut off before the app sees them; 64 KiB..1 MiB get a 413 envelope. */
-const transportBodyLimit = 1024 * 1024;
+/**
+ * No transport cap: Bun's own 413 would answer without the envelope or X-Request-Id. The app reads at
+ * most 64 KiB of a body (src/http/operations.ts) and answers the 413 envelope past that.
+ */
+const transportBodyLimit = Number.MAX_SAFE_INTEGER;
+/** How long the listener must see no new request before it closes during a drain. */
+const quietMs = 250;
+
+function drainingResponse(request: Request, logger: Logger): Response {
+  const error = new AppError("SERVICE_UNAVAILABLE", "The server is shutting down; retry shortly", null, {
+    "retry-after": "1",
+    connection: "close",
+  });
+  return errorResponse(request, error, logger);
+}
 
 export function startServer(deps: AppDeps, options: { port: number; hostname: string }): RunningServer {
   const app = buildApp(deps);
+  let draining = false;
+  let inFlight = 0;
+  let lastArrival = 0;
   const server = Bun.serve({
     port: options.port,
     hostname: options.hostname,
     maxRequestBodySize: transportBodyLimit,
     // Long-polls run up to REQUEST_TIMEOUT_SECONDS; the idle timeout must not cut them short.
     idleTimeout: Math.min(255, deps.config.requestTimeoutSeconds + 10),
-    fetch: (request) => app.fetch(request),
+    fetch: async (raw, server) => {
+      const request = recordClientAddress(routableRequest(raw), server.requestIP(raw)?.address, deps.config.trustProxy);
+      lastArrival = Date.now();
+      if (draining) return drainingResponse(request, deps.logger);
+      inFlight += 1;
+      try {
+        return await app.fetch(request);
+      } finally {
+        inFlight -= 1;
+      }
+    },
   });
   const port = server.port ?? options.port;
   const host = options.hostname === "0.0.0.0" ? "127.0.0.1" : options.hostname;
   return {
     url: `http://${host}:${port}`,
     port,
-    stop: async () => {
-      await server.stop(true);
+    stop: async (graceMs = 0) => {
+      draining = true;
+      const deadline = Date.now() + graceMs;
+      while (Date.now() < deadline && (inFlight > 0 || Date.now() - lastArrival < quietMs)) await Bun.sleep(25);
+      const answered = server.stop().then(() => true);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
+      });
+      const drained = await Promise.race([answered, expired]);
+      clearTimeout(timer);
+      if (!drained) await server.stop(true);
+      return drained;
     },
   };
 }

@@ -278,8 +278,10 @@ export const listWebhookEndpoints = <ThrowOnError extends boolean = false>(optio
 /**
  * Register a webhook endpoint
  *
- * Returns the signing secret (`whsec_…`) once. Live-mode URLs must be https and must not resolve to
- * private or loopback addresses (unless the operator allows it).
+ * Returns the signing secret (`whsec_…`) once. URLs must be http(s) (https in live mode) and must not
+ * resolve to private, loopback or other non-public addresses unless the operator allows it
+ * (`WEBHOOK_ALLOW_PRIVATE_URLS`, on by default only for the embedded database); the same check applies
+ * to the address actually connected to at every delivery.
  *
  */
 export const createWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<CreateWebhookEndpointData, ThrowOnError>): RequestResult<CreateWebhookEndpointResponses, CreateWebhookEndpointErrors, ThrowOnError> => (options.client ?? client).post<CreateWebhookEndpointResponses, CreateWebhookEndpointErrors, ThrowOnError>({
@@ -341,10 +343,18 @@ export const resendEvent = <ThrowOnError extends boolean = false>(options: Optio
  * Receive a provider callback
  *
  * Called by an upstream provider to report a final outcome. The provider authenticates with its bearer
- * token and signs the raw body: `X-Provider-Signature: sha256=<hex HMAC-SHA256>`. Unknown provider or
- * unknown reference: `404`. A callback that moves a non-final transaction to a final state is applied
- * (`200` with the transaction); a repeat with the same outcome is `200` and changes nothing; an outcome
- * that contradicts a final state is `409 CALLBACK_CONFLICT` and changes nothing. Every callback is stored.
+ * token and signs the raw body in `X-Provider-Signature`. The sandbox signs a timestamp with the body:
+ * `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<raw body>">`; a `t` more than
+ * `CALLBACK_REPLAY_WINDOW_SECONDS` (default 300) from the server's clock, either way, is `401`, and the
+ * form without a timestamp is refused. The live VTU provider (VTpass) sends no timestamp and signs
+ * `sha256=<hex HMAC-SHA256 of the raw body>`; a replayed VTU callback is harmless only because applying
+ * an outcome is idempotent. Unknown provider: `404`; wrong bearer token or signature: `401`. Unknown
+ * reference: `404`. A callback that moves a non-final transaction to a final state is applied (`200`
+ * with the transaction); a repeat with the same outcome is `200` and changes nothing; an outcome that
+ * contradicts a final state is `409 CALLBACK_CONFLICT` and changes nothing. Callbacks with a valid bearer
+ * token are stored for operators: accepted ones whole, refused ones (bad or stale signature, bad body)
+ * with the body cut to 4 KiB and at most `CALLBACK_REJECTED_PER_MINUTE` per provider per minute. An
+ * unknown provider or a wrong token is not stored.
  *
  */
 export const receiveProviderCallback = <ThrowOnError extends boolean = false>(options: Options<ReceiveProviderCallbackData, ThrowOnError>): RequestResult<ReceiveProviderCallbackResponses, ReceiveProviderCallbackErrors, ThrowOnError> => (options.client ?? client).post<ReceiveProviderCallbackResponses, ReceiveProviderCallbackErrors, ThrowOnError>({
@@ -529,7 +539,7 @@ export const listCallbacks = <ThrowOnError extends boolean = false>(options?: Op
 /**
  * Replay a stored callback
  *
- * Runs the stored raw body through the same code path as a live callback and stores the result as a new record (`replay_of` names the original).
+ * Runs the stored raw body through the same code path as a live callback and stores the result as a new record (`replay_of` names the original). The stored signature is verified again; the replay window does not apply (a replay is the operator's deliberate act).
  */
 export const replayCallback = <ThrowOnError extends boolean = false>(options: Options<ReplayCallbackData, ThrowOnError>): RequestResult<ReplayCallbackResponses, ReplayCallbackErrors, ThrowOnError> => (options.client ?? client).post<ReplayCallbackResponses, ReplayCallbackErrors, ThrowOnError>({
     security: [{

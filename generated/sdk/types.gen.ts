@@ -68,7 +68,7 @@ export type ErrorEnvelope = {
 /**
  * Up to 20 string values (keys at most 40 characters, values at most 500), returned on the transaction and
  * its webhooks. The keys `route`, `plan_name`, `product_id`, `delivered_mb`, `requested_mb` and `partial`
- * belong to the service and are replaced.
+ * belong to the service and are replaced. The key `__proto__` is refused (`400`).
  *
  */
 export type Metadata = {
@@ -495,6 +495,9 @@ export type EventDelivery = {
     status: 'pending' | 'succeeded' | 'failed';
     attempts: number;
     last_status_code: number | null;
+    /**
+     * Outcome of the last attempt: `HTTP <status>`, `timed out`, `unreachable`, `refused: private or loopback address`, or `endpoint deleted`.
+     */
     last_error: string | null;
     next_attempt_at: string | null;
 };
@@ -618,7 +621,7 @@ export type StoredCallback = {
     result_code: string;
     signature_valid: boolean;
     /**
-     * The parsed body (null when it was not JSON).
+     * The parsed body (null when it was not JSON, or was cut to 4 KiB because the callback was refused).
      */
     body: {
         [key: string]: unknown;
@@ -1056,7 +1059,7 @@ export type VendProductErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1134,7 +1137,7 @@ export type VendElectricityErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1191,7 +1194,7 @@ export type VerifyMeterErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1273,7 +1276,7 @@ export type VendCableErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1330,7 +1333,7 @@ export type VerifySmartcardErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1416,7 +1419,7 @@ export type ListTransactionsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1477,7 +1480,7 @@ export type GetTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1527,7 +1530,7 @@ export type ListNetworksErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1564,11 +1567,15 @@ export type ListServicesData = {
 
 export type ListServicesErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1622,7 +1629,7 @@ export type ListProductsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1676,7 +1683,7 @@ export type GetPricingErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1713,11 +1720,15 @@ export type GetWalletData = {
 
 export type GetWalletErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1788,7 +1799,7 @@ export type FundWalletErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1825,11 +1836,15 @@ export type ListWebhookEndpointsData = {
 
 export type ListWebhookEndpointsErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1882,7 +1897,7 @@ export type CreateWebhookEndpointErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1936,7 +1951,7 @@ export type DeleteWebhookEndpointErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -1994,7 +2009,7 @@ export type ListEventsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -2036,6 +2051,10 @@ export type ResendEventData = {
 
 export type ResendEventErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
@@ -2044,7 +2063,7 @@ export type ResendEventErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key; retry after `Retry-After` seconds.
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
     429: ErrorEnvelope;
     /**
@@ -2076,7 +2095,10 @@ export type ReceiveProviderCallbackData = {
     body: ProviderCallback | VtuCallback;
     headers: {
         /**
-         * `sha256=` followed by the hex HMAC-SHA256 of the raw body under the provider's secret.
+         * Sandbox: `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<raw body>">` under the provider's secret,
+         * with `t` within `CALLBACK_REPLAY_WINDOW_SECONDS` (default 300) of the server's clock.
+         * VTU: `sha256=<hex HMAC-SHA256 of the raw body>` (no timestamp).
+         *
          */
         'X-Provider-Signature': string;
     };
@@ -2115,6 +2137,10 @@ export type ReceiveProviderCallbackErrors = {
      * The body is not JSON.
      */
     415: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2174,6 +2200,10 @@ export type ListAccountsErrors = {
      */
     404: ErrorEnvelope;
     /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
@@ -2223,6 +2253,10 @@ export type CreateAccountErrors = {
      */
     415: ErrorEnvelope;
     /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
@@ -2268,6 +2302,10 @@ export type GetAccountErrors = {
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2318,6 +2356,10 @@ export type ListApiKeysErrors = {
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2377,6 +2419,10 @@ export type CreateApiKeyErrors = {
      */
     415: ErrorEnvelope;
     /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
@@ -2426,6 +2472,10 @@ export type RevokeApiKeyErrors = {
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2498,6 +2548,10 @@ export type CreditWalletErrors = {
      * This Idempotency-Key was used with a different body.
      */
     422: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2589,6 +2643,10 @@ export type AdminListTransactionsErrors = {
      */
     404: ErrorEnvelope;
     /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
@@ -2639,6 +2697,10 @@ export type AdminGetTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
@@ -2688,6 +2750,10 @@ export type RequeryTransactionErrors = {
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2755,6 +2821,10 @@ export type ListCallbacksErrors = {
      */
     404: ErrorEnvelope;
     /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
@@ -2804,6 +2874,10 @@ export type ReplayCallbackErrors = {
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2863,6 +2937,10 @@ export type UpdateProductErrors = {
      */
     415: ErrorEnvelope;
     /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
@@ -2896,9 +2974,17 @@ export type GetHealthData = {
 
 export type GetHealthErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
 };
 
 export type GetHealthError = GetHealthErrors[keyof GetHealthErrors];
@@ -2920,6 +3006,10 @@ export type GetReadinessData = {
 };
 
 export type GetReadinessErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -2950,9 +3040,17 @@ export type GetOpenApiDocumentData = {
 
 export type GetOpenApiDocumentErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
 };
 
 export type GetOpenApiDocumentError = GetOpenApiDocumentErrors[keyof GetOpenApiDocumentErrors];
@@ -2975,9 +3073,17 @@ export type GetApiReferenceData = {
 
 export type GetApiReferenceErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
 };
 
 export type GetApiReferenceError = GetApiReferenceErrors[keyof GetApiReferenceErrors];
@@ -3000,9 +3106,17 @@ export type GetApiReferenceScriptData = {
 
 export type GetApiReferenceScriptErrors = {
     /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
 };
 
 export type GetApiReferenceScriptError = GetApiReferenceScriptErrors[keyof GetApiReferenceScriptErrors];

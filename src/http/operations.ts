@@ -6,7 +6,7 @@ import { AppError, type FieldError, successEnvelope, validationError } from "../
 import { contextOf } from "./context.ts";
 import { errorResponse, jsonResponse, logResponse } from "./respond.ts";
 import type { OperationSpec } from "./spec.ts";
-import { headerFieldName, toFieldErrors } from "./validation.ts";
+import { canonicalParams, headerFieldName, toFieldErrors, unstorableText } from "./validation.ts";
 
 export type OperationId = keyof operations;
 type Op<Id extends OperationId> = operations[Id];
@@ -30,6 +30,7 @@ type SuccessEnvelopeOf<Id extends OperationId> = {
 export type SuccessDataOf<Id extends OperationId> = SuccessEnvelopeOf<Id> extends { data: infer D } ? D : never;
 
 export interface OperationInput<Id extends OperationId> {
+  operationId: Id;
   request: Request;
   requestId: string;
   /** Set on ApiKey operations. */
@@ -48,6 +49,7 @@ export type OperationHandler<Id extends OperationId> = (input: OperationInput<Id
 export type Handlers = { [Id in OperationId]?: OperationHandler<Id> };
 
 export const maxBodyBytes = 64 * 1024;
+const drainBytes = 4 * 1024 * 1024;
 
 /** The principal of an ApiKey operation (the dispatcher guarantees it is there). */
 export function principalOf(input: { principal: ApiPrincipal | null }): ApiPrincipal {
@@ -57,21 +59,67 @@ export function principalOf(input: { principal: ApiPrincipal | null }): ApiPrinc
 
 async function authenticate(deps: AppDeps, op: OperationSpec, request: Request): Promise<ApiPrincipal | null> {
   const authorization = request.headers.get("authorization");
-  if (op.security === "admin") authenticateAdmin(deps.config.adminToken, authorization);
+  // Requests that never went through the server (in-process `app.handle`) share one budget.
+  const defences = { guard: deps.authGuard, client: contextOf(request).ip ?? "in-process" };
+  if (op.security === "admin") await authenticateAdmin(deps.config.adminToken, authorization, defences);
   if (op.security !== "apiKey") return null;
-  const principal = await authenticateApiKey(deps.db, authorization, deps.caches.apiKeys);
+  const principal = await authenticateApiKey(deps.db, authorization, deps.caches.apiKeys, defences);
   contextOf(request).accountId = principal.accountId;
   deps.rateLimiter.check(principal.keyId);
   return principal;
 }
 
+const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`);
+
+/**
+ * Reads at most `maxBodyBytes` of the body and stops there: the transport accepts any size (so
+ * its own bare 413 never answers), and this is the only place a body is buffered.
+ */
+async function readCappedText(request: Request): Promise<string> {
+  const declaredLength = Number(request.headers.get("content-length") ?? "0");
+  if (declaredLength > maxBodyBytes) throw tooLarge();
+  const reader = request.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    size += chunk.value.byteLength;
+    if (size > maxBodyBytes) {
+      await discardRest(reader, size);
+      throw tooLarge();
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Reads and drops what is left of an oversized body (up to a few MiB, for at most two seconds), so the
+ * client has finished sending when the 413 goes out: closing a socket with unread data resets it, and
+ * the client would lose the answer. Past that bound the connection is closed and the rest never read.
+ */
+async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, readSoFar: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeUp = new Promise<"time">((resolve) => {
+    timer = setTimeout(() => resolve("time"), 2000);
+  });
+  let size = readSoFar;
+  try {
+    while (size <= drainBytes) {
+      const chunk = await Promise.race([reader.read(), timeUp]);
+      if (chunk === "time") break;
+      if (chunk.done) return;
+      size += chunk.value.byteLength;
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  await reader.cancel().catch(() => {});
+}
+
 async function readJsonBody(op: OperationSpec, request: Request): Promise<{ body: unknown; raw: string }> {
   if (!op.bodyPointer) return { body: undefined, raw: "" };
-  const declaredLength = Number(request.headers.get("content-length") ?? "0");
-  if (declaredLength > maxBodyBytes) throw new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`);
-  const raw = await request.text();
-  if (Buffer.byteLength(raw) > maxBodyBytes)
-    throw new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`);
+  const raw = await readCappedText(request);
   if (raw.trim() === "") {
     if (op.bodyRequired) throw validationError([{ field: "body", message: "is required" }], "A JSON request body is required");
     return { body: undefined, raw };
@@ -101,6 +149,9 @@ function headerObject(request: Request): Record<string, string> {
   return out;
 }
 
+const withoutRepeats = (errors: FieldError[]) =>
+  errors.filter((error, index) => errors.findIndex((e) => e.field === error.field && e.message === error.message) === index);
+
 async function validateInput(deps: AppDeps, op: OperationSpec, request: Request, params: Record<string, string>) {
   const validators = deps.validators.get(op.operationId);
   if (!validators) throw new Error(`No validators for ${op.operationId}`);
@@ -116,8 +167,10 @@ async function validateInput(deps: AppDeps, op: OperationSpec, request: Request,
   const validateBody = op.security !== "provider";
   if (validateBody && body !== undefined && validators.body && !validators.body(body))
     errors.push(...toFieldErrors(validators.body.errors));
-  if (errors.length > 0) throw validationError(errors);
-  return { body, raw, query, params };
+  // Text PostgreSQL cannot store fails here, naming the field, before anything reaches the database.
+  errors.push(...unstorableText(params), ...unstorableText(query), ...(validateBody ? unstorableText(body) : []));
+  if (errors.length > 0) throw validationError(withoutRepeats(errors));
+  return { body, raw, query, params: canonicalParams(op, params) };
 }
 
 function toResponse<Id extends OperationId>(request: Request, result: OperationResult<Id>): Response {
@@ -144,6 +197,7 @@ async function runOperation<Id extends OperationId>(
     const principal = await authenticate(deps, op, request);
     const input = await validateInput(deps, op, request, params);
     const result = await handler({
+      operationId: op.operationId as Id,
       request,
       requestId: context.id,
       principal,

@@ -12,7 +12,8 @@ export function spawnService(databaseUrl: string, role: "api" | "worker", env: R
   const args = role === "api" ? ["--no-worker"] : ["--worker-only"];
   return spawnProcess(
     [process.execPath, main, ...args],
-    childEnv({ DATABASE_URL: databaseUrl, PORT: "0", RATE_LIMIT_PER_MINUTE: "0", ...env }),
+    // With DATABASE_URL set private webhook targets are refused by default; test receivers are on 127.0.0.1.
+    childEnv({ DATABASE_URL: databaseUrl, PORT: "0", RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...env }),
   );
 }
 

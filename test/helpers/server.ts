@@ -34,14 +34,19 @@ export interface TestServerOptions {
 /** The real server on a free port against a fresh database. */
 export async function startTestServer(overrides: Partial<Config> = {}, options: TestServerOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
+  const defaults = loadConfig({});
   const config: Config = {
-    ...loadConfig({}),
+    ...defaults,
     databaseUrl: database.url,
     host: "127.0.0.1",
     port: 0,
     adminToken: testAdminToken,
     logLevel: "silent",
     rateLimitPerMinute: 0,
+    // Like the rate limit, the failed-authentication throttle is off unless a test turns it on.
+    authFailuresPerMinute: 0,
+    // Test webhook receivers listen on 127.0.0.1; tests of the refusal pass their own `webhooks`.
+    webhooks: { ...defaults.webhooks, allowPrivateUrls: true },
     ...overrides,
   };
   const deps = await createDeps(config, database.handle, createLogger(config.logLevel), options.liveProviders);
