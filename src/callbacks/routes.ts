@@ -1,4 +1,6 @@
 import type { AppDeps } from "../deps.ts";
+import { AppError } from "../errors.ts";
+import { contextOf } from "../http/context.ts";
 import { type Handlers, operationRoutes } from "../http/operations.ts";
 import { compileComponent } from "../http/validation.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
@@ -16,6 +18,11 @@ export function callbackRoutes(deps: AppDeps) {
         rawBody,
         authorization: request.headers.get("authorization"),
         signature: request.headers.get("x-provider-signature"),
+      }).catch((error: unknown) => {
+        // A wrong bearer token is a guess at a secret: it counts against the address's failure budget.
+        if (error instanceof AppError && error.code === "UNAUTHENTICATED")
+          deps.authGuard.recordFailure(contextOf(request).ip ?? "in-process");
+        throw error;
       });
       if (result.error) throw result.error;
       if (!result.transaction) throw new Error("callback applied without a transaction");

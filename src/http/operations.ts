@@ -62,6 +62,8 @@ async function authenticate(deps: AppDeps, op: OperationSpec, request: Request):
   // Requests that never went through the server (in-process `app.handle`) share one budget.
   const defences = { guard: deps.authGuard, client: contextOf(request).ip ?? "in-process" };
   if (op.security === "admin") await authenticateAdmin(deps.config.adminToken, authorization, defences);
+  // Providers authenticate inside their handler (token per provider); their failures count against the same budget.
+  if (op.security === "provider") deps.authGuard.admit(defences.client);
   if (op.security !== "apiKey") return null;
   const principal = await authenticateApiKey(deps.db, authorization, deps.caches.apiKeys, defences);
   contextOf(request).accountId = principal.accountId;

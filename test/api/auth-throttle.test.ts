@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { AuthGuard, throttleSubject } from "../../src/auth/guard.ts";
 import { generateApiKey, keysIssued } from "../../src/auth/keys.ts";
 import type { Database } from "../../src/db/client.ts";
+import { providerCallbacks } from "../../src/db/schema/index.ts";
 import type { AppError } from "../../src/errors.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
 import type { HttpResult } from "../helpers/http.ts";
@@ -176,5 +177,31 @@ describe("AuthGuard (in memory, clock given)", () => {
     generateApiKey("test");
     guard.rememberUnknownKey("h2", before, t0);
     expect(guard.isUnknownKey("h2", t0)).toBe(false);
+  });
+});
+
+describe("provider callbacks with a wrong bearer token count against the same budget", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ authFailuresPerMinute: failuresPerMinute });
+  });
+  afterAll(() => server.close());
+
+  test("after the budget, callbacks from that address get 429 before any token check; nothing is stored", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < failuresPerMinute + 10; i++) {
+      const res = await server.anonymous.post(
+        "/callbacks/providers/sandbox",
+        { event_id: `guess-${i}`, reference: "txn_guess", status: "successful" },
+        { headers: { authorization: `Bearer guess-${i}`, "x-provider-signature": "t=1,sha256=00" } },
+      );
+      statuses.push(res.status);
+    }
+    expect(statuses.slice(0, failuresPerMinute)).toEqual(Array(failuresPerMinute).fill(401));
+    expect(statuses.slice(failuresPerMinute)).toEqual(Array(10).fill(429));
+    // (The admin API would answer 429 from this address too; the table is read directly.)
+    const stored = await server.deps.db.select().from(providerCallbacks);
+    expect(stored).toEqual([]);
   });
 });
