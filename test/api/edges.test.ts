@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
-import { createLogger } from "../../src/logger.ts";
 import { reconcileWallets } from "../../src/wallet/service.ts";
 import { fundedAccount, idem, newKey } from "../helpers/accounts.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 
@@ -166,17 +164,7 @@ describe("text PostgreSQL cannot store, and ids that cannot exist, are input err
 
 describe("logs", () => {
   test("a failing query logs no driver parameters: the destination never reaches the log", async () => {
-    const lines: string[] = [];
-    const logger = server.deps.logger;
-    server.deps.logger = createLogger(
-      "info",
-      new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    );
+    const { lines, restore } = captureLogs(server);
     const { client } = await fundedAccount(server, 50_000);
     // Every insert into transactions now fails inside PostgreSQL, carrying the destination as a parameter.
     await server.deps.db.execute(
@@ -202,7 +190,7 @@ describe("logs", () => {
     } finally {
       await server.deps.db.execute(sql.raw("drop trigger edges_boom on transactions"));
       await server.deps.db.execute(sql.raw("drop function edges_boom()"));
-      server.deps.logger = logger;
+      restore();
     }
   });
 });

@@ -1,22 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Writable } from "node:stream";
-import { createLogger } from "../../src/logger.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
-const lines: string[] = [];
+let lines: string[];
 
 beforeAll(async () => {
   server = await startTestServer();
-  server.deps.logger = createLogger(
-    "info",
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  lines = captureLogs(server).lines;
 });
 afterAll(() => server.close());
 

@@ -1,5 +1,10 @@
+import { eq, sql } from "drizzle-orm";
 import { signTimestampedCallback } from "../../src/callbacks/signature.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import type { Database } from "../../src/db/client.ts";
+import { transactions } from "../../src/db/schema/index.ts";
+import { idem } from "./accounts.ts";
+import type { HttpClient } from "./http.ts";
 
 const defaults = loadConfig({});
 
@@ -31,3 +36,25 @@ export function sandboxCallback(
     },
   };
 }
+
+/** ₦100 of MTN airtime to `phone` (its last four digits choose the sandbox outcome); the reference. */
+export async function vendAirtime(client: HttpClient, phone = "08031234567"): Promise<string> {
+  const res = await client.post(
+    "/api/v1/vend",
+    { product_code: "mtn-airtime", phone_number: phone, amount_kobo: 10_000 },
+    idem(),
+  );
+  if (res.status !== 202) throw new Error(`vend failed: ${res.status} ${res.text}`);
+  return res.json.data.reference;
+}
+
+/** The transaction's row as stored. */
+export async function transactionRow(db: Database, reference: string) {
+  const [found] = await db.select().from(transactions).where(eq(transactions.reference, reference));
+  if (!found) throw new Error(`no ${reference}`);
+  return found;
+}
+
+/** Makes a claimed transaction's lease run out now, as if its worker had died. */
+export const expireLease = (db: Database, reference: string) =>
+  db.execute(sql`update transactions set lease_expires_at = now() - interval '1 second' where reference = ${reference}`);

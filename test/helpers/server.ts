@@ -1,3 +1,4 @@
+import { Writable } from "node:stream";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -74,6 +75,27 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       await server.stop();
       await deps.waiters.stop();
       await database.drop();
+    },
+  };
+}
+
+/** Sends the server's logs to memory from now on; `restore` puts its own logger back. */
+export function captureLogs(server: TestServer): { lines: string[]; restore(): void } {
+  const lines: string[] = [];
+  const original = server.deps.logger;
+  server.deps.logger = createLogger(
+    "info",
+    new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
+  return {
+    lines,
+    restore: () => {
+      server.deps.logger = original;
     },
   };
 }

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { delay, HttpResponse, http } from "msw";
 import { loadConfig } from "../../src/config.ts";
-import { ledgerEntries, sandboxOrders, transactions } from "../../src/db/schema/index.ts";
+import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createVtuProvider } from "../../src/providers/vtu.ts";
 import { reconcileWallets } from "../../src/wallet/service.ts";
@@ -14,7 +14,7 @@ import { processClaimed } from "../../src/worker/process-transaction.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { childEnv, spawnProcess } from "../helpers/process.ts";
-import { fastProcessing } from "../helpers/processing.ts";
+import { expireLease as expireLeaseOf, fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { setupMockFetch, VtuBook, type VtuPayBody, vtuAnswer, vtuTestConfig } from "../helpers/vtu-mock.ts";
 
@@ -63,24 +63,9 @@ afterAll(async () => {
 const db = () => server.database.handle.db;
 const workerDeps = () => ({ ...server.deps, apiBaseUrl: server.url });
 
-async function vend(client: HttpClient, phone = "08031234567"): Promise<string> {
-  const res = await client.post(
-    "/api/v1/vend",
-    { product_code: "mtn-airtime", phone_number: phone, amount_kobo: 10_000 },
-    idem(),
-  );
-  expect(res.status).toBe(202);
-  return res.json.data.reference;
-}
-
-async function row(reference: string) {
-  const [found] = await db().select().from(transactions).where(eq(transactions.reference, reference));
-  if (!found) throw new Error(`no ${reference}`);
-  return found;
-}
-
-const expireLease = (reference: string) =>
-  db().execute(sql`update transactions set lease_expires_at = now() - interval '1 second' where reference = ${reference}`);
+const vend = vendAirtime;
+const row = (reference: string) => transactionRow(db(), reference);
+const expireLease = (reference: string) => expireLeaseOf(db(), reference);
 
 async function settlements(transactionId: string): Promise<string[]> {
   const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.transactionId, transactionId));

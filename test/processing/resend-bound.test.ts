@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { loadConfig } from "../../src/config.ts";
-import { ledgerEntries, transactions } from "../../src/db/schema/index.ts";
+import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { createVtuProvider } from "../../src/providers/vtu.ts";
 import { reconcileWallets } from "../../src/wallet/service.ts";
 import { runWorkerTick } from "../../src/worker/loop.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
-import { fastProcessing } from "../helpers/processing.ts";
+import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { setupMockFetch, VtuBook, type VtuPayBody, vtuHandlers, vtuTestConfig } from "../helpers/vtu-mock.ts";
 
@@ -49,25 +49,11 @@ afterAll(async () => {
 });
 
 const db = () => server.database.handle.db;
+const vend = (phone: string) => vendAirtime(client, phone);
+const row = (reference: string) => transactionRow(db(), reference);
 const tick = () => runWorkerTick({ ...server.deps, apiBaseUrl: server.url }, "bound-worker");
 const requeryNow = () => db().execute(sql`update transactions set next_attempt_at = now() where status = 'pending'`);
 const pays = (reference: string) => book.requestsTo("pay").filter((r) => (r.body as VtuPayBody).request_id === reference).length;
-
-async function vend(phone: string): Promise<string> {
-  const res = await client.post(
-    "/api/v1/vend",
-    { product_code: "mtn-airtime", phone_number: phone, amount_kobo: 10_000 },
-    idem(),
-  );
-  expect(res.status).toBe(202);
-  return res.json.data.reference;
-}
-
-async function row(reference: string) {
-  const [found] = await db().select().from(transactions).where(eq(transactions.reference, reference));
-  if (!found) throw new Error(`no ${reference}`);
-  return found;
-}
 
 async function ledgerKinds(transactionId: string): Promise<string[]> {
   const entries = await db().select().from(ledgerEntries).where(eq(ledgerEntries.transactionId, transactionId));

@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
-import { ledgerEntries, sandboxOrders, transactions } from "../../src/db/schema/index.ts";
+import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
 import { completeTransaction, markPending } from "../../src/processing/transitions.ts";
 import { reconcileWallets } from "../../src/wallet/service.ts";
 import { claimDueTransactions } from "../../src/worker/claim.ts";
 import { runWorkerTick, startWorker } from "../../src/worker/loop.ts";
 import { toProviderOrder } from "../../src/worker/process-transaction.ts";
-import { fundedAccount, idem } from "../helpers/accounts.ts";
+import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
-import { fastProcessing } from "../helpers/processing.ts";
+import { expireLease as expireLeaseOf, fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -23,23 +23,9 @@ afterAll(() => server.close());
 const workerDeps = () => ({ ...server.deps, apiBaseUrl: server.url });
 const db = () => server.database.handle.db;
 
-async function vend(phone = "08031234567"): Promise<string> {
-  const res = await client.post(
-    "/api/v1/vend",
-    { product_code: "mtn-airtime", phone_number: phone, amount_kobo: 10_000 },
-    idem(),
-  );
-  return res.json.data.reference;
-}
-
-async function row(reference: string) {
-  const [found] = await db().select().from(transactions).where(eq(transactions.reference, reference));
-  if (!found) throw new Error(`no ${reference}`);
-  return found;
-}
-
-const expireLease = (reference: string) =>
-  db().execute(sql`update transactions set lease_expires_at = now() - interval '1 second' where reference = ${reference}`);
+const vend = (phone?: string) => vendAirtime(client, phone);
+const row = (reference: string) => transactionRow(db(), reference);
+const expireLease = (reference: string) => expireLeaseOf(db(), reference);
 
 describe("transitions are guarded in one place", () => {
   test("a transition from a state it may not leave changes nothing", async () => {
