@@ -138,30 +138,59 @@ export async function runIdempotent(
 ): Promise<IdempotentResult> {
   const fingerprint = fingerprintOf(body);
   try {
-    return await withTransaction(db, async (tx) => {
-      const { stored, now } = await claim(tx, id, fingerprint);
-      if (stored) return stored;
-      let answered: StoredResponse | undefined;
-      const storeAnswer = async (response: StoredResponse) => {
-        if (answered) throw new Error("idempotent answer stored twice");
-        answered = response;
-        await store(tx, id, fingerprint, response);
-      };
-      const response = await execute(tx, { now, storeAnswer });
-      if (!answered) await storeAnswer(response);
-      else if (answered.status !== response.status || answered.body !== response.body)
-        throw new Error("stored answer differs from the result");
-      return { ...response, replayed: false };
-    });
+    return await onceMoreIfRaced(() =>
+      withTransaction(db, async (tx) => {
+        const { stored, now } = await claim(tx, id, fingerprint);
+        if (stored) return stored;
+        let answered: StoredResponse | undefined;
+        const storeAnswer = async (response: StoredResponse) => {
+          if (answered) throw new Error("idempotent answer stored twice");
+          answered = response;
+          await store(tx, id, fingerprint, response);
+        };
+        const response = await execute(tx, { now, storeAnswer });
+        if (!answered) await storeAnswer(response);
+        else if (answered.status !== response.status || answered.body !== response.body)
+          throw new Error("stored answer differs from the result");
+        return { ...response, replayed: false };
+      }),
+    );
   } catch (error) {
     if (!(error instanceof AppError) || !storesError(error) || error.code.startsWith("IDEMPOTENCY_")) throw error;
     const response = { status: error.status, body: JSON.stringify(errorEnvelope(error)) };
-    return withTransaction(db, async (tx) => {
-      const { stored } = await claim(tx, id, fingerprint);
-      if (stored) return stored;
-      await store(tx, id, fingerprint, response);
-      return { ...response, replayed: false };
-    });
+    return onceMoreIfRaced(() =>
+      withTransaction(db, async (tx) => {
+        const { stored } = await claim(tx, id, fingerprint);
+        if (stored) return stored;
+        await store(tx, id, fingerprint, response);
+        return { ...response, replayed: false };
+      }),
+    );
+  }
+}
+
+/** True for the unique violation of an idempotency record (PostgreSQL and PGlite name the constraint differently). */
+function isRecordCollision(error: unknown): boolean {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const { code, constraint_name, constraint, cause } = current as Record<string, unknown>;
+    if (code === "23505" && (constraint_name ?? constraint) === "idempotency_scope_idx") return true;
+    current = cause;
+  }
+  return false;
+}
+
+/**
+ * The claim reads the record in the statement that takes the advisory lock, so it sees the database as
+ * of that statement's start. A first request that commits between that moment and the lock leaves no
+ * record in view but a free lock: the work runs, its record collides with the committed one, and
+ * everything rolls back. Running once more then sees the record and replays it.
+ */
+async function onceMoreIfRaced<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isRecordCollision(error)) throw error;
+    return run();
   }
 }
 
