@@ -151,9 +151,6 @@ function headerObject(request: Request): Record<string, string> {
   return out;
 }
 
-const withoutRepeats = (errors: FieldError[]) =>
-  errors.filter((error, index) => errors.findIndex((e) => e.field === error.field && e.message === error.message) === index);
-
 async function validateInput(deps: AppDeps, op: OperationSpec, request: Request, params: Record<string, string>) {
   const validators = deps.validators.get(op.operationId);
   if (!validators) throw new Error(`No validators for ${op.operationId}`);
@@ -171,7 +168,7 @@ async function validateInput(deps: AppDeps, op: OperationSpec, request: Request,
     errors.push(...toFieldErrors(validators.body.errors));
   // Text PostgreSQL cannot store fails here, naming the field, before anything reaches the database.
   errors.push(...unstorableText(params), ...unstorableText(query), ...(validateBody ? unstorableText(body) : []));
-  if (errors.length > 0) throw validationError(withoutRepeats(errors));
+  if (errors.length > 0) throw validationError(errors);
   return { body, raw, query, params: canonicalParams(op, params) };
 }
 

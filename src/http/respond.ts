@@ -1,5 +1,5 @@
 import { AppError, errorEnvelope } from "../errors.ts";
-import { type Logger, loggableError } from "../logger.ts";
+import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
 
 export function jsonResponse(request: Request, status: number, body: string, headers: Record<string, string> = {}): Response {
@@ -73,7 +73,7 @@ export function errorResponse(request: Request, error: unknown, logger: Logger):
       {
         request_id: context.id,
         operation: context.operationId,
-        err: loggableError(error),
+        err: error,
       },
       "unhandled error",
     );

@@ -89,13 +89,8 @@ function describe(error: ErrorObject): { child?: string; message: string } {
       return { child: String(params.additionalProperty), message: "is not an allowed field" };
     case "enum":
       return { message: `must be one of: ${(params.allowedValues as unknown[]).join(", ")}` };
-    case "propertyNames": {
-      const name = String(params.propertyName);
-      return {
-        message:
-          name === "__proto__" ? "must not have a key named __proto__" : `has a key that is not allowed: ${name.slice(0, 60)}`,
-      };
-    }
+    case "propertyNames":
+      return { message: `has a key that is not allowed: ${String(params.propertyName).slice(0, 60)}` };
     case "type":
       return { message: `must be ${params.type === "integer" ? "a whole number" : `a ${params.type}`}` };
     default:

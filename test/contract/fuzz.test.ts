@@ -22,7 +22,7 @@ let known: Record<string, string[]>;
 let keys: { test: string; live: string };
 
 beforeAll(async () => {
-  server = await startTestServer({ authFailuresPerMinute: 0 } as never);
+  server = await startTestServer();
   const funded = await fundedAccount(server, 50_000_000, "fuzz");
   const other = await server.createAccount("fuzz-other");
   keys = { test: funded.testKey, live: funded.liveKey };
