@@ -12,9 +12,13 @@ import { connect, Socket } from "node:net";
  * server would have answered) is closed even when the server answers others.
  *
  * Once the server is found silent, new connections fail at once (a circuit breaker) instead of each
- * waiting out connect_timeout, and the handshake is retried every few hundred milliseconds: the first
- * one answered closes the circuit, so the service recovers as soon as the server is back.
+ * waiting out connect_timeout, and a handshake is started every few hundred milliseconds (without
+ * waiting for the previous ones): the first one answered closes the circuit, so the service recovers
+ * as soon as the server is back. Sockets opened into the outage whose start-up was never answered are
+ * closed once a new connection is answered.
  */
+
+const maxProbes = 8;
 
 export type Target = { host: string; port: number } | { path: string };
 
@@ -29,12 +33,17 @@ export interface ReplyWatchdogOptions {
 interface Watched {
   /** When the socket last started owing a reply (a write after the last byte received). */
   owedSince: number | undefined;
+  /** False until the server has sent anything on it: its start-up is still unanswered. */
+  heardFrom: boolean;
 }
 
 export class ReplyWatchdog {
   private readonly sockets = new Map<Socket, Watched>();
   private readonly timer: ReturnType<typeof setInterval>;
-  private probing = false;
+  /** Handshakes under way; while the server is silent a new one starts every tick, so healing is seen at once. */
+  private probes = 0;
+  /** When the latest handshake that was answered started: an older unanswered one says nothing new. */
+  private answeredProbeStartedAt = Number.NEGATIVE_INFINITY;
   private unreachable = false;
 
   constructor(private readonly options: ReplyWatchdogOptions) {
@@ -51,7 +60,7 @@ export class ReplyWatchdog {
       return refused;
     }
     const socket = connectTo(this.options.target);
-    const watched: Watched = { owedSince: undefined };
+    const watched: Watched = { owedSince: undefined, heardFrom: false };
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((...args: unknown[]) => {
       watched.owedSince ??= performance.now();
@@ -59,6 +68,7 @@ export class ReplyWatchdog {
     }) as Socket["write"];
     socket.on("data", () => {
       watched.owedSince = undefined;
+      watched.heardFrom = true;
     });
     socket.once("close", () => this.sockets.delete(socket));
     this.sockets.set(socket, watched);
@@ -76,7 +86,7 @@ export class ReplyWatchdog {
 
   private check(): void {
     const now = performance.now();
-    let stalled = false;
+    const stalled: Socket[] = [];
     for (const [socket, watched] of this.sockets) {
       if (socket.destroyed) {
         this.sockets.delete(socket);
@@ -85,16 +95,24 @@ export class ReplyWatchdog {
       if (watched.owedSince === undefined) continue;
       const silentFor = now - watched.owedSince;
       if (silentFor >= this.options.silentLimitMs) closeWithError(socket, `no reply for ${Math.round(silentFor)} ms`);
-      else if (silentFor >= this.options.stallMs) stalled = true;
+      else if (silentFor >= this.options.stallMs) stalled.push(socket);
     }
-    if (!(stalled || this.unreachable) || this.probing) return;
-    this.probing = true;
+    if (!(stalled.length > 0 || this.unreachable) || this.probes >= maxProbes) return;
+    if (!this.unreachable && this.probes > 0) return;
+    this.probes += 1;
+    const startedAt = now;
     void answersHandshake(this.options.target, this.options.probeTimeoutMs).then((answers) => {
-      this.probing = false;
+      this.probes -= 1;
       if (answers) {
+        this.answeredProbeStartedAt = Math.max(this.answeredProbeStartedAt, startedAt);
         this.unreachable = false;
+        // A new connection was answered at once while these never heard back from their start-up: no slow
+        // statement explains that, they were opened into the outage and are dead.
+        for (const socket of stalled) if (!this.sockets.get(socket)?.heardFrom) closeWithError(socket, "start-up never answered");
         return;
       }
+      // A later handshake was answered: the server came back while this one waited on the silence.
+      if (this.answeredProbeStartedAt > startedAt) return;
       const sockets = [...this.sockets.keys()];
       this.sockets.clear();
       for (const socket of sockets) closeWithError(socket, "the server does not answer");
