@@ -2,7 +2,7 @@ import { and, asc, eq, type SQL } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
-import { withTransaction } from "../db/transaction.ts";
+import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 
 type Network = components["schemas"]["Network"];
@@ -59,7 +59,7 @@ export function priceFor(product: ProductRow, amountKobo: number): number {
 }
 
 /** The product with this code, active or not (the caller decides). */
-export async function findProduct(db: Database, code: string): Promise<ProductRow | undefined> {
+export async function findProduct(db: Executor, code: string): Promise<ProductRow | undefined> {
   const [row] = await db.select().from(products).where(eq(products.code, code)).limit(1);
   return row;
 }

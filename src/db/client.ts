@@ -8,6 +8,7 @@ import { lockDataDir } from "./data-dir-lock.ts";
 import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
 import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
 import * as schema from "./schema/index.ts";
+import { bindPool } from "./transaction.ts";
 
 export type Schema = typeof schema;
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
@@ -83,7 +84,8 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
       idle_in_transaction_session_timeout: Math.max(statementTimeoutMs, 10_000),
     },
   });
-  const db = drizzlePostgres(client, { schema }) as unknown as Database;
+  const db: Database = drizzlePostgres(client, { schema });
+  bindPool(db, client);
   return {
     db,
     kind: "postgres",
