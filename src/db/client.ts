@@ -1,17 +1,16 @@
 import { mkdirSync } from "node:fs";
 import type { PGlite } from "@electric-sql/pglite";
-import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
+import type { Database } from "./executor.ts";
 import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
 import * as schema from "./schema/index.ts";
 import { bindPool } from "./transaction.ts";
 
-export type Schema = typeof schema;
-export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type { Database, Schema } from "./executor.ts";
 
 export type Unlisten = () => Promise<void>;
 

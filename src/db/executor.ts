@@ -2,7 +2,10 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import { drizzle } from "drizzle-orm/postgres-js";
 import type { Sql, TransactionSql } from "postgres";
-import type { Database, Schema } from "./client.ts";
+import type * as schema from "./schema/index.ts";
+
+export type Schema = typeof schema;
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
 
 /**
  * An open transaction. On PostgreSQL it is a Drizzle database over the transaction's reserved postgres.js

@@ -1,0 +1,80 @@
+/**
+ * The layers of src/ and the one direction imports may point (ARCHITECTURE.md):
+ *
+ *   composition (main, server, app) → feature routes → http
+ *   feature routes → feature services → domain (processing, ledger, providers, jobs, worker)
+ *     → base (db, lib, config, errors, logger)
+ *
+ * `src/deps.ts` is the type of the dependency bag the composition hands to routes and services: they may
+ * import it; http, domain and base code may not (they take the few things they need as parameters).
+ *
+ * A module may import its own layer or any layer to its right, never one to its left. The CLI may use
+ * only the pure shared helpers (src/lib) and the generated contract. Type-only imports count too.
+ */
+const base = "^src/(db|lib)/|^src/(config|errors|logger)\\.ts$";
+const domain = "^src/(processing|ledger|providers|jobs|worker)/";
+const features = "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";
+const routes = "^src/[^/]+/routes\\.ts$";
+const http = "^src/http/";
+const composition = "^src/(main|server|app)\\.ts$";
+const deps = "^src/deps\\.ts$";
+
+module.exports = {
+  forbidden: [
+    {
+      name: "base-imports-upward",
+      comment: "db, lib, config, errors and logger are the bottom layer: they import nothing above them.",
+      severity: "error",
+      from: { path: base },
+      to: { path: [domain, features, http, composition, deps] },
+    },
+    {
+      name: "domain-imports-upward",
+      comment: "Domain code (processing, ledger, providers, jobs, worker) knows no feature, route, http or wiring.",
+      severity: "error",
+      from: { path: domain },
+      to: { path: [features, http, composition, deps] },
+    },
+    {
+      name: "service-imports-upward",
+      comment: "Feature services know no routes, no http layer and no wiring.",
+      severity: "error",
+      from: { path: features, pathNot: routes },
+      to: { path: [routes, http, composition] },
+    },
+    {
+      name: "routes-import-wiring",
+      comment: "Routes are wired by src/app.ts; they never import it (or the server).",
+      severity: "error",
+      from: { path: routes },
+      to: { path: composition },
+    },
+    {
+      name: "http-imports-features",
+      comment: "The http layer receives authentication and idempotency as functions; it imports no feature or domain code.",
+      severity: "error",
+      from: { path: http },
+      to: { path: [features, domain, composition, deps] },
+    },
+    {
+      name: "cli-imports-service",
+      comment: "vendctl talks to the service over HTTP; from src it may use only the pure shared helpers.",
+      severity: "error",
+      from: { path: "^cli/" },
+      to: { path: "^src/", pathNot: "^src/lib/shared/|^src/providers/[^/]+/defaults\\.ts$" },
+    },
+    {
+      name: "no-circular",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|generated)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};

@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+
+const root = join(import.meta.dir, "..", "..");
+const depcruise = join(root, "node_modules", ".bin", "depcruise");
+const config = join(root, ".dependency-cruiser.cjs");
+
+/** Runs the import-direction rule of `.ci/run` (`npm run lint:layers`) over `paths` in `cwd`. */
+function cruise(cwd: string, paths: string[]) {
+  const run = spawnSync(depcruise, [...paths, "--config", config, "--output-type", "err"], { cwd, encoding: "utf8" });
+  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+}
+
+/** A tree with the repository's layout holding only the given files. */
+function fixture(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "vend-layers-"));
+  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true, noEmit: true } }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+describe("imports point one way (dependency-cruiser)", () => {
+  test("a backward import fails the rule: base → feature, domain → feature, http → feature, cli → service", () => {
+    const dir = fixture({
+      "src/vend/service.ts": "export const accept = 1;\n",
+      "src/lib/money.ts": 'import { accept } from "../vend/service.ts";\nexport const x = accept;\n',
+      "src/ledger/movements.ts": 'import { accept } from "../vend/service.ts";\nexport const y = accept;\n',
+      "src/http/operations.ts": 'import { accept } from "../vend/service.ts";\nexport const z = accept;\n',
+      "cli/commands/vend.ts": 'import { accept } from "../../src/vend/service.ts";\nexport const w = accept;\n',
+    });
+    try {
+      const { status, output } = cruise(dir, ["src", "cli"]);
+      expect(status).not.toBe(0);
+      expect(output).toContain("base-imports-upward: src/lib/money.ts → src/vend/service.ts");
+      expect(output).toContain("domain-imports-upward: src/ledger/movements.ts → src/vend/service.ts");
+      expect(output).toContain("http-imports-features: src/http/operations.ts → src/vend/service.ts");
+      expect(output).toContain("cli-imports-service: cli/commands/vend.ts → src/vend/service.ts");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the same imports pointing forward pass", () => {
+    const dir = fixture({
+      "src/lib/money.ts": "export const formatted = 1;\n",
+      "src/ledger/movements.ts": 'import { formatted } from "../lib/money.ts";\nexport const y = formatted;\n',
+      "src/vend/service.ts": 'import { y } from "../ledger/movements.ts";\nexport const accept = y;\n',
+      "src/vend/routes.ts": 'import { accept } from "./service.ts";\nexport const r = accept;\n',
+    });
+    try {
+      const { status, output } = cruise(dir, ["src"]);
+      expect(output).toContain("no dependency violations");
+      expect(status).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the repository itself has no backward import", () => {
+    const { status, output } = cruise(root, ["src", "cli"]);
+    expect(output).toContain("no dependency violations");
+    expect(status).toBe(0);
+  }, 60_000);
+});
