@@ -2,6 +2,7 @@ import type { AuthGuard } from "./auth/guard.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
+import type { Authenticate } from "./http/operations.ts";
 import type { RateLimiter } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
@@ -22,6 +23,8 @@ export interface AppDeps {
   rateLimiter: RateLimiter;
   /** Failed-authentication budget per client address and the memory of unknown keys. */
   authGuard: AuthGuard;
+  /** Authentication as the http layer runs it before each operation. */
+  authenticate: Authenticate;
   cursors: CursorCodec;
   caches: Caches;
   providers: Providers;

@@ -1,5 +1,6 @@
 import { buildApp } from "./app.ts";
 import { AuthGuard } from "./auth/guard.ts";
+import { createAuthenticate } from "./auth/service.ts";
 import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { DbHandle } from "./db/client.ts";
@@ -49,7 +50,8 @@ export async function createDeps(
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
   const caches = createCaches();
   await subscribeCacheEviction(database, caches, logger);
-  return {
+  const authGuard = new AuthGuard(config.authFailuresPerMinute);
+  const deps: Omit<AppDeps, "authenticate"> = {
     config,
     database,
     db: database.db,
@@ -57,7 +59,7 @@ export async function createDeps(
     spec,
     validators: compileValidators(spec),
     rateLimiter: new RateLimiter(config.rateLimitPerMinute),
-    authGuard: new AuthGuard(config.authFailuresPerMinute),
+    authGuard,
     cursors: new CursorCodec(cursorSecret),
     caches,
     providers: createProviders(database.db, config, liveProviders ?? (config.vtu ? [createVtuProvider(config.vtu)] : [])),
@@ -65,6 +67,8 @@ export async function createDeps(
     waiters: await FinalityWaiters.start(database),
     announceWork: debouncedNotify(database, workChannel, logger),
   };
+  // Reads `deps` at each call, so a test that swaps the database swaps it for authentication too.
+  return Object.assign(deps, { authenticate: createAuthenticate(deps) });
 }
 
 export interface RunningServer {

@@ -102,3 +102,23 @@ export async function authenticateAdmin(
     if (!tokensEqual(bearerToken(authorization), adminToken)) throw unauthenticated("Admin token is not valid");
   });
 }
+
+/**
+ * The authentication the http layer runs before each operation, by its security scheme: the admin token,
+ * an API key (the principal), or for provider callbacks only the failure budget (the provider's own token
+ * and signature are checked by its handler). It reads `deps` at each call, so a swapped database is used.
+ */
+export function createAuthenticate(deps: {
+  db: Database;
+  config: { adminToken?: string };
+  authGuard: AuthGuard;
+  caches: { apiKeys: TtlCache<ApiPrincipal> };
+}) {
+  return async (security: string, authorization: string | null, client: string): Promise<ApiPrincipal | null> => {
+    const defences = { guard: deps.authGuard, client };
+    if (security === "admin") await authenticateAdmin(deps.config.adminToken, authorization, defences);
+    if (security === "provider") deps.authGuard.admit(client);
+    if (security !== "apiKey") return null;
+    return authenticateApiKey(deps.db, authorization, deps.caches.apiKeys, defences);
+  };
+}

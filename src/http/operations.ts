@@ -1,14 +1,41 @@
 import { Elysia } from "elysia";
 import type { operations } from "../../generated/openapi-types.ts";
-import { type ApiPrincipal, authenticateAdmin, authenticateApiKey } from "../auth/service.ts";
-import type { AppDeps } from "../deps.ts";
 import { AppError, type FieldError, successEnvelope, validationError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
+import type { RateLimiter } from "./rate-limit.ts";
 import { errorResponse, jsonResponse, logResponse } from "./respond.ts";
-import type { OperationSpec } from "./spec.ts";
-import { canonicalParams, headerFieldName, toFieldErrors, unstorableText } from "./validation.ts";
+import type { ApiSpec, OperationSpec } from "./spec.ts";
+import { canonicalParams, headerFieldName, type OperationValidators, toFieldErrors, unstorableText } from "./validation.ts";
 
 export type OperationId = keyof operations;
+
+/** Who an ApiKey operation acts for: the key's account and mode. */
+export interface Principal {
+  accountId: string;
+  mode: "test" | "live";
+  keyId: string;
+}
+
+/**
+ * Checks a request's credentials for an operation's security scheme, given the client's address (for
+ * the failed-authentication budget): the principal for an ApiKey operation, null for the others, or an
+ * AppError. Provider operations only spend from the budget; they authenticate inside their handler.
+ */
+export type Authenticate = (
+  security: OperationSpec["security"],
+  authorization: string | null,
+  client: string,
+) => Promise<Principal | null>;
+
+/** What the http layer needs: the contract, its validators, the logger, and authentication as a function. */
+export interface HttpDeps {
+  spec: ApiSpec;
+  validators: Map<string, OperationValidators>;
+  logger: Logger;
+  rateLimiter: RateLimiter;
+  authenticate: Authenticate;
+}
 type Op<Id extends OperationId> = operations[Id];
 
 type JsonBodyOf<Id extends OperationId> =
@@ -34,7 +61,7 @@ export interface OperationInput<Id extends OperationId> {
   request: Request;
   requestId: string;
   /** Set on ApiKey operations. */
-  principal: ApiPrincipal | null;
+  principal: Principal | null;
   body: JsonBodyOf<Id>;
   rawBody: string;
   query: ParamsOf<Id, "query">;
@@ -52,20 +79,16 @@ export const maxBodyBytes = 64 * 1024;
 const drainBytes = 4 * 1024 * 1024;
 
 /** The principal of an ApiKey operation (the dispatcher guarantees it is there). */
-export function principalOf(input: { principal: ApiPrincipal | null }): ApiPrincipal {
+export function principalOf(input: { principal: Principal | null }): Principal {
   if (!input.principal) throw new AppError("UNAUTHENTICATED", "API key required");
   return input.principal;
 }
 
-async function authenticate(deps: AppDeps, op: OperationSpec, request: Request): Promise<ApiPrincipal | null> {
-  const authorization = request.headers.get("authorization");
+async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request): Promise<Principal | null> {
   // Requests that never went through the server (in-process `app.handle`) share one budget.
-  const defences = { guard: deps.authGuard, client: contextOf(request).ip ?? "in-process" };
-  if (op.security === "admin") await authenticateAdmin(deps.config.adminToken, authorization, defences);
-  // Providers authenticate inside their handler (token per provider); their failures count against the same budget.
-  if (op.security === "provider") deps.authGuard.admit(defences.client);
-  if (op.security !== "apiKey") return null;
-  const principal = await authenticateApiKey(deps.db, authorization, deps.caches.apiKeys, defences);
+  const client = contextOf(request).ip ?? "in-process";
+  const principal = await deps.authenticate(op.security, request.headers.get("authorization"), client);
+  if (!principal) return null;
   contextOf(request).accountId = principal.accountId;
   deps.rateLimiter.check(principal.keyId);
   return principal;
@@ -151,7 +174,7 @@ function headerObject(request: Request): Record<string, string> {
   return out;
 }
 
-async function validateInput(deps: AppDeps, op: OperationSpec, request: Request, params: Record<string, string>) {
+async function validateInput(deps: HttpDeps, op: OperationSpec, request: Request, params: Record<string, string>) {
   const validators = deps.validators.get(op.operationId);
   if (!validators) throw new Error(`No validators for ${op.operationId}`);
   const { body, raw } = await readJsonBody(op, request);
@@ -183,7 +206,7 @@ function toResponse<Id extends OperationId>(request: Request, result: OperationR
 }
 
 async function runOperation<Id extends OperationId>(
-  deps: AppDeps,
+  deps: HttpDeps,
   op: OperationSpec,
   handler: OperationHandler<Id>,
   request: Request,
@@ -214,7 +237,7 @@ async function runOperation<Id extends OperationId>(
 }
 
 /** One Elysia instance serving the given operations of openapi.yaml. */
-export function operationRoutes(name: string, deps: AppDeps, handlers: Handlers): Elysia {
+export function operationRoutes(name: string, deps: HttpDeps, handlers: Handlers): Elysia {
   const app = new Elysia({ name });
   for (const [operationId, handler] of Object.entries(handlers) as [OperationId, OperationHandler<OperationId>][]) {
     const op = deps.spec.byId.get(operationId);

@@ -1,8 +1,8 @@
+import type { Database } from "../db/client.ts";
 import type { Executor } from "../db/transaction.ts";
-import type { AppDeps } from "../deps.ts";
 import { successEnvelope } from "../errors.ts";
-import { runIdempotent } from "../idempotency/service.ts";
-import type { OperationId, OperationResult, SuccessDataOf } from "./operations.ts";
+import type { OperationId, OperationResult, SuccessDataOf } from "../http/operations.ts";
+import { runIdempotent } from "./service.ts";
 
 export interface IdempotentWork<Id extends OperationId> {
   status: number;
@@ -38,7 +38,7 @@ export function operationScopePath(operationId: string, params: Record<string, u
 }
 
 export async function idempotentOperation<Id extends OperationId>(
-  deps: AppDeps,
+  deps: { db: Database },
   input: { operationId: Id; request: Request; body: unknown; params: object },
   scope: string,
   execute: (tx: Executor, context: IdempotentWorkContext<Id>) => Promise<IdempotentWork<Id>>,
