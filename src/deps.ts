@@ -1,16 +1,27 @@
 import type { AuthGuard } from "./auth/guard.ts";
+import type { ApiPrincipal } from "./auth/service.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
+import type { ProductRow } from "./catalogue/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { Authenticate } from "./http/operations.ts";
 import type { RateLimiter } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
-import type { Caches } from "./lib/caches.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
+import type { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import type { FinalityWaiters } from "./processing/waiters.ts";
 import type { Providers } from "./providers/registry.ts";
+
+/**
+ * Hot-path lookups every vend makes, per process. Entries live briefly and are evicted in every process
+ * on one database by NOTIFY when an operator changes them (src/lib/caches.ts).
+ */
+export interface Caches {
+  apiKeys: TtlCache<ApiPrincipal>;
+  products: TtlCache<ProductRow>;
+}
 
 /** Everything the app and its services need, built once by main.ts or a test. */
 export interface AppDeps {

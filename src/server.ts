@@ -5,7 +5,7 @@ import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { DbHandle } from "./db/client.ts";
 import { getOrCreateSetting } from "./db/settings.ts";
-import type { AppDeps } from "./deps.ts";
+import type { AppDeps, Caches } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { recordClientAddress } from "./http/context.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
@@ -13,9 +13,10 @@ import { errorResponse } from "./http/respond.ts";
 import { routableRequest } from "./http/routable.ts";
 import { loadSpec } from "./http/spec.ts";
 import { compileValidators } from "./http/validation.ts";
-import { createCaches, subscribeCacheEviction } from "./lib/caches.ts";
+import { subscribeCacheEviction } from "./lib/caches.ts";
 import { CursorCodec } from "./lib/cursor.ts";
 import { randomBase62 } from "./lib/random.ts";
+import { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import { FinalityWaiters } from "./processing/waiters.ts";
 import { createProviders } from "./providers/registry.ts";
@@ -48,7 +49,7 @@ export async function createDeps(
 ): Promise<AppDeps> {
   const spec = loadSpec();
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
-  const caches = createCaches();
+  const caches: Caches = { apiKeys: new TtlCache(60_000), products: new TtlCache(30_000) };
   await subscribeCacheEviction(database, caches, logger);
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
   const deps: Omit<AppDeps, "authenticate"> = {

@@ -1,7 +1,7 @@
 import { findProduct } from "../catalogue/service.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import type { Caches } from "../lib/caches.ts";
+import type { Caches } from "../deps.ts";
 import type { Logger } from "../logger.ts";
 import { completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "../processing/transitions.ts";
 import type { Providers } from "../providers/registry.ts";
