@@ -1,12 +1,12 @@
 import { createAccount, createApiKey, getAccountDetail, listAccounts, listApiKeys, revokeApiKey } from "../accounts/service.ts";
 import type { AppDeps } from "../deps.ts";
-import { type Handlers, operationRoutes } from "../http/operations.ts";
+import type { Handlers } from "../http/operations.ts";
 import { idempotentOperation } from "../idempotency/operation.ts";
 import { evictEverywhere } from "../lib/caches.ts";
 import { creditWallet } from "../wallet/service.ts";
 
 export function adminRoutes(deps: AppDeps) {
-  const handlers: Handlers = {
+  const handlers = {
     createAccount: async ({ body }) => ({
       status: 201,
       message: "Account created; store the keys now, they are not shown again",
@@ -35,6 +35,6 @@ export function adminRoutes(deps: AppDeps) {
           { amountKobo: input.body.amount_kobo, kind: "credit", note: input.body.note },
         ),
       })),
-  };
-  return { handlers, routes: operationRoutes("admin", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
-import { type Handlers, operationRoutes } from "../http/operations.ts";
+import type { Handlers } from "../http/operations.ts";
 import { compileComponent } from "../http/validation.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
 import { presentAdminTransaction } from "../transactions/present.ts";
@@ -11,7 +11,7 @@ import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "
 export function callbackRoutes(deps: AppDeps) {
   const providers = deps.callbackProviders;
   const validate = compileComponent(deps.spec, "ProviderCallback");
-  const handlers: Handlers = {
+  const handlers = {
     receiveProviderCallback: async ({ params, rawBody, request }) => {
       const result = await handleCallback(deps.db, providers, validate, {
         provider: params.provider,
@@ -49,6 +49,6 @@ export function callbackRoutes(deps: AppDeps) {
       status: 200,
       data: presentAdminTransaction(await requeryAtProvider(deps, params.reference)),
     }),
-  };
-  return { handlers, routes: operationRoutes("callbacks", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

@@ -1,10 +1,10 @@
 import type { AppDeps } from "../deps.ts";
-import { type Handlers, operationRoutes } from "../http/operations.ts";
+import type { Handlers } from "../http/operations.ts";
 import { evictEverywhere } from "../lib/caches.ts";
 import { getPricing, listNetworks, listProducts, listServices, updateProduct } from "./service.ts";
 
 export function catalogueRoutes(deps: AppDeps) {
-  const handlers: Handlers = {
+  const handlers = {
     listNetworks: async ({ query }) => ({ status: 200, data: await listNetworks(deps.db, query.service) }),
     listServices: async () => ({ status: 200, data: await listServices(deps.db) }),
     listProducts: async ({ query }) => ({ status: 200, data: await listProducts(deps.db, query) }),
@@ -14,6 +14,6 @@ export function catalogueRoutes(deps: AppDeps) {
       await evictEverywhere(deps.database, deps.caches, "products", params.code);
       return { status: 200, message: "Product updated", data: product };
     },
-  };
-  return { handlers, routes: operationRoutes("catalogue", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

@@ -73,7 +73,11 @@ export type OperationResult<Id extends OperationId> =
   | { status: number; raw: string | Blob; contentType: string; headers?: Record<string, string> };
 
 export type OperationHandler<Id extends OperationId> = (input: OperationInput<Id>) => Promise<OperationResult<Id>>;
-export type Handlers = { [Id in OperationId]?: OperationHandler<Id> };
+/** Operations the contract describes that this service sends rather than serves (its webhooks). */
+type SentOperationId = "webhookTransactionSuccessful" | "webhookTransactionFailed";
+
+/** One handler for every operation openapi.yaml serves: a missing one fails type checking. */
+export type Handlers = { [Id in Exclude<OperationId, SentOperationId>]: OperationHandler<Id> };
 
 export const maxBodyBytes = 64 * 1024;
 const drainBytes = 4 * 1024 * 1024;
@@ -236,9 +240,9 @@ async function runOperation<Id extends OperationId>(
   return response;
 }
 
-/** One Elysia instance serving the given operations of openapi.yaml. */
-export function operationRoutes(name: string, deps: HttpDeps, handlers: Handlers): Elysia {
-  const app = new Elysia({ name });
+/** One Elysia instance serving every operation of openapi.yaml. */
+export function operationRoutes(deps: HttpDeps, handlers: Handlers): Elysia {
+  const app = new Elysia({ name: "operations" });
   for (const [operationId, handler] of Object.entries(handlers) as [OperationId, OperationHandler<OperationId>][]) {
     const op = deps.spec.byId.get(operationId);
     if (!op) throw new Error(`Handler for unknown operation ${operationId}`);

@@ -2,7 +2,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { type Handlers, operationRoutes } from "../http/operations.ts";
+import type { Handlers } from "../http/operations.ts";
 
 const scalarBundle = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "browser", "standalone.js");
 
@@ -25,7 +25,7 @@ const readinessTimeoutMs = 2000;
 const retryLater = { "retry-after": "5" };
 
 export function systemRoutes(deps: AppDeps) {
-  const handlers: Handlers = {
+  const handlers = {
     getHealth: async () => ({ status: 200, data: { status: "ok" } }),
     getReadiness: async () => {
       if (deps.waiters.draining) throw new AppError("SERVICE_UNAVAILABLE", "Shutting down", null, retryLater);
@@ -44,6 +44,6 @@ export function systemRoutes(deps: AppDeps) {
       contentType: "text/javascript; charset=utf-8",
       headers: { "cache-control": "public, max-age=3600" },
     }),
-  };
-  return { handlers, routes: operationRoutes("system", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

@@ -1,11 +1,11 @@
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
-import { type Handlers, operationRoutes, principalOf } from "../http/operations.ts";
+import { type Handlers, principalOf } from "../http/operations.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./service.ts";
 
 export function transactionRoutes(deps: AppDeps) {
-  const handlers: Handlers = {
+  const handlers = {
     listTransactions: async (input) => ({
       status: 200,
       data: await listTransactions(deps.db, deps.cursors, principalOf(input), input.query),
@@ -24,6 +24,6 @@ export function transactionRoutes(deps: AppDeps) {
       status: 200,
       data: await adminGetTransaction(deps.db, params.reference),
     }),
-  };
-  return { handlers, routes: operationRoutes("transactions", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

@@ -1,7 +1,7 @@
 import { findProduct } from "../catalogue/service.ts";
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
-import { type Handlers, type OperationInput, operationRoutes, principalOf, type SuccessDataOf } from "../http/operations.ts";
+import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
 import { accountScope, idempotentOperation } from "../idempotency/operation.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import type { Transaction } from "../transactions/present.ts";
@@ -51,10 +51,10 @@ export function vendRoutes(deps: AppDeps) {
       );
       return { status: 202, message: acceptedMessage, data: latest as SuccessDataOf<Id> };
     };
-  const handlers: Handlers = {
+  const handlers = {
     vendProduct: vend<"vendProduct">(resolveProductVend),
     vendElectricity: vend<"vendElectricity">(resolveElectricityVend),
     vendCable: vend<"vendCable">(resolveCableVend),
-  };
-  return { handlers, routes: operationRoutes("vend", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

@@ -1,9 +1,9 @@
 import type { AppDeps } from "../deps.ts";
-import { type Handlers, operationRoutes, principalOf } from "../http/operations.ts";
+import { type Handlers, principalOf } from "../http/operations.ts";
 import { verifyMeter, verifySmartcard } from "./service.ts";
 
 export function verificationRoutes(deps: AppDeps) {
-  const handlers: Handlers = {
+  const handlers = {
     verifyMeter: async (input) => ({
       status: 200,
       message: "Meter verified",
@@ -14,6 +14,6 @@ export function verificationRoutes(deps: AppDeps) {
       message: "Smartcard verified",
       data: await verifySmartcard(deps.db, deps.providers, principalOf(input).mode, input.body),
     }),
-  };
-  return { handlers, routes: operationRoutes("verification", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

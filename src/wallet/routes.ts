@@ -1,11 +1,11 @@
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import { type Handlers, operationRoutes, principalOf } from "../http/operations.ts";
+import { type Handlers, principalOf } from "../http/operations.ts";
 import { accountScope, idempotentOperation } from "../idempotency/operation.ts";
 import { creditWallet, getWallet } from "./service.ts";
 
 export function walletRoutes(deps: AppDeps) {
-  const handlers: Handlers = {
+  const handlers = {
     getWallet: async (input) => ({ status: 200, data: await getWallet(deps.db, principalOf(input)) }),
     fundWallet: async (input) => {
       const principal = principalOf(input);
@@ -21,6 +21,6 @@ export function walletRoutes(deps: AppDeps) {
         data: await creditWallet(tx, principal, { amountKobo: input.body.amount_kobo, kind: "fund", note: input.body.note }),
       }));
     },
-  };
-  return { handlers, routes: operationRoutes("wallet", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }

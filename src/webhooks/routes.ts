@@ -1,9 +1,9 @@
 import type { AppDeps } from "../deps.ts";
-import { type Handlers, operationRoutes, principalOf } from "../http/operations.ts";
+import { type Handlers, principalOf } from "../http/operations.ts";
 import { createWebhookEndpoint, deleteWebhookEndpoint, listEvents, listWebhookEndpoints, resendEvent } from "./service.ts";
 
 export function webhookRoutes(deps: AppDeps) {
-  const handlers: Handlers = {
+  const handlers = {
     createWebhookEndpoint: async (input) => ({
       status: 201,
       message: "Webhook endpoint created; store the secret now, it is not shown again",
@@ -26,6 +26,6 @@ export function webhookRoutes(deps: AppDeps) {
       message: "Event scheduled for delivery",
       data: await resendEvent(deps.db, principalOf(input), input.params.id),
     }),
-  };
-  return { handlers, routes: operationRoutes("webhooks", deps, handlers) };
+  } satisfies Partial<Handlers>;
+  return handlers;
 }
