@@ -13,7 +13,8 @@
  */
 const base = "^src/(db|lib)/|^src/(config|errors|logger)\\.ts$";
 const domain = "^src/(processing|ledger|providers|jobs|worker)/";
-const features = "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";
+const features =
+  "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
 const composition = "^src/(main|server|app)\\.ts$";

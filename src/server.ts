@@ -8,11 +8,13 @@ import { getOrCreateSetting } from "./db/settings.ts";
 import type { AppDeps, Caches } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { recordClientAddress } from "./http/context.ts";
+import type { RunIdempotent } from "./http/idempotent.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { errorResponse } from "./http/respond.ts";
 import { routableRequest } from "./http/routable.ts";
 import { loadSpec } from "./http/spec.ts";
 import { compileValidators } from "./http/validation.ts";
+import { runIdempotent } from "./idempotency/service.ts";
 import { subscribeCacheEviction } from "./lib/caches.ts";
 import { CursorCodec } from "./lib/cursor.ts";
 import { randomBase62 } from "./lib/random.ts";
@@ -52,7 +54,7 @@ export async function createDeps(
   const caches: Caches = { apiKeys: new TtlCache(60_000), products: new TtlCache(30_000) };
   await subscribeCacheEviction(database, caches, logger);
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
-  const deps: Omit<AppDeps, "authenticate"> = {
+  const deps: Omit<AppDeps, "authenticate" | "runIdempotent"> = {
     config,
     database,
     db: database.db,
@@ -68,8 +70,11 @@ export async function createDeps(
     waiters: await FinalityWaiters.start(database),
     announceWork: debouncedNotify(database, workChannel, logger),
   };
-  // Reads `deps` at each call, so a test that swaps the database swaps it for authentication too.
-  return Object.assign(deps, { authenticate: createAuthenticate(deps) });
+  // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
+  return Object.assign(deps, {
+    authenticate: createAuthenticate(deps),
+    runIdempotent: ((id, body, execute) => runIdempotent(deps.db, id, body, execute)) satisfies RunIdempotent,
+  });
 }
 
 export interface RunningServer {

@@ -1,7 +1,7 @@
 import { createAccount, createApiKey, getAccountDetail, listAccounts, listApiKeys, revokeApiKey } from "../accounts/service.ts";
 import type { AppDeps } from "../deps.ts";
+import { idempotentOperation } from "../http/idempotent.ts";
 import type { Handlers } from "../http/operations.ts";
-import { idempotentOperation } from "../idempotency/operation.ts";
 import { evictEverywhere } from "../lib/caches.ts";
 import { creditWallet } from "../wallet/service.ts";
 

@@ -1,8 +1,8 @@
 import { findProduct } from "../catalogue/service.ts";
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
+import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
-import { accountScope, idempotentOperation } from "../idempotency/operation.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import type { Transaction } from "../transactions/present.ts";
 import { getTransactionByReference } from "../transactions/service.ts";

@@ -1,7 +1,7 @@
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
+import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
-import { accountScope, idempotentOperation } from "../idempotency/operation.ts";
 import { creditWallet, getWallet } from "./service.ts";
 
 export function walletRoutes(deps: AppDeps) {

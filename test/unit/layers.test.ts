@@ -17,7 +17,10 @@ function cruise(cwd: string, paths: string[]) {
 /** A tree with the repository's layout holding only the given files. */
 function fixture(files: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), "vend-layers-"));
-  writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true, noEmit: true } }));
+  writeFileSync(
+    join(dir, "tsconfig.json"),
+    JSON.stringify({ compilerOptions: { allowImportingTsExtensions: true, noEmit: true } }),
+  );
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);

@@ -1,8 +1,29 @@
-import type { Database } from "../db/client.ts";
 import type { Executor } from "../db/transaction.ts";
 import { successEnvelope } from "../errors.ts";
-import type { OperationId, OperationResult, SuccessDataOf } from "../http/operations.ts";
-import { runIdempotent } from "./service.ts";
+import type { OperationId, OperationResult, SuccessDataOf } from "./operations.ts";
+
+/** What one idempotent request is scoped to: the key plus the account (or admin), method and operation. */
+export interface IdempotencyKey {
+  scope: string;
+  method: string;
+  path: string;
+  key: string;
+}
+
+export interface StoredAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * The Idempotency-Key protocol, injected (src/idempotency/service.ts implements it): runs `execute` at most
+ * once per key in one database transaction with the record of its answer, or replays the stored answer.
+ */
+export type RunIdempotent = (
+  id: IdempotencyKey,
+  body: unknown,
+  execute: (tx: Executor, context: { now: Date; storeAnswer(answer: StoredAnswer): Promise<void> }) => Promise<StoredAnswer>,
+) => Promise<StoredAnswer & { replayed: boolean }>;
 
 export interface IdempotentWork<Id extends OperationId> {
   status: number;
@@ -38,7 +59,7 @@ export function operationScopePath(operationId: string, params: Record<string, u
 }
 
 export async function idempotentOperation<Id extends OperationId>(
-  deps: { db: Database },
+  deps: { runIdempotent: RunIdempotent },
   input: { operationId: Id; request: Request; body: unknown; params: object },
   scope: string,
   execute: (tx: Executor, context: IdempotentWorkContext<Id>) => Promise<IdempotentWork<Id>>,
@@ -46,7 +67,7 @@ export async function idempotentOperation<Id extends OperationId>(
   const key = input.request.headers.get("idempotency-key") ?? "";
   const path = operationScopePath(input.operationId, input.params as Record<string, unknown>);
   const id = { scope, method: input.request.method, path, key };
-  const result = await runIdempotent(deps.db, id, input.body, async (tx, context) => {
+  const result = await deps.runIdempotent(id, input.body, async (tx, context) => {
     const work = await execute(tx, { now: context.now, answerFirst: (early) => context.storeAnswer(serialise(early)) });
     return serialise(work);
   });
