@@ -9,6 +9,7 @@ import { eventsCommand } from "./commands/events.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
 import { pricingCommand } from "./commands/pricing.ts";
+import { reconcileCommand } from "./commands/reconcile.ts";
 import { transactionsCommand } from "./commands/transactions.ts";
 import { vendCommand } from "./commands/vend.ts";
 import { verifyCommand } from "./commands/verify.ts";
@@ -71,6 +72,7 @@ export function buildProgram(): Command {
     eventsCommand,
     accountsCommand,
     keysCommand,
+    reconcileCommand,
     completionCommand,
   ]) {
     program.addCommand(command);

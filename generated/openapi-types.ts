@@ -488,6 +488,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Check every wallet against its ledger
+         * @description Sets every wallet's balance and hold against the sums of its ledger entries, in one consistent snapshot. The books balance when no wallet differs; otherwise each differing wallet is listed with both figures. Changes nothing; an unbalanced answer is still `200` with `balanced: false`.
+         */
+        get: operations["reconcileWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/transactions": {
         parameters: {
             query?: never;
@@ -1234,6 +1254,34 @@ export interface components {
             amount_kobo: number;
             note: string;
         };
+        /** @description A wallet whose balance or hold differs from the sum of its ledger entries. */
+        WalletDiscrepancy: {
+            /** Format: uuid */
+            wallet_id: string;
+            /** Format: uuid */
+            account_id: string;
+            mode: components["schemas"]["Mode"];
+            /** @description The wallet's balance. */
+            balance_kobo: number;
+            /** @description The sum of its ledger entries' balance changes. */
+            ledger_balance_kobo: number;
+            /** @description The wallet's hold. */
+            held_kobo: number;
+            /** @description The sum of its ledger entries' hold changes. */
+            ledger_held_kobo: number;
+        };
+        Reconciliation: {
+            /** @description True when every wallet equals the sum of its ledger entries. */
+            balanced: boolean;
+            wallets_checked: number;
+            /** @description The wallets that differ, by account and mode; empty when the books balance. */
+            discrepancies: components["schemas"]["WalletDiscrepancy"][];
+            /**
+             * Format: date-time
+             * @description The database clock when the snapshot was taken.
+             */
+            checked_at: string;
+        };
         StoredCallback: {
             /** Format: uuid */
             id: string;
@@ -1486,6 +1534,15 @@ export interface components {
             code: "OK";
             message: string;
             data: components["schemas"]["WalletMovement"];
+        };
+        /** @description Success envelope carrying a Reconciliation. */
+        ReconciliationEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["Reconciliation"];
         };
         /** @description Success envelope carrying a StoredCallback. */
         StoredCallbackEnvelope: {
@@ -2674,6 +2731,34 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reconcileWallets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The result of the check. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];

@@ -608,6 +608,47 @@ export type WalletCreditRequest = {
     note: string;
 };
 
+/**
+ * A wallet whose balance or hold differs from the sum of its ledger entries.
+ */
+export type WalletDiscrepancy = {
+    wallet_id: string;
+    account_id: string;
+    mode: Mode;
+    /**
+     * The wallet's balance.
+     */
+    balance_kobo: number;
+    /**
+     * The sum of its ledger entries' balance changes.
+     */
+    ledger_balance_kobo: number;
+    /**
+     * The wallet's hold.
+     */
+    held_kobo: number;
+    /**
+     * The sum of its ledger entries' hold changes.
+     */
+    ledger_held_kobo: number;
+};
+
+export type Reconciliation = {
+    /**
+     * True when every wallet equals the sum of its ledger entries.
+     */
+    balanced: boolean;
+    wallets_checked: number;
+    /**
+     * The wallets that differ, by account and mode; empty when the books balance.
+     */
+    discrepancies: Array<WalletDiscrepancy>;
+    /**
+     * The database clock when the snapshot was taken.
+     */
+    checked_at: string;
+};
+
 export type StoredCallback = {
     id: string;
     provider: string;
@@ -885,6 +926,16 @@ export type LedgerEntryEnvelope = {
     code: 'OK';
     message: string;
     data: WalletMovement;
+};
+
+/**
+ * Success envelope carrying a Reconciliation.
+ */
+export type ReconciliationEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: Reconciliation;
 };
 
 /**
@@ -2576,6 +2627,55 @@ export type CreditWalletResponses = {
 };
 
 export type CreditWalletResponse = CreditWalletResponses[keyof CreditWalletResponses];
+
+export type ReconcileWalletsData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/reconciliation';
+};
+
+export type ReconcileWalletsErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ReconcileWalletsError = ReconcileWalletsErrors[keyof ReconcileWalletsErrors];
+
+export type ReconcileWalletsResponses = {
+    /**
+     * The result of the check.
+     */
+    200: ReconciliationEnvelope;
+};
+
+export type ReconcileWalletsResponse = ReconcileWalletsResponses[keyof ReconcileWalletsResponses];
 
 export type AdminListTransactionsData = {
     body?: never;

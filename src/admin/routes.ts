@@ -2,6 +2,7 @@ import { createAccount, createApiKey, getAccountDetail, listAccounts, listApiKey
 import type { AppDeps } from "../deps.ts";
 import { idempotentOperation } from "../http/idempotent.ts";
 import type { Handlers } from "../http/operations.ts";
+import { reconciliationReport } from "../ledger/reconcile.ts";
 import { evictEverywhere } from "../lib/caches.ts";
 import { creditWallet } from "../wallet/service.ts";
 
@@ -35,6 +36,7 @@ export function adminRoutes(deps: AppDeps) {
           { amountKobo: input.body.amount_kobo, kind: "credit", note: input.body.note },
         ),
       })),
+    reconcileWallets: async () => ({ status: 200, data: await reconciliationReport(deps.db) }),
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -2,8 +2,9 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import { queryRows } from "../db/rows.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
-import type { Transaction, TransactionRow } from "../transactions/present.ts";
-import { buildTransactionEvent, webhookDueChannel } from "../webhooks/outbox.ts";
+import { capture, release } from "../ledger/movements.ts";
+import { buildTransactionEvent, emitEvent } from "../ledger/outbox.ts";
+import { presentTransaction, type Transaction, type TransactionRow } from "../transactions/present.ts";
 
 export type Status = TransactionRow["status"];
 export const finalStatuses: readonly Status[] = ["successful", "failed"];
@@ -33,7 +34,7 @@ export function parseFinalAnnouncement(payload: string): { reference: string; tr
 }
 
 /**
- * The transitions the service makes (interface spec section 3). Anything else changes nothing.
+ * The transitions the service makes. Anything else changes nothing.
  * `reversed` and `refunded` are never set; `created` is not used.
  */
 const allowedFrom: Record<"processing" | "pending" | "successful" | "failed", readonly Status[]> = {
@@ -112,10 +113,11 @@ export async function completeTransaction(
       leaseExpiresAt: null,
       nextAttemptAt: null,
     };
-    const event = buildTransactionEvent(next);
+    const event = buildTransactionEvent(presentTransaction(next));
     const announcement = finalAnnouncement(next.reference, event.payload.data);
     const at = completedAt.toISOString();
-    const kind = outcome.status === "successful" ? "capture" : "release";
+    const settle = outcome.status === "successful" ? capture("txn") : release("txn");
+    const emitted = emitEvent(event, { transactionsCte: "txn" });
     const [result] = await queryRows<{ changed: number }>(
       db,
       sql`with txn as (
@@ -125,32 +127,9 @@ export async function completeTransaction(
                 failure_reason = ${next.failureReason}, lease_owner = null, lease_expires_at = null, next_attempt_at = null
             where id = ${id}::uuid and status = ${row.status} and updated_at = ${row.updatedAt.toISOString()}::timestamptz${leaseCondition(lease)}
             returning id, account_id, mode, price_kobo, reference
-          ), settled as (
-            update wallets w
-            set held_kobo = w.held_kobo - txn.price_kobo,
-                balance_kobo = w.balance_kobo - (case when ${kind} = 'capture' then txn.price_kobo else 0 end),
-                updated_at = now()
-            from txn where w.account_id = txn.account_id and w.mode = txn.mode
-            returning w.id, w.balance_kobo, w.held_kobo, txn.price_kobo, txn.id as transaction_id
-          ), entry as (
-            insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
-                                        balance_after_kobo, held_after_kobo, transaction_id)
-            select id, ${kind}, price_kobo, (case when ${kind} = 'capture' then -price_kobo else 0 end), -price_kobo,
-                   balance_kobo, held_kobo, transaction_id
-            from settled where price_kobo > 0
-          ), event as (
-            insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
-            select ${event.id}, txn.account_id, txn.mode, ${event.type}, txn.id, ${JSON.stringify(event.payload)}::jsonb, ${event.createdAt}::timestamptz
-            from txn
-            returning id, account_id, mode
-          ), deliveries as (
-            insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
-            select event.id, e.id, 'pending', now() from event
-            join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null
-            returning event_id
-          )
+          ), ${settle.wallet}, ${settle.entry}, ${emitted.parts}
           select count(*)::int as changed,
-                 (select pg_notify(${webhookDueChannel}, ${event.id}) where exists (select 1 from deliveries)) as webhooks_due,
+                 ${emitted.notify} as webhooks_due,
                  (select pg_notify(${finalChannel}, ${announcement}) where exists (select 1 from txn)) as final_announced
           from txn`,
     );

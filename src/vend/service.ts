@@ -4,6 +4,7 @@ import type { ApiPrincipal } from "../auth/service.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
+import { hold } from "../ledger/movements.ts";
 import { formatNgn } from "../lib/numbers.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { presentTransaction, type Transaction } from "../transactions/present.ts";
@@ -58,26 +59,18 @@ export async function acceptVend(
   });
   await options.beforeHold?.(transaction);
   const at = createdAt.toISOString();
+  const held = hold({ accountId: principal.accountId, mode: principal.mode }, price, id);
   const [accepted] = await queryRows<{ id: string }>(
     tx,
-    sql`with held as (
-          update wallets set held_kobo = held_kobo + ${price}, updated_at = now()
-          where account_id = ${principal.accountId} and mode = ${principal.mode} and balance_kobo - held_kobo >= ${price}
-          returning id, balance_kobo, held_kobo
-        ), txn as (
+    sql`with ${held.wallet}, txn as (
           insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
                                     amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at, created_at, updated_at)
           select ${id}::uuid, ${reference}, ${principal.accountId}::uuid, ${principal.mode}, 'queued', ${order.product.code},
                  ${order.product.network}, ${order.product.service}, ${order.destination}, ${order.amountKobo}, ${price},
                  ${JSON.stringify(order.metadata)}::jsonb, ${order.clientReference}, ${provider}, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
-          from held
+          from ${held.walletRow}
           returning id
-        ), entry as (
-          insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
-                                      balance_after_kobo, held_after_kobo, transaction_id)
-          select held.id, 'hold', ${price}, 0, ${price}, held.balance_kobo, held.held_kobo, ${id}::uuid
-          from held where ${price} > 0
-        )
+        ), ${held.entry}
         select id from txn`,
   );
   if (!accepted) {

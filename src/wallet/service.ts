@@ -2,21 +2,21 @@ import { and, eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Mode } from "../auth/keys.ts";
 import { queryRows } from "../db/rows.ts";
-import { ledgerEntries, wallets } from "../db/schema/index.ts";
-import { type Executor, withTransaction } from "../db/transaction.ts";
+import { wallets } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
+import { credit, fund } from "../ledger/movements.ts";
 
 type Wallet = components["schemas"]["Wallet"];
 type WalletMovement = components["schemas"]["WalletMovement"];
 type WalletRow = typeof wallets.$inferSelect;
-type LedgerKind = (typeof ledgerEntries.$inferInsert)["kind"];
 
 export interface WalletRef {
   accountId: string;
   mode: Mode;
 }
 
-export const presentWallet = (row: WalletRow): Wallet => ({
+export const presentWallet = (row: Pick<WalletRow, "mode" | "balanceKobo" | "heldKobo">): Wallet => ({
   mode: row.mode,
   currency: "NGN",
   balance_kobo: row.balanceKobo,
@@ -32,97 +32,47 @@ export async function getWallet(db: Executor, ref: WalletRef): Promise<Wallet> {
   return presentWallet(row);
 }
 
-interface Movement {
-  kind: LedgerKind;
-  amountKobo: number;
-  balanceDelta: number;
-  heldDelta: number;
-  transactionId?: string;
-  transactionReference?: string;
-  note?: string;
+interface DepositRow {
+  balance_kobo: number | string;
+  held_kobo: number | string;
+  id: number | string;
+  kind: WalletMovement["entry"]["kind"];
+  amount_kobo: number | string;
+  balance_after_kobo: number | string;
+  held_after_kobo: number | string;
+  note: string | null;
+  created_ms: number | string;
 }
 
-/** Appends the ledger entry for a movement already applied to `wallet` (its after-values). */
-async function appendLedger(tx: Executor, wallet: WalletRow, movement: Movement): Promise<WalletMovement> {
-  const [entry] = await tx
-    .insert(ledgerEntries)
-    .values({
-      walletId: wallet.id,
-      kind: movement.kind,
-      amountKobo: movement.amountKobo,
-      balanceDeltaKobo: movement.balanceDelta,
-      heldDeltaKobo: movement.heldDelta,
-      balanceAfterKobo: wallet.balanceKobo,
-      heldAfterKobo: wallet.heldKobo,
-      transactionId: movement.transactionId,
-      note: movement.note,
-    })
-    .returning();
-  if (!entry) throw new Error("ledger insert returned nothing");
-  return {
-    entry: {
-      id: entry.id,
-      wallet_mode: wallet.mode,
-      kind: entry.kind,
-      amount_kobo: entry.amountKobo,
-      balance_after_kobo: entry.balanceAfterKobo,
-      held_after_kobo: entry.heldAfterKobo,
-      transaction_reference: movement.transactionReference ?? null,
-      note: entry.note,
-      created_at: entry.createdAt.toISOString(),
-    },
-    wallet: presentWallet(wallet),
-  };
-}
-
-/** Adds money to a wallet (`fund` for test self-service, `credit` for operators). */
+/**
+ * Adds money to a wallet (`fund` for test self-service, `credit` for operators) in one statement:
+ * the wallet and its ledger entry move together. `404` when the account has no such wallet.
+ */
 export async function creditWallet(
   db: Executor,
   ref: WalletRef,
   input: { amountKobo: number; kind: "fund" | "credit"; note?: string },
 ): Promise<WalletMovement> {
-  return withTransaction(db, async (tx) => {
-    const [wallet] = await tx
-      .update(wallets)
-      .set({ balanceKobo: sql`${wallets.balanceKobo} + ${input.amountKobo}`, updatedAt: sql`now()` })
-      .where(walletWhere(ref))
-      .returning();
-    if (!wallet) throw notFound("Account");
-    return appendLedger(tx, wallet, {
-      kind: input.kind,
-      amountKobo: input.amountKobo,
-      balanceDelta: input.amountKobo,
-      heldDelta: 0,
-      note: input.note,
-    });
-  });
-}
-
-export interface WalletDiscrepancy {
-  walletId: string;
-  balanceKobo: number;
-  ledgerBalanceKobo: number;
-  heldKobo: number;
-  ledgerHeldKobo: number;
-}
-
-/** Every wallet whose balance or hold differs from the sum of its ledger; empty when the books balance. */
-export async function reconcileWallets(db: Executor): Promise<WalletDiscrepancy[]> {
-  const rows = await queryRows<Record<string, string | number>>(
+  const movement = input.kind === "fund" ? fund(ref, input.amountKobo, input.note) : credit(ref, input.amountKobo, input.note);
+  const [row] = await queryRows<DepositRow>(
     db,
-    sql`select w.id, w.balance_kobo, w.held_kobo,
-               coalesce(sum(l.balance_delta_kobo), 0) as ledger_balance,
-               coalesce(sum(l.held_delta_kobo), 0) as ledger_held
-        from wallets w left join ledger_entries l on l.wallet_id = w.id
-        group by w.id
-        having w.balance_kobo <> coalesce(sum(l.balance_delta_kobo), 0)
-            or w.held_kobo <> coalesce(sum(l.held_delta_kobo), 0)`,
+    sql`with ${movement.wallet}, ${movement.entry}
+        select w.balance_kobo, w.held_kobo, e.id, e.kind, e.amount_kobo, e.balance_after_kobo, e.held_after_kobo, e.note, e.created_ms
+        from ${movement.walletRow} w, ${movement.entryRow} e`,
   );
-  return rows.map((r) => ({
-    walletId: String(r.id),
-    balanceKobo: Number(r.balance_kobo),
-    ledgerBalanceKobo: Number(r.ledger_balance),
-    heldKobo: Number(r.held_kobo),
-    ledgerHeldKobo: Number(r.ledger_held),
-  }));
+  if (!row) throw notFound("Account");
+  return {
+    entry: {
+      id: Number(row.id),
+      wallet_mode: ref.mode,
+      kind: row.kind,
+      amount_kobo: Number(row.amount_kobo),
+      balance_after_kobo: Number(row.balance_after_kobo),
+      held_after_kobo: Number(row.held_after_kobo),
+      transaction_reference: null,
+      note: row.note,
+      created_at: new Date(Number(row.created_ms)).toISOString(),
+    },
+    wallet: presentWallet({ mode: ref.mode, balanceKobo: Number(row.balance_kobo), heldKobo: Number(row.held_kobo) }),
+  };
 }

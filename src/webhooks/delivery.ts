@@ -3,9 +3,9 @@ import { Webhook } from "standardwebhooks";
 import type { Config } from "../config.ts";
 import type { Database, DbHandle } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
+import { webhookDueChannel } from "../ledger/outbox.ts";
 import type { Logger } from "../logger.ts";
 import { type ClaimedDelivery, claimDueDeliveries } from "./claim.ts";
-import { webhookDueChannel } from "./outbox.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { ledgerEntries, transactions, wallets } from "../../src/db/schema/index.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { fundedAccount, idem, newKey } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { fundedAccount, idem, newKey } from "../helpers/accounts.ts";
 import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
 

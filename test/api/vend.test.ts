@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { count } from "drizzle-orm";
 import { ledgerEntries, transactions } from "../../src/db/schema/index.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

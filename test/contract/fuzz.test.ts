@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import fc from "fast-check";
 import { loadSpec, type OperationSpec } from "../../src/http/spec.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { contractFetch } from "../helpers/contract.ts";
 import { arbitraryFor, nastyString } from "../helpers/schema-arbitrary.ts";

@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { withTransaction } from "../../src/db/transaction.ts";
-import type { TransactionRow } from "../../src/transactions/present.ts";
-import { enqueueTransactionEvent } from "../../src/webhooks/outbox.ts";
+import { enqueueTransactionEvent } from "../../src/ledger/outbox.ts";
+import { presentTransaction, type TransactionRow } from "../../src/transactions/present.ts";
 import { insertTransactions } from "./seed.ts";
 import type { TestServer } from "./server.ts";
 
@@ -135,6 +135,6 @@ export async function enqueueTestEvent(
   const db = server.database.handle.db;
   const [row] = await insertTransactions(db, { accountId, mode, count: 1, overrides: { status } });
   if (!row) throw new Error("no transaction row inserted");
-  const eventId = await withTransaction(db, (tx) => enqueueTransactionEvent(tx, row));
+  const eventId = await withTransaction(db, (tx) => enqueueTransactionEvent(tx, row.accountId, presentTransaction(row)));
   return { eventId, row };
 }

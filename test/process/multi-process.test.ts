@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { reconcileWallets } from "../../src/wallet/service.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { apiUrl, finalCounter, fundDefaultAccount, spawnService, summarise, vendMany } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import type { StartedProcess } from "../helpers/process.ts";

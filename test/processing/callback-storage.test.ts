@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { ledgerEntries, providerCallbacks, transactions } from "../../src/db/schema/index.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { runWorkerTick } from "../../src/worker/loop.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";

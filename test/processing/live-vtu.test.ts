@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { signCallback } from "../../src/callbacks/signature.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { createVtuProvider } from "../../src/providers/vtu.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
 import { runWorkerTick } from "../../src/worker/loop.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";

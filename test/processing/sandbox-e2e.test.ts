@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sandboxOrders } from "../../src/db/schema/index.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";

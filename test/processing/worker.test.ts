@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { completeTransaction, markPending } from "../../src/processing/transitions.ts";
-import { reconcileWallets } from "../../src/wallet/service.ts";
 import { claimDueTransactions } from "../../src/worker/claim.ts";
 import { runWorkerTick, startWorker } from "../../src/worker/loop.ts";
 import { toProviderOrder } from "../../src/worker/process-transaction.ts";

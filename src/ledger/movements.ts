@@ -1,0 +1,114 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { ledgerEntries, wallets } from "../db/schema/index.ts";
+
+export type MovementKind = (typeof ledgerEntries.$inferInsert)["kind"];
+type Mode = (typeof wallets.$inferSelect)["mode"];
+
+/** The wallet of an account in one mode. */
+export interface WalletRef {
+  accountId: string;
+  mode: Mode;
+}
+
+/**
+ * How each kind moves a wallet, as the sign of its amount on the balance and on the hold. Every
+ * ledger entry records exactly this (its deltas), so a wallet always equals the sum of its entries.
+ */
+const effects: Record<MovementKind, { balance: -1 | 0 | 1; held: -1 | 0 | 1 }> = {
+  fund: { balance: 1, held: 0 },
+  credit: { balance: 1, held: 0 },
+  hold: { balance: 0, held: 1 },
+  capture: { balance: -1, held: -1 },
+  release: { balance: 0, held: -1 },
+};
+
+/**
+ * Whose wallet moves and by how much: an account and mode given by value, or, for each row of an
+ * earlier CTE of the same statement holding `transactions` rows (`id`, `account_id`, `mode`,
+ * `price_kobo`), that transaction's wallet by its price.
+ */
+type MovementTarget =
+  | { wallet: WalletRef; amountKobo: number; transactionId?: string; note?: string }
+  | { transactionsCte: string };
+
+/**
+ * One movement as parts of a single statement. `wallet` is the CTE that applies it to the wallet
+ * row; it is named `walletRow` and returns `id, balance_kobo, held_kobo, amount_kobo,
+ * transaction_id, note` (the wallet after the movement), so the caller's own parts can read it.
+ * `entry` is the CTE that appends the movement's ledger entry; it is named `entryRow` and returns
+ * the entry (`id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note, created_ms`).
+ * A caller writes `with ${wallet}, …its own parts…, ${entry} select …`: all of it happens, or none does.
+ */
+export interface MovementParts {
+  walletRow: SQL;
+  wallet: SQL;
+  entryRow: SQL;
+  entry: SQL;
+}
+
+const signed = (sign: -1 | 0 | 1, amount: SQL) => (sign === 1 ? sql` + ${amount}` : sql` - ${amount}`);
+
+/**
+ * The one place a wallet moves and a ledger entry is written. A movement that lowers the available
+ * balance (`balance_kobo - held_kobo`) applies only while the wallet covers it: otherwise the wallet
+ * CTE returns no row and nothing is written. A zero amount moves nothing and writes no entry.
+ */
+function move(kind: MovementKind, target: MovementTarget): MovementParts {
+  const effect = effects[kind];
+  const walletRow = sql.raw(`${kind}_wallet`);
+  const byValue = "wallet" in target;
+  const source = byValue ? null : sql.raw(target.transactionsCte);
+  const amount = byValue ? sql`${target.amountKobo}` : sql`${source}.price_kobo`;
+  const assignments: SQL[] = [];
+  if (effect.balance !== 0) assignments.push(sql`balance_kobo = w.balance_kobo${signed(effect.balance, amount)}`);
+  if (effect.held !== 0) assignments.push(sql`held_kobo = w.held_kobo${signed(effect.held, amount)}`);
+  assignments.push(sql`updated_at = now()`);
+  const lowersAvailable = effect.balance - effect.held < 0;
+  const covered = lowersAvailable ? sql` and w.balance_kobo - w.held_kobo >= ${amount}` : sql``;
+  const wallet = byValue
+    ? sql`${walletRow} as (
+        update wallets w set ${sql.join(assignments, sql`, `)}
+        where w.account_id = ${target.wallet.accountId} and w.mode = ${target.wallet.mode}${covered}
+        returning w.id, w.balance_kobo, w.held_kobo, ${target.amountKobo}::bigint as amount_kobo,
+                  ${target.transactionId ?? null}::uuid as transaction_id, ${target.note ?? null}::text as note
+      )`
+    : sql`${walletRow} as (
+        update wallets w set ${sql.join(assignments, sql`, `)}
+        from ${source} where w.account_id = ${source}.account_id and w.mode = ${source}.mode${covered}
+        returning w.id, w.balance_kobo, w.held_kobo, ${source}.price_kobo as amount_kobo,
+                  ${source}.id as transaction_id, null::text as note
+      )`;
+  const entryRow = sql.raw(`${kind}_entry`);
+  const delta = (sign: -1 | 0 | 1) => sql.raw(sign === 0 ? "0" : sign === 1 ? "amount_kobo" : "-amount_kobo");
+  const entry = sql`${entryRow} as (
+      insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
+                                  balance_after_kobo, held_after_kobo, transaction_id, note)
+      select id, ${kind}, amount_kobo, ${delta(effect.balance)}, ${delta(effect.held)},
+             balance_kobo, held_kobo, transaction_id, note
+      from ${walletRow} where amount_kobo > 0
+      returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note,
+                (extract(epoch from created_at) * 1000)::float8 as created_ms
+    )`;
+  return { walletRow, wallet, entryRow, entry };
+}
+
+/** Reserves `amountKobo` of the wallet for a transaction, only while its available balance covers it. */
+export const hold = (wallet: WalletRef, amountKobo: number, transactionId: string): MovementParts =>
+  move("hold", { wallet, amountKobo, transactionId });
+
+/** Takes each transaction's held price out of its wallet: the hold and the balance both fall by it. */
+export const capture = (transactionsCte: string): MovementParts => move("capture", { transactionsCte });
+
+/** Gives each transaction's held price back to its wallet's available balance. */
+export const release = (transactionsCte: string): MovementParts => move("release", { transactionsCte });
+
+/** Adds money to a test wallet by self-service. */
+export const fund = (wallet: WalletRef, amountKobo: number, note?: string): MovementParts =>
+  move("fund", { wallet, amountKobo, note });
+
+/**
+ * Adds money to a wallet on an operator's word, with a note; tied to a transaction when it gives
+ * that transaction's money back (a refund is a credit that names its transaction).
+ */
+export const credit = (wallet: WalletRef, amountKobo: number, note?: string, transactionId?: string): MovementParts =>
+  move("credit", { wallet, amountKobo, note, transactionId });

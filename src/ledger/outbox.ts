@@ -1,0 +1,125 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { components } from "../../generated/openapi-types.ts";
+import { queryRows } from "../db/rows.ts";
+import type { events } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
+import { randomBase62 } from "../lib/random.ts";
+
+type Transaction = components["schemas"]["Transaction"];
+type Mode = (typeof events.$inferSelect)["mode"];
+
+/** Channel on which newly scheduled webhook deliveries are announced (payload: the event id). */
+export const webhookDueChannel = "vend_webhook_due";
+
+export interface OutboxEvent {
+  id: string;
+  type: "transaction.successful" | "transaction.failed";
+  createdAt: string;
+  /** What webhooks carry: the event with the transaction as the API shows it. */
+  payload: {
+    id: string;
+    type: "transaction.successful" | "transaction.failed";
+    created_at: string;
+    mode: Mode;
+    data: Transaction;
+  };
+}
+
+/** The `transaction.successful|failed` event for a final transaction, given as the API shows it. */
+export function buildTransactionEvent(transaction: Transaction): OutboxEvent {
+  const id = `evt_${randomBase62(24)}`;
+  const type = transaction.status === "successful" ? "transaction.successful" : "transaction.failed";
+  const createdAt = new Date().toISOString();
+  return { id, type, createdAt, payload: { id, type, created_at: createdAt, mode: transaction.mode, data: transaction } };
+}
+
+/**
+ * The transaction an event reports: each row of an earlier CTE of the same statement holding
+ * `transactions` rows (`id`, `account_id`, `mode`), or one transaction given by value.
+ */
+export type EventSubject = { transactionsCte: string } | { accountId: string; mode: Mode; transactionId: string };
+
+/**
+ * The outbox as parts of a single statement. `parts` is `event as (…), deliveries as (…)`: the
+ * event row (only if the subject has a row) and one pending delivery, due now, per current
+ * endpoint of its account and mode. `notify` is a select-list expression for the caller's final
+ * select: a NOTIFY on `webhookDueChannel`, delivered on commit, when a delivery was scheduled.
+ */
+export interface EmittedEvent {
+  parts: SQL;
+  notify: SQL;
+}
+
+/** What scheduling does with an endpoint's existing delivery of the event: a new event has none. */
+type ExistingDelivery = "none" | "keep" | "reset";
+
+const onConflict: Record<ExistingDelivery, SQL> = {
+  none: sql``,
+  keep: sql` on conflict (event_id, endpoint_id) do nothing`,
+  reset: sql` on conflict (event_id, endpoint_id) do update set status = 'pending', attempts = 0, next_attempt_at = now(),
+      lease_expires_at = null, last_status_code = null, last_error = null, updated_at = now()`,
+};
+
+/**
+ * `deliveries as (…)`: one pending delivery, due now, per current endpoint of the account and mode
+ * of each event row in `eventRows` (`id`, `account_id`, `mode`). An existing delivery for the same
+ * endpoint is kept as it is or, with `reset`, starts over (pending, attempt count and last result
+ * cleared, lease dropped).
+ */
+function scheduleDeliveries(eventRows: SQL, existing: ExistingDelivery): SQL {
+  return sql`deliveries as (
+      insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
+      select event.id, e.id, 'pending', now() from ${eventRows}
+      join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null${onConflict[existing]}
+      returning event_id
+    )`;
+}
+
+const notifyDue = (eventId: string) =>
+  sql`(select pg_notify(${webhookDueChannel}, ${eventId}) where exists (select 1 from deliveries))`;
+
+/** The event row, its deliveries and their wake-up, for the caller to compose into its statement. */
+export function emitEvent(event: OutboxEvent, subject: EventSubject): EmittedEvent {
+  const payload = JSON.stringify(event.payload);
+  const row =
+    "transactionsCte" in subject
+      ? sql`select ${event.id}, s.account_id, s.mode, ${event.type}, s.id, ${payload}::jsonb, ${event.createdAt}::timestamptz
+            from ${sql.raw(subject.transactionsCte)} s`
+      : sql`select ${event.id}, ${subject.accountId}::uuid, ${subject.mode}, ${event.type}, ${subject.transactionId}::uuid,
+                   ${payload}::jsonb, ${event.createdAt}::timestamptz`;
+  const parts = sql`event as (
+      insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
+      ${row}
+      returning id, account_id, mode
+    ), ${scheduleDeliveries(sql`event`, "none")}`;
+  return { parts, notify: notifyDue(event.id) };
+}
+
+/**
+ * Records the event of an already-final transaction (as the API shows it) and schedules its
+ * deliveries, in one statement. Completion writes its event inside its own statement; this is for
+ * everything else that needs an event for a transaction (fixtures, tools).
+ */
+export async function enqueueTransactionEvent(tx: Executor, accountId: string, transaction: Transaction): Promise<string> {
+  const event = buildTransactionEvent(transaction);
+  const emitted = emitEvent(event, { accountId, mode: transaction.mode, transactionId: transaction.id });
+  await queryRows(tx, sql`with ${emitted.parts} select ${emitted.notify} as webhooks_due`);
+  return event.id;
+}
+
+/**
+ * Schedules an existing event for every current endpoint of its account and mode, due now, and
+ * wakes the delivery loop, in one statement. With `reset` (a redelivery), an existing delivery for
+ * the same endpoint starts over; without it, it is left as it is.
+ */
+export async function scheduleEventDeliveries(
+  tx: Executor,
+  event: { id: string; accountId: string; mode: Mode },
+  options: { reset: boolean } = { reset: false },
+): Promise<void> {
+  const eventRows = sql`(select ${event.id}::text as id, ${event.accountId}::uuid as account_id, ${event.mode}::text as mode) event`;
+  await queryRows(
+    tx,
+    sql`with ${scheduleDeliveries(eventRows, options.reset ? "reset" : "keep")} select ${notifyDue(event.id)} as webhooks_due`,
+  );
+}

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import type { components } from "../../generated/openapi-types.ts";
+import { fundedAccount } from "../helpers/accounts.ts";
+import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
+import { cliEnv, removeConfigDirs, runCli } from "./cli.ts";
+
+type Reconciliation = components["schemas"]["Reconciliation"];
+
+let server: TestServer;
+let admin: Record<string, string | undefined>;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  admin = cliEnv({ VENDCTL_BASE_URL: server.url, VENDCTL_ADMIN_TOKEN: testAdminToken });
+});
+afterAll(async () => {
+  removeConfigDirs();
+  await server.close();
+});
+
+describe("vendctl reconcile (admin token)", () => {
+  test("balanced books: one line, or the API's data with --json; exit 0", async () => {
+    await fundedAccount(server, 250_000, "Reconciled Ltd");
+    const table = await runCli(["reconcile", "--table"], admin);
+    expect(table).toMatchObject({ code: 0, stdout: "Books balanced: 2 wallets checked\n" });
+    const json = await runCli(["reconcile", "--json"], admin);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as Reconciliation;
+    expect(report).toMatchObject({ balanced: true, wallets_checked: 2, discrepancies: [] });
+    expect(report.checked_at).toBeString();
+  });
+
+  test("unbalanced books: a table of the wallets that differ (or the data with --json), exit 1", async () => {
+    const account = await fundedAccount(server, 100_000, "Corrupted Ltd");
+    await server.database.handle.db.execute(
+      sql`update wallets set held_kobo = held_kobo + 500 where account_id = ${account.id}::uuid and mode = 'test'`,
+    );
+    const table = await runCli(["reconcile", "--table"], admin);
+    expect(table.code).toBe(1);
+    expect(table.stdout).toMatch(/^WALLET\s+ACCOUNT\s+MODE\s+BALANCE\s+LEDGER_BALANCE\s+HELD\s+LEDGER_HELD\n/);
+    expect(table.stdout).toContain(account.id);
+    expect(table.stdout).toMatch(/test\s+NGN 1000\.00\s+NGN 1000\.00\s+NGN 5\.00\s+NGN 0\.00\n$/);
+    expect(table.stderr).toBe("error: Books unbalanced: 1 of 4 wallets differ from their ledger\n");
+    const json = await runCli(["reconcile", "--json"], admin);
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as Reconciliation;
+    expect(report).toMatchObject({ balanced: false, wallets_checked: 4 });
+    expect(report.discrepancies).toEqual([
+      {
+        wallet_id: expect.any(String),
+        account_id: account.id,
+        mode: "test",
+        balance_kobo: 100_000,
+        ledger_balance_kobo: 100_000,
+        held_kobo: 500,
+        ledger_held_kobo: 0,
+      },
+    ]);
+  });
+
+  test("without the admin token: usage error; with a wrong one: the API's 401", async () => {
+    const none = await runCli(["reconcile"], cliEnv({ VENDCTL_BASE_URL: server.url }));
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("no admin token");
+    const wrong = await runCli(["reconcile"], { ...admin, VENDCTL_ADMIN_TOKEN: "not-the-admin-token" });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toStartWith("UNAUTHENTICATED: ");
+  });
+});
