@@ -15,6 +15,7 @@ import { routableRequest } from "./http/routable.ts";
 import { loadSpec } from "./http/spec.ts";
 import { compileValidators } from "./http/validation.ts";
 import { runIdempotent } from "./idempotency/service.ts";
+import { workChannel } from "./jobs/channels.ts";
 import { subscribeCacheEviction } from "./lib/caches.ts";
 import { CursorCodec } from "./lib/cursor.ts";
 import { randomBase62 } from "./lib/random.ts";
@@ -24,7 +25,6 @@ import { FinalityWaiters } from "./processing/waiters.ts";
 import { createProviders } from "./providers/registry.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
 import { createVtuProvider, translateVtuCallback } from "./providers/vtu.ts";
-import { workChannel } from "./worker/loop.ts";
 
 /** At most one NOTIFY per interval, however many vends are accepted. */
 function debouncedNotify(database: DbHandle, channel: string, logger: Logger, intervalMs = 20): () => void {

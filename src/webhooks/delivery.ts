@@ -1,11 +1,11 @@
 import { and, eq, sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import type { Config } from "../config.ts";
-import type { Database, DbHandle } from "../db/client.ts";
+import type { Database } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
-import { webhookDueChannel } from "../ledger/outbox.ts";
+import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
-import { type ClaimedDelivery, claimDueDeliveries } from "./claim.ts";
+import type { ClaimedDelivery } from "./claim.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
 
@@ -22,9 +22,6 @@ interface AttemptOutcome {
   error: string | null;
   durationMs: number;
 }
-
-// A lease outlives the longest send (the timeout) by this much, so a live send never loses its row.
-const leaseMarginMs = 30_000;
 
 /** What the client sees of a send in `GET /api/v1/events`: the kind of outcome, never a socket error. */
 function publicError(result: SendResult): string | null {
@@ -86,7 +83,7 @@ async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outc
   const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const delay = succeeded ? null : retryDelaySeconds(deps.config.webhooks.retrySchedule, attempt);
   const status = succeeded ? "succeeded" : delay === null ? "failed" : "pending";
-  await deps.db.transaction(async (tx) => {
+  await withTransaction(deps.db, async (tx) => {
     await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attempt, ...outcome });
     await tx
       .update(d)
@@ -105,7 +102,7 @@ async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outc
 }
 
 /** Sends one claimed delivery and records the attempt; never throws. */
-async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<void> {
+export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<void> {
   const outcome = await sendDelivery(deps, delivery, workerId).catch((error: unknown): AttemptOutcome => {
     // A bug (a stored secret that cannot sign, say) is one failed attempt, not a stuck pool slot.
     deps.logger.error({ workerId, deliveryId: delivery.id, err: error }, "webhook could not be sent");
@@ -118,103 +115,5 @@ async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, wor
   } catch (error) {
     // The lease runs out and the delivery is sent again: at least once, never lost.
     deps.logger.error({ ...log, err: error }, "webhook attempt could not be recorded");
-  }
-}
-
-const claimOptions = (deps: DeliveryDeps, limit: number, busy: ReadonlyMap<string, number>) => ({
-  limit,
-  perEndpoint: deps.config.webhooks.endpointConcurrency,
-  busy,
-  leaseMs: deps.config.webhooks.timeoutMs + leaseMarginMs,
-});
-
-/**
- * One pass, for tests and tools: claims what is due (at most `limit`, default WEBHOOK_CONCURRENCY,
- * and at most WEBHOOK_ENDPOINT_CONCURRENCY per endpoint), sends it concurrently, records every
- * attempt and returns how many were claimed. Endpoint problems are recorded, never thrown.
- */
-export async function deliverDueWebhooks(deps: DeliveryDeps, options: { workerId: string; limit?: number }): Promise<number> {
-  const limit = options.limit ?? deps.config.webhooks.concurrency;
-  const claimed = await claimDueDeliveries(deps.db, claimOptions(deps, limit, new Map()));
-  await Promise.all(claimed.map((delivery) => deliverClaimed(deps, delivery, options.workerId)));
-  return claimed.length;
-}
-
-export interface WebhookDeliveryLoopOptions extends DeliveryDeps {
-  database: DbHandle;
-  signal: AbortSignal;
-  workerId: string;
-  /** Fallback poll when no NOTIFY arrives; default 1000 ms. */
-  pollMs?: number;
-}
-
-/**
- * The delivery pool: keeps up to WEBHOOK_CONCURRENCY deliveries in flight, at most
- * WEBHOOK_ENDPOINT_CONCURRENCY of them for any one endpoint, and claims again as soon as any send
- * ends, so one slow endpoint never holds up another's webhooks. Woken by NOTIFY on
- * `webhookDueChannel` and by freed slots, polling every `pollMs` as a fallback. Resolves once
- * stopped, after the sends in flight have finished (each is bounded by WEBHOOK_TIMEOUT_MS).
- */
-export async function startWebhookDelivery(options: WebhookDeliveryLoopOptions): Promise<void> {
-  const { database, signal, logger, workerId } = options;
-  const pollMs = options.pollMs ?? 1000;
-  const { concurrency } = options.config.webhooks;
-  const inFlight = new Set<Promise<void>>();
-  const busy = new Map<string, number>();
-  // A nudge that arrives while the pool is claiming is remembered, so the next wait returns at once.
-  let nudged = false;
-  let wake: (() => void) | undefined;
-  const nudge = () => {
-    nudged = true;
-    wake?.();
-  };
-  const waitForWork = () =>
-    new Promise<void>((resolve) => {
-      if (nudged) return resolve();
-      const timer = setTimeout(resolve, pollMs);
-      wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    }).finally(() => {
-      wake = undefined;
-    });
-  const track = (delivery: ClaimedDelivery) => {
-    busy.set(delivery.endpointId, (busy.get(delivery.endpointId) ?? 0) + 1);
-    const job: Promise<void> = deliverClaimed(options, delivery, workerId).finally(() => {
-      const left = (busy.get(delivery.endpointId) ?? 1) - 1;
-      if (left > 0) busy.set(delivery.endpointId, left);
-      else busy.delete(delivery.endpointId);
-      inFlight.delete(job);
-      nudge();
-    });
-    inFlight.add(job);
-  };
-
-  signal.addEventListener("abort", nudge);
-  const unlisten = await database.listen(webhookDueChannel, nudge).catch((error: unknown) => {
-    logger.error({ workerId, err: error }, "webhook delivery could not LISTEN; polling only");
-    return undefined;
-  });
-  try {
-    while (!signal.aborted) {
-      nudged = false;
-      const free = concurrency - inFlight.size;
-      let claimed: ClaimedDelivery[] = [];
-      if (free > 0) {
-        try {
-          claimed = await claimDueDeliveries(options.db, claimOptions(options, free, busy));
-        } catch (error) {
-          logger.error({ workerId, err: error }, "webhook delivery claim failed");
-        }
-      }
-      for (const delivery of claimed) track(delivery);
-      // Either every slot is taken or nothing more can be taken now: wait for a freed slot, a NOTIFY or the poll.
-      if (!signal.aborted) await waitForWork();
-    }
-    await Promise.all(inFlight);
-  } finally {
-    signal.removeEventListener("abort", nudge);
-    await unlisten?.().catch(() => {});
   }
 }

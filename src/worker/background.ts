@@ -1,6 +1,33 @@
+import { hostname } from "node:os";
+import type { DbHandle } from "../db/client.ts";
 import type { AppDeps } from "../deps.ts";
-import { startWebhookDelivery } from "../webhooks/delivery.ts";
-import { newWorkerId, startWorker } from "./loop.ts";
+import { createRunner, type Runner } from "../jobs/runner.ts";
+import { randomBase62 } from "../lib/random.ts";
+import { webhookDeliveryQueue } from "../webhooks/delivery-queue.ts";
+import type { ProcessingDeps } from "./process-transaction.ts";
+import { idempotencySweepTask, sandboxCallbackTask } from "./tasks.ts";
+import { transactionQueue } from "./transactions-queue.ts";
+
+export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
+
+export interface WorkerDeps extends ProcessingDeps {
+  database: DbHandle;
+  /** Where this service's API is reachable (sandbox callbacks are posted there). */
+  apiBaseUrl: string;
+}
+
+/**
+ * Transaction processing and the sandbox's callbacks, without webhook delivery: a tick claims
+ * due transactions, processes them, then sends the sandbox callbacks that are due.
+ */
+export function processingRunner(deps: WorkerDeps, workerId = newWorkerId()): Runner {
+  return createRunner(deps, {
+    queues: [transactionQueue(deps, workerId)],
+    tasks: [sandboxCallbackTask(deps, deps.apiBaseUrl)],
+    pollMs: deps.config.worker.pollMs,
+    workerId,
+  });
+}
 
 export interface Background {
   workerId: string;
@@ -8,18 +35,17 @@ export interface Background {
 }
 
 /**
- * Everything a process runs in the background: transaction processing (with the sandbox's
- * callbacks) and webhook delivery. `stop` lets in-flight work finish and gives back leases.
+ * Everything a process runs in the background, on one runner: transaction processing, webhook
+ * delivery, the sandbox's callbacks and the idempotency sweep. `stop` lets in-flight work finish
+ * and gives back leases.
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
-  const controller = new AbortController();
-  const worker = startWorker({ ...deps, apiBaseUrl }, controller.signal, workerId);
-  const webhooks = startWebhookDelivery({ ...deps, signal: controller.signal, workerId, pollMs: deps.config.worker.pollMs });
-  return {
+  const runner = createRunner(deps, {
+    queues: [transactionQueue(deps, workerId), webhookDeliveryQueue(deps, workerId)],
+    tasks: [sandboxCallbackTask(deps, apiBaseUrl), idempotencySweepTask(deps)],
+    pollMs: deps.config.worker.pollMs,
     workerId,
-    async stop() {
-      controller.abort();
-      await Promise.all([worker.done, webhooks]);
-    },
-  };
+  });
+  runner.start();
+  return { workerId, stop: () => runner.stop() };
 }

@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { ledgerEntries, providerCallbacks, transactions } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { runWorkerTick } from "../../src/worker/loop.ts";
+import { processingRunner } from "../../src/worker/background.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing } from "../helpers/processing.ts";
@@ -110,7 +110,7 @@ describe("callback storage is bounded (anyone can reach the endpoint)", () => {
       { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 },
       idem(),
     );
-    await runWorkerTick({ ...server.deps, apiBaseUrl: server.url }, "test-worker");
+    await processingRunner({ ...server.deps, apiBaseUrl: server.url }, "test-worker").tick();
     const reference: string = vend.json.data.reference;
     const raw = JSON.stringify({
       event_id: "whole-1",

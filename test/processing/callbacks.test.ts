@@ -3,7 +3,7 @@ import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { ledgerEntries, providerCallbacks, transactions } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { runWorkerTick } from "../../src/worker/loop.ts";
+import { processingRunner } from "../../src/worker/background.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const tick = () => runWorkerTick({ ...server.deps, apiBaseUrl: server.url }, "test-worker");
+const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "test-worker").tick();
 
 /** A 4444 vend, processed to `pending` by one worker tick. */
 async function pendingVend(): Promise<string> {

@@ -7,9 +7,9 @@ import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createVtuProvider } from "../../src/providers/vtu.ts";
+import { processingRunner } from "../../src/worker/background.ts";
 import { claimDueTransactions } from "../../src/worker/claim.ts";
 import { startLeaseKeeper } from "../../src/worker/lease.ts";
-import { startWorker } from "../../src/worker/loop.ts";
 import { processClaimed } from "../../src/worker/process-transaction.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
@@ -80,18 +80,14 @@ async function sandboxVends(reference: string): Promise<number> {
 describe("a provider slower than the lease", () => {
   test("two workers racing: each order reaches the provider once, is final once, wallets reconcile", async () => {
     const references = [await vend(live), await vend(live)];
-    const controller = new AbortController();
-    const workers = [
-      startWorker(workerDeps(), controller.signal, "w-race-a"),
-      startWorker(workerDeps(), controller.signal, "w-race-b"),
-    ];
+    const workers = [processingRunner(workerDeps(), "w-race-a"), processingRunner(workerDeps(), "w-race-b")];
+    for (const worker of workers) worker.start();
     server.deps.announceWork();
     for (const reference of references) {
       const waited = await live.get(`/api/v1/transactions/${reference}`, { query: { wait: 10 } });
       expect(waited.json.data.status).toBe("successful");
     }
-    controller.abort();
-    await Promise.all(workers.map((w) => w.done));
+    await Promise.all(workers.map((w) => w.stop()));
     for (const reference of references) {
       // The money proof: one pay per order at the provider, one capture in our ledger.
       const pays = book.requestsTo("pay").filter((r) => (r.body as VtuPayBody).request_id === reference);

@@ -3,7 +3,7 @@ import { sql } from "drizzle-orm";
 import { signCallback } from "../../src/callbacks/signature.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { createVtuProvider } from "../../src/providers/vtu.ts";
-import { runWorkerTick } from "../../src/worker/loop.ts";
+import { processingRunner } from "../../src/worker/background.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing } from "../helpers/processing.ts";
@@ -52,7 +52,7 @@ afterAll(async () => {
   network.disable();
 });
 
-const tick = () => runWorkerTick({ ...server.deps, apiBaseUrl: server.url }, "live-worker");
+const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "live-worker").tick();
 const requeryNow = () =>
   server.database.handle.db.execute(sql`update transactions set next_attempt_at = now() where status = 'pending'`);
 

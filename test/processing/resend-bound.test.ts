@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config.ts";
 import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { createVtuProvider } from "../../src/providers/vtu.ts";
-import { runWorkerTick } from "../../src/worker/loop.ts";
+import { processingRunner } from "../../src/worker/background.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
@@ -51,7 +51,7 @@ afterAll(async () => {
 const db = () => server.database.handle.db;
 const vend = (phone: string) => vendAirtime(client, phone);
 const row = (reference: string) => transactionRow(db(), reference);
-const tick = () => runWorkerTick({ ...server.deps, apiBaseUrl: server.url }, "bound-worker");
+const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "bound-worker").tick();
 const requeryNow = () => db().execute(sql`update transactions set next_attempt_at = now() where status = 'pending'`);
 const pays = (reference: string) => book.requestsTo("pay").filter((r) => (r.body as VtuPayBody).request_id === reference).length;
 

@@ -3,8 +3,8 @@ import { eq, sql } from "drizzle-orm";
 import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { completeTransaction, markPending } from "../../src/processing/transitions.ts";
+import { processingRunner } from "../../src/worker/background.ts";
 import { claimDueTransactions } from "../../src/worker/claim.ts";
-import { runWorkerTick, startWorker } from "../../src/worker/loop.ts";
 import { toProviderOrder } from "../../src/worker/process-transaction.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
@@ -32,7 +32,7 @@ describe("transitions are guarded in one place", () => {
     const reference = await vend();
     const queued = await row(reference);
     expect((await completeTransaction(db(), queued.id, { status: "successful" })).changed).toBe(false);
-    await runWorkerTick(workerDeps(), "w-guard");
+    await processingRunner(workerDeps(), "w-guard").tick();
     const done = await row(reference);
     expect(done.status).toBe("successful");
     const again = await completeTransaction(db(), done.id, { status: "failed", reason: "late" });
@@ -52,7 +52,7 @@ describe("a worker that dies mid-job", () => {
     const order = await toProviderOrder(server.deps, await row(reference));
     await server.deps.providers.get("sandbox")?.vend(order);
     await expireLease(reference);
-    await runWorkerTick(workerDeps(), "w-next");
+    await processingRunner(workerDeps(), "w-next").tick();
     expect((await row(reference)).status).toBe("successful");
     const [booked] = await db().select().from(sandboxOrders).where(eq(sandboxOrders.reference, reference));
     expect(booked?.vendCount).toBe(1);
@@ -62,7 +62,7 @@ describe("a worker that dies mid-job", () => {
     const reference = await vend();
     await claimDueTransactions(db(), "w-dead", 1, 30);
     await expireLease(reference);
-    await runWorkerTick(workerDeps(), "w-next");
+    await processingRunner(workerDeps(), "w-next").tick();
     expect((await row(reference)).status).toBe("successful");
     const [booked] = await db().select().from(sandboxOrders).where(eq(sandboxOrders.reference, reference));
     expect(booked?.vendCount).toBe(1);
@@ -75,19 +75,19 @@ describe("a worker that dies mid-job", () => {
     await expireLease(reference);
     const [retaken] = await claimDueTransactions(db(), "w-other", 10, 30);
     expect(retaken).toMatchObject({ reference, previousStatus: "processing", attempts: 2 });
-    await runWorkerTick(workerDeps(), "w-other");
+    await processingRunner(workerDeps(), "w-other").tick();
   });
 });
 
 describe("re-query of pending transactions", () => {
   test("5555: the provider error leaves it pending with a re-query time; the re-query completes it", async () => {
     const reference = await vend("08031235555");
-    await runWorkerTick(workerDeps(), "w-1");
+    await processingRunner(workerDeps(), "w-1").tick();
     const pending = await row(reference);
     expect(pending.status).toBe("pending");
     expect(pending.nextAttemptAt?.getTime()).toBeGreaterThan(Date.now());
     await db().execute(sql`update transactions set next_attempt_at = now() where reference = ${reference}`);
-    await runWorkerTick(workerDeps(), "w-2");
+    await processingRunner(workerDeps(), "w-2").tick();
     expect((await row(reference)).status).toBe("successful");
   });
 });
@@ -95,8 +95,8 @@ describe("re-query of pending transactions", () => {
 describe("many workers", () => {
   test("concurrent ticks share the work: each transaction processed once", async () => {
     const references = await Promise.all(Array.from({ length: 30 }, () => vend()));
-    await Promise.all([1, 2, 3].map((n) => runWorkerTick(workerDeps(), `w-${n}`, 10)));
-    while ((await runWorkerTick(workerDeps(), "w-sweep", 10)) > 0) {}
+    await Promise.all([1, 2, 3].map((n) => processingRunner(workerDeps(), `w-${n}`).tick({ limit: 10 })));
+    while ((await processingRunner(workerDeps(), "w-sweep").tick({ limit: 10 })) > 0) {}
     for (const reference of references) expect((await row(reference)).status).toBe("successful");
     const booked = await db().select().from(sandboxOrders);
     expect(booked.filter((b) => references.includes(b.reference)).every((b) => b.vendCount === 1)).toBe(true);
@@ -104,14 +104,13 @@ describe("many workers", () => {
   });
 
   test("the loop stops on abort and gives back its leases", async () => {
-    const controller = new AbortController();
-    const worker = startWorker(workerDeps(), controller.signal, "w-loop");
+    const worker = processingRunner(workerDeps(), "w-loop");
+    worker.start();
     const reference = await vend();
     server.deps.announceWork();
     const waited = await client.get(`/api/v1/transactions/${reference}`, { query: { wait: 5 } });
     expect(waited.json.data.status).toBe("successful");
-    controller.abort();
-    await worker.done;
+    await worker.stop();
     const held = await db().execute(
       sql`select count(*)::int as n from transactions where lease_owner = 'w-loop' and lease_expires_at > now()`,
     );

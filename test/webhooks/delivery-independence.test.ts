@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq, gt } from "drizzle-orm";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { webhookDeliveries } from "../../src/db/schema/index.ts";
-import { deliverDueWebhooks, startWebhookDelivery } from "../../src/webhooks/delivery.ts";
+import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   enqueueTestEvent,
@@ -56,9 +56,10 @@ test("a hanging endpoint with a backlog holds at most its cap; a healthy endpoin
   const live = await accountWithEndpoint(healthy.url);
   for (let n = 0; n < 10; n++) await enqueueTestEvent(server, dead.id);
 
-  const controller = new AbortController();
   // Only NOTIFY and freed slots wake the loop within the test's bounds; the poll is far away.
-  const loop = startWebhookDelivery({ ...server.deps, signal: controller.signal, workerId: "independence", pollMs: 60_000 });
+  const loop = webhookRunner(server.deps, "independence", { pollMs: 60_000 });
+  loop.start();
+  let stopping: Promise<void> | undefined;
   try {
     await hanging.waitFor(2);
     for (let n = 1; n <= 3; n++) {
@@ -71,12 +72,12 @@ test("a hanging endpoint with a backlog holds at most its cap; a healthy endpoin
     expect(hanging.count()).toBe(2);
     expect(await leasedFor(dead.endpointId)).toBe(2);
   } finally {
-    controller.abort();
+    stopping = loop.stop();
     // Dropping the dead endpoint's connections ends its sends, so the loop can stop.
     await hanging.close();
     await healthy.close();
   }
-  await loop;
+  await stopping;
 });
 
 test("one pass leases no more than the per-endpoint cap for one endpoint, and everything due for others", async () => {
@@ -95,7 +96,7 @@ test("one pass leases no more than the per-endpoint cap for one endpoint, and ev
     await enqueueTestEvent(quick, live.id);
     await enqueueTestEvent(quick, live.id);
     // Before the fix the pass claimed all eight and sent six of them to the dead endpoint.
-    expect(await deliverDueWebhooks(quick.deps, { workerId: "one-pass", limit: 20 })).toBe(4);
+    expect(await webhookRunner(quick.deps, "one-pass").tick({ limit: 20 })).toBe(4);
     expect(slow.count()).toBe(2);
     expect(fast.received).toHaveLength(2);
   } finally {

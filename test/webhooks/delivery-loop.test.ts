@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startWebhookDelivery } from "../../src/webhooks/delivery.ts";
+import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -19,17 +19,14 @@ test("the delivery loop is woken by NOTIFY and stops when aborted", async () => 
   const account = await server.createAccount();
   const created = await server.client(account.testKey).post("/api/v1/webhook-endpoints", { url: receiver.url });
   const secret = created.json.data.secret as string;
-  const controller = new AbortController();
   // A poll far beyond the test's waits: only a NOTIFY can wake the loop in time.
-  const loop = startWebhookDelivery({
-    database: server.database.handle,
-    db: server.deps.db,
-    config: server.deps.config,
-    logger: server.deps.logger,
-    signal: controller.signal,
-    workerId: "loop-test",
-    pollMs: 60_000,
-  });
+  const loop = webhookRunner(
+    { database: server.database.handle, db: server.deps.db, config: server.deps.config, logger: server.deps.logger },
+    "loop-test",
+    { pollMs: 60_000 },
+  );
+  loop.start();
+  let stopping: Promise<void> | undefined;
   try {
     const first = await enqueueTestEvent(server, account.id);
     await receiver.waitFor(1, 5_000);
@@ -38,9 +35,9 @@ test("the delivery loop is woken by NOTIFY and stops when aborted", async () => 
     expect(received.map((r) => r.headers["webhook-id"])).toEqual([first.eventId, second.eventId]);
     for (const request of received) expect(() => verifyWebhook(secret, request)).not.toThrow();
   } finally {
-    controller.abort();
+    stopping = loop.stop();
   }
-  const stopped = await Promise.race([loop.then(() => "stopped"), Bun.sleep(2_000).then(() => "still running")]);
+  const stopped = await Promise.race([stopping.then(() => "stopped"), Bun.sleep(2_000).then(() => "still running")]);
   expect(stopped).toBe("stopped");
   await enqueueTestEvent(server, account.id);
   expect(receiver.received).toHaveLength(2);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
 import { loadConfig } from "../../src/config.ts";
 import { events, webhookAttempts, webhookDeliveries } from "../../src/db/schema/index.ts";
-import { deliverDueWebhooks, retryDelaySeconds } from "../../src/webhooks/delivery.ts";
+import { retryDelaySeconds } from "../../src/webhooks/delivery.ts";
+import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
@@ -29,7 +30,7 @@ function receiver(): WebhookReceiver {
   return r;
 }
 
-const tick = (on: TestServer = server) => deliverDueWebhooks(on.deps, { workerId: "test" });
+const tick = (on: TestServer = server) => webhookRunner(on.deps, "test").tick();
 
 /** An account with one endpoint (test mode) pointing at `url`. */
 async function accountWithEndpoint(on: TestServer, url: string) {
@@ -181,7 +182,7 @@ describe("webhook delivery", () => {
     // Each worker passes until it finds nothing it can take (rows another holds are skipped).
     const drain = async (workerId: string) => {
       let total = 0;
-      for (let n = 1; n > 0; total += n) n = await deliverDueWebhooks(server.deps, { workerId, limit: 2 });
+      for (let n = 1; n > 0; total += n) n = await webhookRunner(server.deps, workerId).tick({ limit: 2 });
       return total;
     };
     const claimed = await Promise.all(["w1", "w2", "w3"].map(drain));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
-import { deliverDueWebhooks } from "../../src/webhooks/delivery.ts";
+import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -19,7 +19,7 @@ const aTestEvents: { id: string; type: string }[] = [];
 async function tick(): Promise<number> {
   let total = 0;
   for (;;) {
-    const claimed = await deliverDueWebhooks(server.deps, { workerId: "events-test" });
+    const claimed = await webhookRunner(server.deps, "events-test").tick();
     if (claimed === 0) return total;
     total += claimed;
   }

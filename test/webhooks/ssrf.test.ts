@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config.ts";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
-import { deliverDueWebhooks } from "../../src/webhooks/delivery.ts";
+import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { createWebhookEndpoint, generateWebhookSecret } from "../../src/webhooks/service.ts";
 import type { HostResolver } from "../../src/webhooks/url-guard.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -84,7 +84,7 @@ describe("private and loopback targets", () => {
       .values(urls.map((url) => ({ accountId: account.id, mode: "test" as const, url, secret: generateWebhookSecret() })));
     const before = receiver.received.length;
     await enqueueTestEvent(strict, account.id);
-    expect(await deliverDueWebhooks(strict.deps, { workerId: "ssrf" })).toBe(urls.length);
+    expect(await webhookRunner(strict.deps, "ssrf").tick()).toBe(urls.length);
     expect(receiver.received.length).toBe(before);
     const shown = await deliveriesShown(strict, account.testKey);
     expect(shown.deliveries.map((d) => d.last_error)).toEqual(urls.map(() => refusedMessage));
@@ -101,7 +101,7 @@ describe("private and loopback targets", () => {
     expect(resolver.calls).toBe(1);
     const before = receiver.received.length;
     await enqueueTestEvent(strict, account.id);
-    expect(await deliverDueWebhooks({ ...strict.deps, resolveHost: resolver }, { workerId: "rebind" })).toBe(1);
+    expect(await webhookRunner({ ...strict.deps, resolveHost: resolver }, "rebind").tick()).toBe(1);
     // One resolution at send time, and it is the one the socket used: no check-then-connect gap to rebind in.
     expect(resolver.calls).toBe(2);
     expect(receiver.received.length).toBe(before);
@@ -116,7 +116,7 @@ describe("private and loopback targets", () => {
       .insert(webhookEndpoints)
       .values({ accountId: account.id, mode: "live", url, secret: generateWebhookSecret() });
     await enqueueTestEvent(strict, account.id, "live");
-    expect(await deliverDueWebhooks({ ...strict.deps, resolveHost: resolver }, { workerId: "tls" })).toBe(1);
+    expect(await webhookRunner({ ...strict.deps, resolveHost: resolver }, "tls").tick()).toBe(1);
     expect(resolver.calls).toBe(1);
     // A connection would have failed the TLS handshake with the plain-HTTP receiver ("unreachable").
     expect((await deliveriesShown(strict, account.liveKey)).deliveries.map((d) => d.last_error)).toEqual([refusedMessage]);
@@ -133,7 +133,7 @@ describe("allowed targets", () => {
     await createWebhookEndpoint(permissive.deps.db, scope, { url }, { allowPrivateUrls: true, resolveHost: resolver });
     const before = receiver.received.length;
     await enqueueTestEvent(permissive, account.id);
-    expect(await deliverDueWebhooks({ ...permissive.deps, resolveHost: resolver }, { workerId: "pinned" })).toBe(1);
+    expect(await webhookRunner({ ...permissive.deps, resolveHost: resolver }, "pinned").tick()).toBe(1);
     expect(resolver.calls).toBe(1);
     const arrived = receiver.received.slice(before);
     expect(arrived.map((r) => [r.path, r.headers.host])).toEqual([["/pinned", `hooks.pinned.test:${port()}`]]);
@@ -160,7 +160,7 @@ describe("allowed targets", () => {
         const created = await permissive.client(account.testKey).post("/api/v1/webhook-endpoints", { url });
         expect(created.status).toBe(201);
         await enqueueTestEvent(permissive, account.id);
-        expect(await deliverDueWebhooks(permissive.deps, { workerId: "outcomes" })).toBe(1);
+        expect(await webhookRunner(permissive.deps, "outcomes").tick()).toBe(1);
         const shown = await deliveriesShown(permissive, account.testKey);
         expect(shown.deliveries.map((d) => d.last_error)).toEqual([expected]);
         expect(shown.text).not.toMatch(/ECONN|connect|socket|Unable|127\.0\.0\.1/i);

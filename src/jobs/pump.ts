@@ -1,0 +1,75 @@
+import type { Logger } from "../logger.ts";
+import type { Job, Queue, QueueSession, Task } from "./queue.ts";
+import type { Wakeup } from "./wakeup.ts";
+
+export interface LoopContext {
+  signal: AbortSignal;
+  pollMs: number;
+  /** Read at each use: a test may swap the logger while a loop runs. */
+  logger(): Logger;
+  workerId?: string;
+}
+
+/** Runs one job; a throw (the job handles its own failures, so a bug) is logged, never rethrown. */
+export function runJob(job: Job, queue: Queue, context: Pick<LoopContext, "logger" | "workerId">): Promise<void> {
+  return job.run().catch((error: unknown) => {
+    context.logger().error({ workerId: context.workerId, queue: queue.name, err: error }, "job failed");
+  });
+}
+
+/**
+ * One queue's loop: keeps up to `concurrency` jobs in flight (at most `perKeyLimit` per key),
+ * claiming when `minFreeToClaim` slots are free and again as each job ends, so a slow job never
+ * holds up the others. Claims again at once while there was work and room; otherwise waits for a
+ * freed slot, a nudge (NOTIFY) or the poll. On abort it stops claiming and resolves once the jobs
+ * in flight have ended.
+ */
+export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wakeup, context: LoopContext): Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  const busy = new Map<string, number>();
+  const minFree = Math.max(1, queue.minFreeToClaim ?? 1);
+  const free = () => queue.concurrency - inFlight.size;
+  const track = (job: Job) => {
+    const key = job.key;
+    if (key !== undefined) busy.set(key, (busy.get(key) ?? 0) + 1);
+    const running: Promise<void> = runJob(job, queue, context).finally(() => {
+      if (key !== undefined) {
+        const left = (busy.get(key) ?? 1) - 1;
+        if (left > 0) busy.set(key, left);
+        else busy.delete(key);
+      }
+      inFlight.delete(running);
+      wakeup.nudge();
+    });
+    inFlight.add(running);
+  };
+
+  while (!context.signal.aborted) {
+    wakeup.clear();
+    let claimed: Job[] = [];
+    if (free() >= minFree) {
+      try {
+        claimed = await session.claim({ limit: free(), perKeyLimit: queue.perKeyLimit, busy });
+      } catch (error) {
+        context.logger().error({ workerId: context.workerId, queue: queue.name, err: error }, "job claim failed");
+      }
+    }
+    for (const job of claimed) track(job);
+    if (claimed.length > 0 && free() >= minFree) continue;
+    if (!context.signal.aborted) await wakeup.wait(context.pollMs);
+  }
+  await Promise.all(inFlight);
+}
+
+/** One task's loop: a pass at start, then one every `everyMs` from the start of the last, until abort. */
+export async function repeatTask(task: Task, wakeup: Wakeup, context: LoopContext): Promise<void> {
+  while (!context.signal.aborted) {
+    const started = Date.now();
+    try {
+      await task.run();
+    } catch (error) {
+      context.logger().error({ workerId: context.workerId, task: task.name, err: error }, "background task failed");
+    }
+    if (!context.signal.aborted) await wakeup.wait(task.everyMs - (Date.now() - started));
+  }
+}

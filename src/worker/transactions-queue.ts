@@ -1,0 +1,60 @@
+import { workChannel } from "../jobs/channels.ts";
+import type { Job, Queue } from "../jobs/queue.ts";
+import { isFinal } from "../processing/transitions.ts";
+import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
+import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "./lease.ts";
+import { type ProcessingDeps, processClaimed } from "./process-transaction.ts";
+
+/** Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. Never throws. */
+function processSafely(deps: ProcessingDeps, leases: LeaseKeeper, claim: ClaimedTransaction, claimedAt: number): Promise<void> {
+  const lease = leases.watch(claim, claimedAt);
+  return processClaimed(deps, claim, lease)
+    .then(
+      (result) => {
+        if (!result.changed && !isFinal(result.row.status))
+          deps.logger.warn({ reference: claim.reference }, "lease lost; the job is left to the worker that took it");
+      },
+      (error) => {
+        if (error instanceof LeaseLostError) {
+          deps.logger.warn({ reference: claim.reference }, "lease lost before a provider call; the job is left to its new owner");
+          return;
+        }
+        // The lease runs out and another pass re-queries the provider, so nothing is lost.
+        deps.logger.error(
+          { reference: claim.reference, err: error instanceof Error ? error.message : String(error) },
+          "processing failed",
+        );
+      },
+    )
+    .finally(() => lease.release());
+}
+
+/**
+ * Transactions to vend or re-query, leased to `workerId`. Claims come in batches (when half the
+ * slots or more are free): one claim query per job would cost more than it saves. While a session
+ * is open its lease keeper heart-beats the leases of the jobs in flight; at a graceful stop the
+ * leases still held are given back.
+ */
+export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue {
+  const { concurrency, leaseSeconds } = deps.config.worker;
+  return {
+    name: "transactions",
+    channel: workChannel,
+    concurrency,
+    minFreeToClaim: Math.max(1, Math.floor(concurrency / 2)),
+    open() {
+      const leases = startLeaseKeeper(deps, workerId, leaseSeconds);
+      return {
+        async claim({ limit }): Promise<Job[]> {
+          const claimedAt = performance.now();
+          const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds);
+          return claimed.map((claim) => ({ run: () => processSafely(deps, leases, claim, claimedAt) }));
+        },
+        async close({ release }) {
+          leases.stop();
+          if (release) await releaseLeases(deps.db, workerId).catch(() => {});
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,130 @@
+import { describe, expect, test } from "bun:test";
+import type { ClaimRequest, Job, Queue } from "../../src/jobs/queue.ts";
+import { createRunner, type RunnerDeps } from "../../src/jobs/runner.ts";
+import { createLogger } from "../../src/logger.ts";
+
+/** A job that ends when `finish` is called. */
+function heldJob(key?: string) {
+  let finish = () => {};
+  const ended = new Promise<void>((resolve) => {
+    finish = resolve;
+  });
+  const job: Job = { key, run: () => ended };
+  return { job, finish: () => finish() };
+}
+
+/** An in-memory queue: `claim` hands out what `backlog` holds, honouring the limit and the per-key cap. */
+function memoryQueue(options: Partial<Queue> & { backlog: ReturnType<typeof heldJob>[] }) {
+  const requests: ClaimRequest[] = [];
+  const closed: boolean[] = [];
+  const queue: Queue = {
+    name: "memory",
+    concurrency: 4,
+    ...options,
+    open: () => ({
+      async claim(request) {
+        requests.push({ ...request, busy: new Map(request.busy) });
+        const taken: Job[] = [];
+        const counts = new Map(request.busy);
+        for (const entry of [...options.backlog]) {
+          if (taken.length >= request.limit) break;
+          const key = entry.job.key;
+          if (key !== undefined && request.perKeyLimit !== undefined && (counts.get(key) ?? 0) >= request.perKeyLimit) continue;
+          if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+          options.backlog.splice(options.backlog.indexOf(entry), 1);
+          taken.push(entry.job);
+        }
+        return taken;
+      },
+      async close({ release }) {
+        closed.push(release);
+      },
+    }),
+  };
+  return { queue, requests, closed };
+}
+
+const deps = (listen: RunnerDeps["database"]["listen"] = async () => async () => {}) => ({
+  logger: createLogger("silent"),
+  database: { listen },
+});
+const settle = () => Bun.sleep(20);
+
+describe("the job runner", () => {
+  test("a tick claims up to the limit, runs the jobs to their end, then runs each task once", async () => {
+    const backlog = [heldJob(), heldJob(), heldJob()];
+    const { queue, closed } = memoryQueue({ backlog });
+    for (const entry of backlog) entry.finish();
+    let taskRuns = 0;
+    const runner = createRunner(deps(), {
+      queues: [queue],
+      tasks: [{ name: "task", everyMs: 60_000, run: async () => ++taskRuns }],
+      pollMs: 60_000,
+    });
+    expect(await runner.tick({ limit: 2 })).toBe(3);
+    expect(backlog).toHaveLength(1);
+    expect(closed).toEqual([false]);
+  });
+
+  test("claims wait for enough free slots, keep the per-key cap, and a finished job frees its slot", async () => {
+    const jobs = [heldJob("a"), heldJob("a"), heldJob("a"), heldJob("b")];
+    const backlog = [...jobs];
+    const { queue, requests } = memoryQueue({ backlog, concurrency: 4, minFreeToClaim: 2, perKeyLimit: 2 });
+    const runner = createRunner(deps(), { queues: [queue], pollMs: 60_000 });
+    runner.start();
+    await settle();
+    // Two "a" and the "b" taken; the third "a" waits for its key, and one free slot is below the batch threshold.
+    expect(requests).toEqual([{ limit: 4, perKeyLimit: 2, busy: new Map() }]);
+    expect(backlog).toHaveLength(1);
+    expect(backlog[0]).toBe(jobs[2]);
+    jobs[3]?.finish();
+    await settle();
+    expect(requests.at(-1)).toEqual({ limit: 2, perKeyLimit: 2, busy: new Map([["a", 2]]) });
+    expect(backlog[0]).toBe(jobs[2]);
+    jobs[0]?.finish();
+    await settle();
+    expect(requests).toContainEqual({ limit: 3, perKeyLimit: 2, busy: new Map([["a", 1]]) });
+    expect(backlog).toEqual([]);
+    for (const entry of jobs) entry.finish();
+    await runner.stop();
+  });
+
+  test("stop lets in-flight jobs finish, then closes the queue with its leases given back", async () => {
+    const entry = heldJob();
+    const { queue, closed } = memoryQueue({ backlog: [entry] });
+    const runner = createRunner(deps(), { queues: [queue], pollMs: 60_000 });
+    runner.start();
+    await settle();
+    let stopped = false;
+    const stopping = runner.stop().then(() => {
+      stopped = true;
+    });
+    await settle();
+    expect(stopped).toBe(false);
+    entry.finish();
+    await stopping;
+    expect(closed).toEqual([true]);
+  });
+
+  test("one LISTEN per channel, however many queues share it; a notification nudges each of them", async () => {
+    const listened: string[] = [];
+    const handlers: (() => void)[] = [];
+    const listen = async (channel: string, onPayload: (payload: string) => void) => {
+      listened.push(channel);
+      handlers.push(() => onPayload(""));
+      return async () => {};
+    };
+    const first = memoryQueue({ backlog: [], channel: "work" });
+    const second = memoryQueue({ backlog: [], channel: "work" });
+    const runner = createRunner(deps(listen), { queues: [first.queue, second.queue], pollMs: 60_000 });
+    runner.start();
+    await settle();
+    expect(listened).toEqual(["work"]);
+    const before = [first.requests.length, second.requests.length];
+    for (const handler of handlers) handler();
+    await settle();
+    expect(first.requests.length).toBe((before[0] ?? 0) + 1);
+    expect(second.requests.length).toBe((before[1] ?? 0) + 1);
+    await runner.stop();
+  });
+});
