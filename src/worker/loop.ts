@@ -3,10 +3,10 @@ import type { DbHandle } from "../db/client.ts";
 import { deleteExpiredIdempotencyRecords } from "../idempotency/service.ts";
 import { randomBase62 } from "../lib/random.ts";
 import { isFinal } from "../processing/transitions.ts";
+import { sendDueSandboxCallbacks } from "../providers/sandbox/callbacks.ts";
 import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
 import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "./lease.ts";
 import { type ProcessingDeps, processClaimed } from "./process-transaction.ts";
-import { sendDueSandboxCallbacks } from "./sandbox-callbacks.ts";
 
 /** Channel the API pings when it accepts work, so idle workers start at once. */
 export const workChannel = "vend_work";

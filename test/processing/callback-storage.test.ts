@@ -25,7 +25,7 @@ let client: HttpClient;
 beforeAll(async () => {
   server = await startTestServer(
     fastProcessing({
-      sandbox: { callbackDelayMs: 3_600_000, callbackToken: token, callbackSecret: secret, latencyMs: 0 },
+      providers: { sandbox: { callbackDelayMs: 3_600_000, callbackToken: token, callbackSecret: secret, latencyMs: 0 } },
       callbacks: { replayWindowSeconds: 300, rejectedPerMinute },
     }),
   );

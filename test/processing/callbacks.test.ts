@@ -15,11 +15,13 @@ let client: HttpClient;
 beforeAll(async () => {
   server = await startTestServer(
     fastProcessing({
-      sandbox: {
-        callbackDelayMs: 3_600_000,
-        callbackToken: "sandbox-callback-token",
-        callbackSecret: "sandbox-callback-secret",
-        latencyMs: 0,
+      providers: {
+        sandbox: {
+          callbackDelayMs: 3_600_000,
+          callbackToken: "sandbox-callback-token",
+          callbackSecret: "sandbox-callback-secret",
+          latencyMs: 0,
+        },
       },
     }),
   );

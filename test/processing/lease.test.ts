@@ -5,7 +5,7 @@ import { delay, HttpResponse, http } from "msw";
 import { loadConfig } from "../../src/config.ts";
 import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
-import { createVtuProvider } from "../../src/providers/vtu.ts";
+import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { reconcileWallets } from "../../src/wallet/service.ts";
 import { claimDueTransactions } from "../../src/worker/claim.ts";
 import { startLeaseKeeper } from "../../src/worker/lease.ts";
@@ -45,7 +45,9 @@ beforeAll(async () => {
     }),
   );
   const worker = { ...loadConfig({}).worker, pollMs: 50, leaseSeconds: 2, requerySchedule: [0.2] };
-  server = await startTestServer(fastProcessing({ vtu: slowVtu, worker }), { liveProviders: [createVtuProvider(slowVtu)] });
+  server = await startTestServer(fastProcessing({ providers: { vtu: slowVtu }, worker }), {
+    liveProviders: [createVtuProvider(slowVtu)],
+  });
   const account = await server.createAccount("Slow Co");
   await server.admin.post(
     `/admin/v1/accounts/${account.id}/wallet/credit`,

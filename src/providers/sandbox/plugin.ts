@@ -1,0 +1,18 @@
+import type { ProviderPlugin } from "../types.ts";
+import { readSandboxConfig, type SandboxConfig } from "./config.ts";
+import { sandboxName } from "./defaults.ts";
+import { createSandboxProvider } from "./provider.ts";
+
+/**
+ * The built-in test-mode provider, always configured. It answers from this service's own database
+ * (no call bound), and its callbacks sign a timestamp with the body (`timestamped`), so a captured
+ * callback stops being accepted once it leaves the replay window. Its delayed callbacks are sent by
+ * `sendDueSandboxCallbacks` (callbacks.ts), which the worker runs.
+ */
+export const sandboxPlugin = {
+  name: sandboxName,
+  mode: "test",
+  readConfig: readSandboxConfig,
+  createAdapter: (config, { db }) => createSandboxProvider(db, config),
+  callbacks: (config) => ({ token: config.callbackToken, secret: config.callbackSecret, scheme: "timestamped" }),
+} satisfies ProviderPlugin<SandboxConfig>;
