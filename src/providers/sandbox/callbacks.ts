@@ -1,37 +1,32 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { asc, eq, inArray, sql } from "drizzle-orm";
 import { signTimestampedCallback } from "../../callbacks/signature.ts";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/client.ts";
 import { sandboxOrders } from "../../db/schema/index.ts";
-import { withTransaction } from "../../db/transaction.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import type { Logger } from "../../logger.ts";
 import { sandboxName } from "./defaults.ts";
 
 type OrderRow = typeof sandboxOrders.$inferSelect;
 
-/** Pending sandbox orders whose callback is due: they take their eventual status now. */
+/**
+ * Pending sandbox orders whose callback is due take their eventual status now: one statement that
+ * claims up to `limit` of them (skipping rows another process holds), earliest due first.
+ */
 async function takeDueSandboxCallbacks(db: Database, limit: number): Promise<OrderRow[]> {
-  return withTransaction(db, async (tx) => {
-    const due = await tx
-      .select()
-      .from(sandboxOrders)
-      .where(sql`${sandboxOrders.callbackSentAt} is null and ${sandboxOrders.callbackDueAt} <= now()`)
-      .orderBy(asc(sandboxOrders.callbackDueAt))
-      .limit(limit)
-      .for("update", { skipLocked: true });
-    const taken: OrderRow[] = [];
-    for (const order of due) {
-      const status = order.eventualStatus ?? order.status;
-      const [row] = await tx
-        .update(sandboxOrders)
-        .set({ status, callbackSentAt: sql`now()` })
-        .where(eq(sandboxOrders.reference, order.reference))
-        .returning();
-      if (row) taken.push(row);
-    }
-    return taken;
-  });
+  const due = db
+    .select({ reference: sandboxOrders.reference })
+    .from(sandboxOrders)
+    .where(sql`${sandboxOrders.callbackSentAt} is null and ${sandboxOrders.callbackDueAt} <= now()`)
+    .orderBy(asc(sandboxOrders.callbackDueAt))
+    .limit(limit)
+    .for("update", { skipLocked: true });
+  const taken = await db
+    .update(sandboxOrders)
+    .set({ status: sql`coalesce(${sandboxOrders.eventualStatus}, ${sandboxOrders.status})`, callbackSentAt: sql`now()` })
+    .where(inArray(sandboxOrders.reference, due))
+    .returning();
+  return taken.sort((a, b) => (a.callbackDueAt?.getTime() ?? 0) - (b.callbackDueAt?.getTime() ?? 0));
 }
 
 /** Puts a callback back in the queue after a failed send. */
