@@ -210,6 +210,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
   }
+  // Each provider plugin reads its own variables; the registry lists the plugins.
   const providers = readProviderConfigs(envReader(env));
   return {
     databaseUrl,
