@@ -15,7 +15,8 @@ type ProviderName = keyof Plugins;
 /** Each provider's settings under its name, as its plugin read them (undefined: not configured). */
 export type ProviderConfigs = { [K in ProviderName]: ReturnType<Plugins[K]["readConfig"]> };
 
-const pluginsByName: { [K in ProviderName]: ProviderPlugin<NonNullable<ProviderConfigs[K]>> } = plugins;
+// Also checks that each plugin is listed under its own name.
+const pluginsByName: { [K in ProviderName]: ProviderPlugin<NonNullable<ProviderConfigs[K]>, K> } = plugins;
 const names = Object.keys(plugins) as ProviderName[];
 
 /** A configured plugin with its settings bound. */

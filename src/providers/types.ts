@@ -101,9 +101,9 @@ export interface ProviderContext {
  * One provider, self-contained: it reads its own variables, builds its adapter, and says how its
  * callbacks are checked. A plugin is listed once, in src/providers/registry.ts.
  */
-export interface ProviderPlugin<C> {
-  /** Its name: the transactions' `provider`, the `{name}` of its callback URL. */
-  readonly name: string;
+export interface ProviderPlugin<C, N extends string = string> {
+  /** Its name (and its key in the registry): the transactions' `provider`, the `{name}` of its callback URL. */
+  readonly name: N;
   /** The key mode whose vends it carries. */
   readonly mode: Mode;
   /** Its settings from its own variables, or undefined when they are not set; a bad value throws through `read`. */

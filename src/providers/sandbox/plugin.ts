@@ -15,4 +15,4 @@ export const sandboxPlugin = {
   readConfig: readSandboxConfig,
   createAdapter: (config, { db }) => createSandboxProvider(db, config),
   callbacks: (config) => ({ token: config.callbackToken, secret: config.callbackSecret, scheme: "timestamped" }),
-} satisfies ProviderPlugin<SandboxConfig>;
+} satisfies ProviderPlugin<SandboxConfig, typeof sandboxName>;

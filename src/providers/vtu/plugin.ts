@@ -21,4 +21,4 @@ export const vtuPlugin = {
     scheme: "body",
     translate: translateVtuCallback,
   }),
-} satisfies ProviderPlugin<VtuConfig>;
+} satisfies ProviderPlugin<VtuConfig, typeof vtuName>;
