@@ -1,3 +1,5 @@
+import { longestProviderCall, type ProviderConfigs, readProviderConfigs } from "./providers/registry.ts";
+
 export interface Config {
   databaseUrl: string | undefined;
   databasePoolSize: number;
@@ -28,7 +30,7 @@ export interface Config {
     /** Refused callbacks stored per provider per minute per process; the rest are answered but not stored. */
     rejectedPerMinute: number;
   };
-  /** Base URL at which this service is reachable (sandbox callbacks are sent there). */
+  /** Base URL at which this service is reachable (a provider that calls back from inside this process posts there). */
   publicBaseUrl: string | undefined;
   worker: {
     concurrency: number;
@@ -41,10 +43,8 @@ export interface Config {
     /** Age (since acceptance) after which a re-query's "never received" fails the order instead of sending it again. */
     maxResendAgeSeconds: number;
   };
-  sandbox: { callbackDelayMs: number; callbackToken: string; callbackSecret: string; latencyMs: number };
-  vtu:
-    | { baseUrl: string; apiKey: string; secretKey: string; callbackToken: string; callbackSecret: string; timeoutMs: number }
-    | undefined;
+  /** Each provider plugin's settings under its name, read by the plugin itself; undefined when not configured. */
+  providers: ProviderConfigs;
   webhooks: {
     retrySchedule: number[];
     timeoutMs: number;
@@ -114,23 +114,31 @@ function readUrl(env: Env, name: string): string | undefined {
   return raw.replace(/\/+$/, "");
 }
 
-/** The live VTU provider: all of its variables, or none. */
-function readVtu(env: Env): Config["vtu"] {
-  const baseUrl = readUrl(env, "VTU_BASE_URL");
-  if (!baseUrl) return undefined;
-  const required = (name: string) => {
-    const value = readOptional(env, name);
-    if (!value) throw new ConfigError(name, "is required when VTU_BASE_URL is set");
-    return value;
-  };
+/** The readers a provider plugin parses its own variables with; each throws ConfigError naming the variable. */
+export interface EnvReader {
+  integer(name: string, fallback: number, min: number, max: number): number;
+  /** The value; undefined when unset or empty. */
+  text(name: string, minLength?: number): string | undefined;
+  /** An http(s) URL without trailing slashes; undefined when unset or empty. */
+  url(name: string): string | undefined;
+  refuse(name: string, problem: string): never;
+}
+
+function envReader(env: Env): EnvReader {
   return {
-    baseUrl,
-    apiKey: required("VTU_API_KEY"),
-    secretKey: required("VTU_SECRET_KEY"),
-    callbackToken: required("VTU_CALLBACK_TOKEN"),
-    callbackSecret: required("VTU_CALLBACK_SECRET"),
-    timeoutMs: readInteger(env, "VTU_TIMEOUT_MS", 15_000, 100, 120_000),
+    integer: (name, fallback, min, max) => readInteger(env, name, fallback, min, max),
+    text: (name, minLength) => readOptional(env, name, minLength),
+    url: (name) => readUrl(env, name),
+    refuse: (name, problem) => {
+      throw new ConfigError(name, problem);
+    },
   };
+}
+
+/** The longest one provider call can take, and the variable that sets it. */
+export interface ProviderCallBound {
+  ms: number;
+  variable: string;
 }
 
 /** Room for the database work around a provider call (claim to call, call to the guarded completion). */
@@ -139,21 +147,21 @@ const leaseMarginMs = 5000;
 /**
  * The shortest lease that outlasts the longest a job spends at a provider: a re-query followed by a
  * send, each up to the provider timeout, plus a margin. Heartbeats extend the lease while a job runs;
- * this bound keeps the job its own even when a heartbeat cannot get through. Only HTTP providers
- * count: the sandbox answers from this service's own database and books a repeated order once.
+ * this bound keeps the job its own even when a heartbeat cannot get through. Only providers with a
+ * call bound count: one answering from this service's own database books a repeated order once.
  */
-export function minimumLeaseSeconds(vtu: Config["vtu"]): number {
-  return vtu ? Math.ceil((2 * vtu.timeoutMs + leaseMarginMs) / 1000) : 1;
+export function minimumLeaseSeconds(longestCall: ProviderCallBound | undefined): number {
+  return longestCall ? Math.ceil((2 * longestCall.ms + leaseMarginMs) / 1000) : 1;
 }
 
-function readWorker(env: Env, vtu: Config["vtu"]): Config["worker"] {
+function readWorker(env: Env, longestCall: ProviderCallBound | undefined): Config["worker"] {
   const leaseSeconds = readInteger(env, "WORKER_LEASE_SECONDS", 60, 1, 3600);
-  const minimum = minimumLeaseSeconds(vtu);
-  if (vtu && leaseSeconds < minimum) {
+  const minimum = minimumLeaseSeconds(longestCall);
+  if (longestCall && leaseSeconds < minimum) {
     const given = env.WORKER_LEASE_SECONDS ? String(leaseSeconds) : `${leaseSeconds} (the default)`;
     throw new ConfigError(
       "WORKER_LEASE_SECONDS",
-      `must be at least ${minimum} (twice VTU_TIMEOUT_MS of ${vtu.timeoutMs} ms for a re-query then a send, plus ${leaseMarginMs / 1000} s), got ${given}`,
+      `must be at least ${minimum} (twice ${longestCall.variable} of ${longestCall.ms} ms for a re-query then a send, plus ${leaseMarginMs / 1000} s), got ${given}`,
     );
   }
   return {
@@ -202,7 +210,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
   }
-  const vtu = readVtu(env);
+  // Each provider plugin reads its own variables; the registry lists the plugins.
+  const providers = readProviderConfigs(envReader(env));
   return {
     databaseUrl,
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
@@ -226,14 +235,8 @@ export function loadConfig(env: Env = process.env): Config {
       rejectedPerMinute: readInteger(env, "CALLBACK_REJECTED_PER_MINUTE", 60, 0, 1_000_000),
     },
     publicBaseUrl: readUrl(env, "PUBLIC_BASE_URL"),
-    worker: readWorker(env, vtu),
-    sandbox: {
-      callbackDelayMs: readInteger(env, "SANDBOX_CALLBACK_DELAY_MS", 2000, 0, 3_600_000),
-      callbackToken: env.SANDBOX_CALLBACK_TOKEN || "sandbox-callback-token",
-      callbackSecret: env.SANDBOX_CALLBACK_SECRET || "sandbox-callback-secret",
-      latencyMs: readInteger(env, "SANDBOX_LATENCY_MS", 0, 0, 60_000),
-    },
-    vtu,
+    worker: readWorker(env, longestProviderCall(providers)),
+    providers,
     webhooks: readWebhooks(env, databaseUrl),
   };
 }

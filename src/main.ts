@@ -1,4 +1,5 @@
 import { createAccount, hasAnyAccount } from "./accounts/service.ts";
+import { startBackground } from "./background.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { DataDirLockedError } from "./db/data-dir-lock.ts";
@@ -6,7 +7,6 @@ import { runMigrations } from "./db/migrate.ts";
 import { isDatabaseUnavailable } from "./http/respond.ts";
 import { createLogger } from "./logger.ts";
 import { createDeps, startServer } from "./server.ts";
-import { startBackground } from "./worker/background.ts";
 
 /** `--no-worker`: API only. `--worker-only`: background work only. Default: both in one process. */
 const args = new Set(process.argv.slice(2));

@@ -24,7 +24,6 @@ import type { Logger } from "./logger.ts";
 import { FinalityWaiters } from "./processing/waiters.ts";
 import { createProviders } from "./providers/registry.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
-import { createVtuProvider, translateVtuCallback } from "./providers/vtu.ts";
 
 /** At most one NOTIFY per interval, however many vends are accepted. */
 function debouncedNotify(database: DbHandle, channel: string, logger: Logger, intervalMs = 20): () => void {
@@ -41,7 +40,7 @@ function debouncedNotify(database: DbHandle, channel: string, logger: Logger, in
 
 /**
  * Wires the dependencies once: spec and validators compiled, instance secrets resolved, providers
- * (the sandbox always; the VTU HTTP provider when configured, or `liveProviders` from a test).
+ * (every configured provider plugin; `liveProviders` from a test stand in for the configured live ones).
  */
 export async function createDeps(
   config: Config,
@@ -65,8 +64,8 @@ export async function createDeps(
     authGuard,
     cursors: new CursorCodec(cursorSecret),
     caches,
-    providers: createProviders(database.db, config, liveProviders ?? (config.vtu ? [createVtuProvider(config.vtu)] : [])),
-    callbackProviders: callbackProviders(config, translateVtuCallback),
+    providers: createProviders(database.db, config, liveProviders),
+    callbackProviders: callbackProviders(config),
     waiters: await FinalityWaiters.start(database),
     announceWork: debouncedNotify(database, workChannel, logger),
   };

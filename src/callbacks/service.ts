@@ -9,19 +9,16 @@ import { AppError, validationError } from "../errors.ts";
 import { toFieldErrors, unstorableText } from "../http/validation.ts";
 import { FixedWindowCounter } from "../lib/fixed-window.ts";
 import { completeTransaction, type FinalOutcome, isFinal } from "../processing/transitions.ts";
+import { configuredCallbacks } from "../providers/registry.ts";
+import type { ProviderCallbacks } from "../providers/types.ts";
 import { presentTransaction, type Transaction } from "../transactions/present.ts";
 import { type RecordLimits, recordCallback } from "./record.ts";
-import { checkCallbackSignature, type SignatureScheme } from "./signature.ts";
+import { checkCallbackSignature } from "./signature.ts";
 
 export type CallbackBody = components["schemas"]["ProviderCallback"];
 
-export interface CallbackProvider {
-  token: string;
-  secret: string;
-  scheme: SignatureScheme;
-  /** Turns the provider's own body into the sandbox format; null if it is not a final update. */
-  translate?: (body: unknown) => CallbackBody | null;
-}
+/** How one provider's callbacks are authenticated and read (its plugin says so). */
+export type CallbackProvider = ProviderCallbacks;
 
 /** The providers that may call back, and how their callbacks are checked and stored (per process). */
 export interface CallbackProviders extends RecordLimits {
@@ -30,25 +27,10 @@ export interface CallbackProviders extends RecordLimits {
   replayWindowSeconds: number;
 }
 
-/**
- * The sandbox signs a timestamp with the body (our own scheme). VTpass, which the VTU provider models,
- * signs no timestamp: a replayed VTU callback is harmless only because applying an outcome is
- * idempotent (the same outcome again changes nothing; a contradiction is 409).
- */
-export function callbackProviders(config: Config, vtuTranslate?: CallbackProvider["translate"]): CallbackProviders {
-  const byName = new Map<string, CallbackProvider>([
-    ["sandbox", { token: config.sandbox.callbackToken, secret: config.sandbox.callbackSecret, scheme: "timestamped" }],
-  ]);
-  if (config.vtu) {
-    byName.set("vtu", {
-      token: config.vtu.callbackToken,
-      secret: config.vtu.callbackSecret,
-      scheme: "body",
-      translate: vtuTranslate,
-    });
-  }
+/** Every configured provider may call back; each plugin says how its callbacks are signed and read. */
+export function callbackProviders(config: Config): CallbackProviders {
   return {
-    byName,
+    byName: configuredCallbacks(config),
     replayWindowSeconds: config.callbacks.replayWindowSeconds,
     refusedPerMinute: config.callbacks.rejectedPerMinute,
     refusedStored: new FixedWindowCounter(),
@@ -99,7 +81,7 @@ async function deliveryMetadata(db: Database, body: CallbackBody, productCode: s
   return { requested_mb: String(requested), delivered_mb: String(delivered), partial: String(delivered < requested) };
 }
 
-/** The body in the sandbox format, or a 400: authentication has already passed. */
+/** The body in the common callback format, or a 400: authentication has already passed. */
 function parseCallbackBody(provider: CallbackProvider, rawBody: string, validate: ValidateFunction): CallbackBody {
   let parsed: unknown;
   try {

@@ -4,6 +4,7 @@ import { queryRows } from "../db/rows.ts";
 import { idempotencyRecords } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, errorEnvelope } from "../errors.ts";
+import type { Task } from "../jobs/queue.ts";
 
 export const retentionHours = 24;
 
@@ -201,4 +202,9 @@ export async function deleteExpiredIdempotencyRecords(db: Executor, now = new Da
     .where(lt(idempotencyRecords.expiresAt, now))
     .returning({ id: idempotencyRecords.id });
   return deleted.length;
+}
+
+/** Idempotency records past their lifetime, deleted in the background at start and hourly. */
+export function idempotencySweepTask(deps: { db: Executor }): Task {
+  return { name: "idempotency sweep", everyMs: 3600_000, run: () => deleteExpiredIdempotencyRecords(deps.db) };
 }

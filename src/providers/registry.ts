@@ -1,9 +1,77 @@
 import type { Mode } from "../auth/keys.ts";
-import type { Config } from "../config.ts";
+import type { Config, EnvReader, ProviderCallBound } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
-import { createSandboxProvider } from "./sandbox.ts";
-import type { ProviderAdapter } from "./types.ts";
+import type { Task } from "../jobs/queue.ts";
+import { sandboxPlugin } from "./sandbox/plugin.ts";
+import type { ProviderAdapter, ProviderCallbacks, ProviderContext, ProviderPlugin, ProviderTaskContext } from "./types.ts";
+import { vtuPlugin } from "./vtu/plugin.ts";
+
+/** Every provider this service can use, under its name. Adding a provider is one line here. */
+const plugins = { sandbox: sandboxPlugin, vtu: vtuPlugin };
+
+type Plugins = typeof plugins;
+type ProviderName = keyof Plugins;
+
+/** Each provider's settings under its name, as its plugin read them (undefined: not configured). */
+export type ProviderConfigs = { [K in ProviderName]: ReturnType<Plugins[K]["readConfig"]> };
+
+// Also checks that each plugin is listed under its own name.
+const pluginsByName: { [K in ProviderName]: ProviderPlugin<NonNullable<ProviderConfigs[K]>, K> } = plugins;
+const names = Object.keys(plugins) as ProviderName[];
+
+/** A configured plugin with its settings bound. */
+interface ConfiguredPlugin {
+  mode: Mode;
+  longestCall: ProviderCallBound | undefined;
+  createAdapter(context: ProviderContext): ProviderAdapter;
+  callbacks: ProviderCallbacks;
+  tasks(context: ProviderTaskContext): Task[];
+}
+
+function bind<K extends ProviderName>(name: K, configs: ProviderConfigs): ConfiguredPlugin | undefined {
+  const plugin = pluginsByName[name];
+  const config = configs[name];
+  if (config === undefined) return undefined;
+  return {
+    mode: plugin.mode,
+    longestCall: plugin.longestCall?.(config),
+    createAdapter: (context) => plugin.createAdapter(config, context),
+    callbacks: plugin.callbacks(config),
+    tasks: (context) => plugin.tasks?.(config, context) ?? [],
+  };
+}
+
+function configured(configs: ProviderConfigs): [string, ConfiguredPlugin][] {
+  return names.flatMap((name) => {
+    const bound = bind(name, configs);
+    return bound ? [[name, bound] as [string, ConfiguredPlugin]] : [];
+  });
+}
+
+/** Every plugin reads its own variables (in registry order); a bad value throws ConfigError. */
+export function readProviderConfigs(read: EnvReader): ProviderConfigs {
+  return Object.fromEntries(names.map((name) => [name, plugins[name].readConfig(read)])) as ProviderConfigs;
+}
+
+/** The longest one call to any configured provider can take; undefined when none has a bound. */
+export function longestProviderCall(configs: ProviderConfigs): ProviderCallBound | undefined {
+  let longest: ProviderCallBound | undefined;
+  for (const [, plugin] of configured(configs)) {
+    if (plugin.longestCall && (!longest || plugin.longestCall.ms > longest.ms)) longest = plugin.longestCall;
+  }
+  return longest;
+}
+
+/** How each configured provider's callbacks are checked and read, under its name. */
+export function configuredCallbacks(config: Config): Map<string, ProviderCallbacks> {
+  return new Map(configured(config.providers).map(([name, plugin]) => [name, plugin.callbacks]));
+}
+
+/** The periodic background work of every configured provider. */
+export function providerTasks(config: Config, context: ProviderTaskContext): Task[] {
+  return configured(config.providers).flatMap(([, plugin]) => plugin.tasks(context));
+}
 
 export interface Providers {
   get(name: string): ProviderAdapter | undefined;
@@ -11,18 +79,28 @@ export interface Providers {
   routeFor(mode: Mode): ProviderAdapter;
 }
 
-/** Test mode always uses the sandbox; live mode uses the configured HTTP provider. */
-export function createProviders(db: Database, config: Config, extra: ProviderAdapter[] = []): Providers {
-  const byName = new Map<string, ProviderAdapter>([["sandbox", createSandboxProvider(db, config.sandbox)]]);
-  for (const adapter of extra) byName.set(adapter.name, adapter);
-  const live = [...byName.values()].find((p) => p.name !== "sandbox");
+/**
+ * The adapters of every configured provider. A vend goes to the first provider of its key's mode: test
+ * mode to the sandbox, live mode to the configured live provider. `liveAdapters` (tests) stand in for
+ * the configured live providers.
+ */
+export function createProviders(db: Database, config: Config, liveAdapters?: ProviderAdapter[]): Providers {
+  const routes: { mode: Mode; adapter: ProviderAdapter }[] = [];
+  for (const [, plugin] of configured(config.providers)) {
+    if (liveAdapters && plugin.mode === "live") continue;
+    routes.push({ mode: plugin.mode, adapter: plugin.createAdapter({ db }) });
+  }
+  for (const adapter of liveAdapters ?? []) routes.push({ mode: "live", adapter });
+  const byName = new Map(routes.map(({ adapter }) => [adapter.name, adapter]));
+  const byMode = new Map<Mode, ProviderAdapter>();
+  for (const { mode, adapter } of routes) if (!byMode.has(mode)) byMode.set(mode, adapter);
   return {
     get: (name) => byName.get(name),
     routeFor(mode) {
-      const sandbox = byName.get("sandbox");
-      if (mode === "test" && sandbox) return sandbox;
-      if (!live) throw new AppError("NO_ROUTE", "No provider route is configured for live vends; nothing was created or charged");
-      return live;
+      const route = byMode.get(mode);
+      if (!route)
+        throw new AppError("NO_ROUTE", `No provider route is configured for ${mode} vends; nothing was created or charged`);
+      return route;
     },
   };
 }

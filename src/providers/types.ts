@@ -1,4 +1,9 @@
+import type { components } from "../../generated/openapi-types.ts";
 import type { Mode } from "../auth/keys.ts";
+import type { EnvReader, ProviderCallBound } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import type { Task } from "../jobs/queue.ts";
+import type { Logger } from "../logger.ts";
 
 /** What a provider needs to carry out one vend. Our `reference` is the provider request id. */
 export interface ProviderOrder {
@@ -60,11 +65,63 @@ export class ProviderUnavailableError extends Error {
   }
 }
 
-/** One interface for every upstream: the sandbox and HTTP providers alike. */
+/** One interface for every upstream: in-process (test mode) and HTTP providers alike. */
 export interface ProviderAdapter {
   readonly name: string;
   vend(order: ProviderOrder): Promise<ProviderOutcome>;
   requery(order: ProviderOrder): Promise<ProviderOutcome | ProviderNotFound>;
   /** null when the provider knows no such customer. */
   verifyCustomer(query: CustomerQuery): Promise<CustomerInfo | null>;
+}
+
+/**
+ * How a provider signs `X-Provider-Signature` (checked by src/callbacks/signature.ts): `timestamped` signs
+ * `<t>.<raw body>` so a captured callback expires with the replay window; `body` signs the raw body alone.
+ */
+export type CallbackSignatureScheme = "timestamped" | "body";
+
+/** A provider's final update in the common callback format (the `ProviderCallback` schema). */
+export type CommonCallback = components["schemas"]["ProviderCallback"];
+
+/** How one provider's callbacks to `/callbacks/providers/{name}` are authenticated and read. */
+export interface ProviderCallbacks {
+  /** The bearer token it sends. */
+  token: string;
+  /** The HMAC secret of its signature. */
+  secret: string;
+  scheme: CallbackSignatureScheme;
+  /** Turns the provider's own body into the common format; null if it is not a final update. Absent: already common. */
+  translate?: (body: unknown) => CommonCallback | null;
+}
+
+/** What a plugin's adapter may use of this process. */
+export interface ProviderContext {
+  db: Database;
+}
+
+/** What a plugin's background work may use: the database, the log, and where this service's API listens. */
+export interface ProviderTaskContext extends ProviderContext {
+  logger: Logger;
+  apiBaseUrl: string;
+  /** The worker's poll interval: how often periodic work runs. */
+  pollMs: number;
+}
+
+/**
+ * One provider, self-contained: it reads its own variables, builds its adapter, and says how its
+ * callbacks are checked. A plugin is listed once, in src/providers/registry.ts.
+ */
+export interface ProviderPlugin<C, N extends string = string> {
+  /** Its name (and its key in the registry): the transactions' `provider`, the `{name}` of its callback URL. */
+  readonly name: N;
+  /** The key mode whose vends it carries. */
+  readonly mode: Mode;
+  /** Its settings from its own variables, or undefined when they are not set; a bad value throws through `read`. */
+  readConfig(read: EnvReader): C | undefined;
+  /** The longest one call to it can take; absent when it answers from this service's own database. */
+  longestCall?(config: C): ProviderCallBound;
+  createAdapter(config: C, context: ProviderContext): ProviderAdapter;
+  callbacks(config: C): ProviderCallbacks;
+  /** Periodic work the provider needs done in the background (the sandbox's delayed callbacks). */
+  tasks?(config: C, context: ProviderTaskContext): Task[];
 }

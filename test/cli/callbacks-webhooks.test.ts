@@ -17,8 +17,8 @@ let testKey: string;
 beforeAll(async () => {
   // Processing and webhook delivery run in the server, as with `npm start`; the sandbox's own callbacks are
   // pushed far out so only `vendctl callbacks send` settles a 4444 transaction.
-  const sandbox = { ...loadConfig({}).sandbox, callbackDelayMs: 3_600_000, latencyMs: 0 };
-  server = await startTestServer(fastProcessing({ sandbox }), { background: true });
+  const sandbox = { ...loadConfig({}).providers.sandbox, callbackDelayMs: 3_600_000, latencyMs: 0 };
+  server = await startTestServer(fastProcessing({ providers: { sandbox } }), { background: true });
   const account = await fundedAccount(server, 10_000_000, "callbacks-webhooks");
   testKey = account.testKey;
   env = cliEnv({ VENDCTL_BASE_URL: server.url, VENDCTL_API_KEY: testKey, VENDCTL_ADMIN_TOKEN: testAdminToken });

@@ -3,28 +3,35 @@ import { signTimestampedCallback } from "../../src/callbacks/signature.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
 import { transactions } from "../../src/db/schema/index.ts";
+import type { ProviderConfigs } from "../../src/providers/registry.ts";
 import { idem } from "./accounts.ts";
 import type { HttpClient } from "./http.ts";
 
 const defaults = loadConfig({});
 
-/** Configuration for tests that run background work: fast polls, short delays, tiny schedules. */
-export function fastProcessing(overrides: Partial<Config> = {}): Partial<Config> {
+/**
+ * Configuration for tests that run background work: fast polls, short delays, tiny schedules. A provider
+ * given in `overrides.providers` replaces that provider's settings; the others keep these.
+ */
+export function fastProcessing(
+  overrides: Omit<Partial<Config>, "providers"> & { providers?: Partial<ProviderConfigs> } = {},
+): Partial<Config> {
+  const { providers, ...rest } = overrides;
   return {
     maxWaitSeconds: 10,
     worker: { ...defaults.worker, concurrency: 8, pollMs: 50, leaseSeconds: 5, requerySchedule: [0.2] },
-    sandbox: { ...defaults.sandbox, callbackDelayMs: 150 },
+    providers: { ...defaults.providers, sandbox: { ...defaults.providers.sandbox, callbackDelayMs: 150 }, ...providers },
     // Tests run their webhook receivers on 127.0.0.1.
     webhooks: { ...defaults.webhooks, retrySchedule: [0, 0.1, 0.1, 0.1], timeoutMs: 2000, allowPrivateUrls: true },
-    ...overrides,
+    ...rest,
   };
 }
 
 /** A correctly signed sandbox callback, as `vendctl callbacks send` sends it. */
 export function sandboxCallback(
   body: Record<string, unknown>,
-  secret = defaults.sandbox.callbackSecret,
-  token = defaults.sandbox.callbackToken,
+  secret = defaults.providers.sandbox.callbackSecret,
+  token = defaults.providers.sandbox.callbackToken,
 ) {
   const raw = JSON.stringify(body);
   return {

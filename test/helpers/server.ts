@@ -1,10 +1,10 @@
 import { Writable } from "node:stream";
+import { startBackground } from "../../src/background.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { createLogger } from "../../src/logger.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createDeps, type RunningServer, startServer } from "../../src/server.ts";
-import { startBackground } from "../../src/worker/background.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { HttpClient } from "./http.ts";
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac, randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { processingRunner } from "../../src/background.ts";
 import { ledgerEntries, providerCallbacks, transactions } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { processingRunner } from "../../src/worker/background.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing } from "../helpers/processing.ts";
@@ -25,7 +25,7 @@ let client: HttpClient;
 beforeAll(async () => {
   server = await startTestServer(
     fastProcessing({
-      sandbox: { callbackDelayMs: 3_600_000, callbackToken: token, callbackSecret: secret, latencyMs: 0 },
+      providers: { sandbox: { callbackDelayMs: 3_600_000, callbackToken: token, callbackSecret: secret, latencyMs: 0 } },
       callbacks: { replayWindowSeconds: 300, rejectedPerMinute },
     }),
   );

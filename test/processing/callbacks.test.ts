@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { eq } from "drizzle-orm";
+import { processingRunner } from "../../src/background.ts";
 import { ledgerEntries, providerCallbacks, transactions } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { processingRunner } from "../../src/worker/background.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
@@ -15,11 +15,13 @@ let client: HttpClient;
 beforeAll(async () => {
   server = await startTestServer(
     fastProcessing({
-      sandbox: {
-        callbackDelayMs: 3_600_000,
-        callbackToken: "sandbox-callback-token",
-        callbackSecret: "sandbox-callback-secret",
-        latencyMs: 0,
+      providers: {
+        sandbox: {
+          callbackDelayMs: 3_600_000,
+          callbackToken: "sandbox-callback-token",
+          callbackSecret: "sandbox-callback-secret",
+          latencyMs: 0,
+        },
       },
     }),
   );

@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
 import { delay, HttpResponse, http } from "msw";
+import { processingRunner } from "../../src/background.ts";
 import { loadConfig } from "../../src/config.ts";
 import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
-import { createVtuProvider } from "../../src/providers/vtu.ts";
-import { processingRunner } from "../../src/worker/background.ts";
+import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { claimDueTransactions } from "../../src/worker/claim.ts";
 import { startLeaseKeeper } from "../../src/worker/lease.ts";
 import { processClaimed } from "../../src/worker/process-transaction.ts";
@@ -45,7 +45,9 @@ beforeAll(async () => {
     }),
   );
   const worker = { ...loadConfig({}).worker, pollMs: 50, leaseSeconds: 2, requerySchedule: [0.2] };
-  server = await startTestServer(fastProcessing({ vtu: slowVtu, worker }), { liveProviders: [createVtuProvider(slowVtu)] });
+  server = await startTestServer(fastProcessing({ providers: { vtu: slowVtu }, worker }), {
+    liveProviders: [createVtuProvider(slowVtu)],
+  });
   const account = await server.createAccount("Slow Co");
   await server.admin.post(
     `/admin/v1/accounts/${account.id}/wallet/credit`,

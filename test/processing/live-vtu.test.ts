@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
+import { processingRunner } from "../../src/background.ts";
 import { signCallback } from "../../src/callbacks/signature.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { createVtuProvider } from "../../src/providers/vtu.ts";
-import { processingRunner } from "../../src/worker/background.ts";
+import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing } from "../helpers/processing.ts";
@@ -38,7 +38,9 @@ const scenarioFor = (body: VtuPayBody): VtuPayScenario => scenarios[body.billers
 beforeAll(async () => {
   network.enable();
   network.use(...vtuHandlers({ book, pay: scenarioFor }));
-  server = await startTestServer(fastProcessing({ vtu: vtuTestConfig }), { liveProviders: [createVtuProvider(vtuTestConfig)] });
+  server = await startTestServer(fastProcessing({ providers: { vtu: vtuTestConfig } }), {
+    liveProviders: [createVtuProvider(vtuTestConfig)],
+  });
   const account = await server.createAccount("Live Co");
   await server.admin.post(
     `/admin/v1/accounts/${account.id}/wallet/credit`,

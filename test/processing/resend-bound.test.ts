@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
+import { processingRunner } from "../../src/background.ts";
 import { loadConfig } from "../../src/config.ts";
 import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { createVtuProvider } from "../../src/providers/vtu.ts";
-import { processingRunner } from "../../src/worker/background.ts";
+import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
@@ -31,7 +31,7 @@ beforeAll(async () => {
     }),
   );
   const worker = { ...loadConfig({}).worker, pollMs: 50, leaseSeconds: 5, requerySchedule: [0.2], maxSends, maxResendAgeSeconds };
-  server = await startTestServer(fastProcessing({ vtu: vtuTestConfig, worker }), {
+  server = await startTestServer(fastProcessing({ providers: { vtu: vtuTestConfig }, worker }), {
     liveProviders: [createVtuProvider(vtuTestConfig)],
   });
   const account = await server.createAccount("Lost Orders Co");

@@ -4,7 +4,7 @@ import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
-const sandbox = { ...loadConfig({}).sandbox, callbackDelayMs: 300 };
+const sandbox = { ...loadConfig({}).providers.sandbox, callbackDelayMs: 300 };
 const pendingBody = { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 };
 const timed = async <T>(fn: () => Promise<T>) => {
   const started = performance.now();
@@ -15,7 +15,7 @@ const timed = async <T>(fn: () => Promise<T>) => {
 describe("wait (interface spec 4.1, DECISIONS 7)", () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startTestServer(fastProcessing({ maxWaitSeconds: 1, sandbox }), { background: true });
+    server = await startTestServer(fastProcessing({ maxWaitSeconds: 1, providers: { sandbox } }), { background: true });
   });
   afterAll(() => server.close());
 

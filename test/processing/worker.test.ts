@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
+import { processingRunner } from "../../src/background.ts";
 import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { completeTransaction, markPending } from "../../src/processing/transitions.ts";
-import { processingRunner } from "../../src/worker/background.ts";
 import { claimDueTransactions } from "../../src/worker/claim.ts";
 import { toProviderOrder } from "../../src/worker/process-transaction.ts";
 import { fundedAccount } from "../helpers/accounts.ts";

@@ -1,9 +1,7 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/client.ts";
-import { products, sandboxOrders } from "../db/schema/index.ts";
-import { randomBase62 } from "../lib/random.ts";
-import { sandboxMeterCustomer, sandboxSmartcardCustomer } from "../verification/sandbox.ts";
+import type { Database } from "../../db/client.ts";
+import { products, sandboxOrders } from "../../db/schema/index.ts";
+import { randomBase62 } from "../../lib/random.ts";
 import {
   type CustomerInfo,
   type CustomerQuery,
@@ -12,7 +10,10 @@ import {
   type ProviderOrder,
   type ProviderOutcome,
   ProviderUnavailableError,
-} from "./types.ts";
+} from "../types.ts";
+import type { SandboxConfig } from "./config.ts";
+import { sandboxMeterCustomer, sandboxSmartcardCustomer } from "./customers.ts";
+import { sandboxName, sandboxScenarioFor } from "./defaults.ts";
 
 type OrderRow = typeof sandboxOrders.$inferSelect;
 type Plan = Pick<OrderRow, "status" | "eventualStatus"> & {
@@ -37,38 +38,21 @@ function successResult(order: ProviderOrder, partial: boolean): Record<string, s
   return {};
 }
 
-/** DECISIONS 12: the destination's last four digits choose the outcome. */
+/** The destination's last four digits choose the outcome (the table in defaults.ts). */
 function planFor(order: ProviderOrder, callbackDelayMs: number): Plan {
-  const later = new Date(Date.now() + callbackDelayMs);
-  const base = { eventualStatus: null, result: {}, callbackDueAt: null, timeoutFirst: false };
-  switch (order.destination.slice(-4)) {
-    case "1111":
-      return { ...base, status: "failed", result: { message: "Sandbox: declined (destination ends in 1111)" } };
-    case "2222":
-      return {
-        ...base,
-        status: "pending",
-        eventualStatus: "successful",
-        result: successResult(order, false),
-        callbackDueAt: later,
-      };
-    case "3333":
-      return {
-        ...base,
-        status: "pending",
-        eventualStatus: "failed",
-        result: { message: "Sandbox: declined after review (3333)" },
-        callbackDueAt: later,
-      };
-    case "4444":
-      return { ...base, status: "pending" };
-    case "5555":
-      return { ...base, status: "successful", result: successResult(order, false), timeoutFirst: true };
-    case "6666":
-      return { ...base, status: "successful", result: successResult(order, true) };
-    default:
-      return { ...base, status: "successful", result: successResult(order, false) };
-  }
+  const scenario = sandboxScenarioFor(order.destination);
+  const eventualStatus = scenario.eventualStatus ?? null;
+  const finalStatus = eventualStatus ?? scenario.status;
+  let result: Record<string, string> = {};
+  if (scenario.message !== undefined) result = { message: scenario.message };
+  else if (finalStatus === "successful") result = successResult(order, scenario.partial ?? false);
+  return {
+    status: scenario.status,
+    eventualStatus,
+    result,
+    callbackDueAt: eventualStatus ? new Date(Date.now() + callbackDelayMs) : null,
+    timeoutFirst: scenario.timeoutFirst ?? false,
+  };
 }
 
 function outcomeOf(row: OrderRow): ProviderOutcome {
@@ -85,9 +69,9 @@ function outcomeOf(row: OrderRow): ProviderOutcome {
 }
 
 /** The built-in test-mode provider. Its book of orders is the `sandbox_orders` table. */
-export function createSandboxProvider(db: Database, config: Config["sandbox"]): ProviderAdapter {
+export function createSandboxProvider(db: Database, config: SandboxConfig): ProviderAdapter {
   return {
-    name: "sandbox",
+    name: sandboxName,
     async vend(order) {
       const plan = planFor(order, config.callbackDelayMs);
       // A repeated request id is counted, never executed twice: the first order's answer stands.
@@ -105,11 +89,11 @@ export function createSandboxProvider(db: Database, config: Config["sandbox"]): 
         .returning()
         .prepare("sandbox_vend")
         .execute();
-      if (!row) throw new ProviderUnavailableError("sandbox", "order not recorded");
+      if (!row) throw new ProviderUnavailableError(sandboxName, "order not recorded");
       // Simulated answer latency, after the order is on the provider's books (crash and throughput drills).
       if (config.latencyMs > 0) await Bun.sleep(config.latencyMs);
       if (plan.timeoutFirst && row.vendCount === 1)
-        throw new ProviderUnavailableError("sandbox", "timed out (destination ends in 5555)");
+        throw new ProviderUnavailableError(sandboxName, `timed out (destination ends in ${order.destination.slice(-4)})`);
       return outcomeOf(row);
     },
     async requery(order): Promise<ProviderOutcome | ProviderNotFound> {
@@ -136,36 +120,4 @@ export function createSandboxProvider(db: Database, config: Config["sandbox"]): 
       );
     },
   };
-}
-
-/** Pending sandbox orders whose callback is due: they take their eventual status now. */
-export async function takeDueSandboxCallbacks(db: Database, limit: number): Promise<OrderRow[]> {
-  return db.transaction(async (tx) => {
-    const due = await tx
-      .select()
-      .from(sandboxOrders)
-      .where(sql`${sandboxOrders.callbackSentAt} is null and ${sandboxOrders.callbackDueAt} <= now()`)
-      .orderBy(asc(sandboxOrders.callbackDueAt))
-      .limit(limit)
-      .for("update", { skipLocked: true });
-    const taken: OrderRow[] = [];
-    for (const order of due) {
-      const status = order.eventualStatus ?? order.status;
-      const [row] = await tx
-        .update(sandboxOrders)
-        .set({ status, callbackSentAt: sql`now()` })
-        .where(eq(sandboxOrders.reference, order.reference))
-        .returning();
-      if (row) taken.push(row);
-    }
-    return taken;
-  });
-}
-
-/** Puts a callback back in the queue after a failed send. */
-export async function retrySandboxCallback(db: Database, reference: string, afterMs: number): Promise<void> {
-  await db
-    .update(sandboxOrders)
-    .set({ callbackSentAt: null, callbackDueAt: new Date(Date.now() + afterMs) })
-    .where(eq(sandboxOrders.reference, reference));
 }

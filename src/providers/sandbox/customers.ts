@@ -1,6 +1,9 @@
+import { unknownCustomerSuffix } from "./defaults.ts";
+
 /**
  * The sandbox's customer book: every answer is derived from the number alone, so the same meter or
- * smartcard always gives the same customer. A number ending in `0000` belongs to no customer.
+ * smartcard always gives the same customer. A number ending in `unknownCustomerSuffix` (`0000`)
+ * belongs to no customer.
  */
 
 /** A fixed word list written as text; `separator` splits it. */
@@ -69,7 +72,7 @@ function pick<T>(list: readonly T[], value: string, salt: string): T {
   return item;
 }
 
-export const isUnknownCustomer = (number: string): boolean => number.endsWith("0000");
+export const isUnknownCustomer = (number: string): boolean => number.endsWith(unknownCustomerSuffix);
 
 export const sandboxCustomerName = (number: string): string =>
   `${pick(firstNames, number, "first")} ${pick(lastNames, number, "last")}`;

@@ -1,4 +1,4 @@
-import type { CustomerQuery, ProviderOrder } from "./types.ts";
+import type { CustomerQuery, ProviderOrder } from "../types.ts";
 
 /** VTpass serviceIDs for airtime; data is the same ID with `-data`. 9mobile still trades as `etisalat` there. */
 const networkServiceIds: Readonly<Record<string, string>> = {
@@ -157,7 +157,7 @@ function fitting(value: string | undefined, maxLength: number): string | undefin
 
 /**
  * Electricity values from a delivered answer, for the transaction's metadata: `token`, `units` ("12.5 kWh",
- * as the sandbox writes them) and `receipt_number`. Explicit fields win over what `purchased_code` spells out.
+ * as the test-mode provider writes them) and `receipt_number`. Explicit fields win over what `purchased_code` spells out.
  * Values too long for the callback format are left out rather than cut.
  */
 export function readElectricityResult(answer: Record<string, unknown>): Record<string, string> | undefined {

@@ -1,0 +1,60 @@
+import { hostname } from "node:os";
+import type { DbHandle } from "./db/client.ts";
+import type { AppDeps } from "./deps.ts";
+import { idempotencySweepTask } from "./idempotency/service.ts";
+import { createRunner, type Runner } from "./jobs/runner.ts";
+import { randomBase62 } from "./lib/random.ts";
+import { providerTasks } from "./providers/registry.ts";
+import { webhookDeliveryQueue } from "./webhooks/delivery-queue.ts";
+import type { ProcessingDeps } from "./worker/process-transaction.ts";
+import { transactionQueue } from "./worker/transactions-queue.ts";
+
+export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
+
+export interface WorkerDeps extends ProcessingDeps {
+  database: DbHandle;
+  /** Where this service's API is reachable (the sandbox's callbacks are posted there). */
+  apiBaseUrl: string;
+}
+
+const providerWork = (deps: WorkerDeps) =>
+  providerTasks(deps.config, {
+    db: deps.db,
+    logger: deps.logger,
+    apiBaseUrl: deps.apiBaseUrl,
+    pollMs: deps.config.worker.pollMs,
+  });
+
+/**
+ * Transaction processing and the providers' periodic work (the sandbox's callbacks), without webhook
+ * delivery: a tick claims due transactions, processes them, then runs the providers' tasks once.
+ */
+export function processingRunner(deps: WorkerDeps, workerId = newWorkerId()): Runner {
+  return createRunner(deps, {
+    queues: [transactionQueue(deps, workerId)],
+    tasks: providerWork(deps),
+    pollMs: deps.config.worker.pollMs,
+    workerId,
+  });
+}
+
+export interface Background {
+  workerId: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Everything a process runs in the background, on one runner: transaction processing, webhook
+ * delivery, the providers' periodic work and the idempotency sweep. `stop` lets in-flight work
+ * finish and gives back leases.
+ */
+export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
+  const runner = createRunner(deps, {
+    queues: [transactionQueue(deps, workerId), webhookDeliveryQueue(deps, workerId)],
+    tasks: [...providerWork({ ...deps, apiBaseUrl }), idempotencySweepTask(deps)],
+    pollMs: deps.config.worker.pollMs,
+    workerId,
+  });
+  runner.start();
+  return { workerId, stop: () => runner.stop() };
+}
