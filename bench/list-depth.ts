@@ -9,10 +9,10 @@
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
 import { createAccount } from "../src/accounts/service.ts";
-import { loadConfig } from "../src/config.ts";
 import { type Database, type DbHandle, openDatabase } from "../src/db/client.ts";
 import { runMigrations } from "../src/db/migrate.ts";
 import { randomBase62 } from "../src/lib/random.ts";
+import { loadConfig } from "../src/load-config.ts";
 import { createLogger } from "../src/logger.ts";
 import { createDeps, startServer } from "../src/server.ts";
 

@@ -1,5 +1,3 @@
-import { longestProviderCall, type ProviderConfigs, readProviderConfigs } from "./providers/registry.ts";
-
 export interface Config {
   databaseUrl: string | undefined;
   databasePoolSize: number;
@@ -198,8 +196,24 @@ function readWebhooks(env: Env, databaseUrl: string | undefined): Config["webhoo
 
 const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
-/** Parses and validates the environment once; throws ConfigError naming the bad variable. */
-export function loadConfig(env: Env = process.env): Config {
+/**
+ * Each provider's settings under its name. Empty here: src/providers/registry.ts adds every registered
+ * plugin's settings type (declaration merging), so this module never imports the providers.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in src/providers/registry.ts
+export interface ProviderConfigs {}
+
+/** How the providers' settings are read: each plugin its own variables (src/providers/registry.ts). */
+export interface ProviderSettings {
+  read(read: EnvReader): ProviderConfigs;
+  longestCall(configs: ProviderConfigs): ProviderCallBound | undefined;
+}
+
+/**
+ * Parses and validates the environment once, the providers' variables through `providers`; throws
+ * ConfigError naming the bad variable. src/load-config.ts binds the registered providers.
+ */
+export function readConfig(env: Env, providers: ProviderSettings): Config {
   const databaseUrl = readOptional(env, "DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError("DATABASE_URL", "must be a postgres:// or postgresql:// URL");
@@ -210,8 +224,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
   }
-  // Each provider plugin reads its own variables; the registry lists the plugins.
-  const providers = readProviderConfigs(envReader(env));
+  const providerConfigs = providers.read(envReader(env));
   return {
     databaseUrl,
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
@@ -235,8 +248,8 @@ export function loadConfig(env: Env = process.env): Config {
       rejectedPerMinute: readInteger(env, "CALLBACK_REJECTED_PER_MINUTE", 60, 0, 1_000_000),
     },
     publicBaseUrl: readUrl(env, "PUBLIC_BASE_URL"),
-    worker: readWorker(env, longestProviderCall(providers)),
-    providers,
+    worker: readWorker(env, providers.longestCall(providerConfigs)),
+    providers: providerConfigs,
     webhooks: readWebhooks(env, databaseUrl),
   };
 }

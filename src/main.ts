@@ -1,10 +1,11 @@
 import { createAccount, hasAnyAccount } from "./accounts/service.ts";
 import { startBackground } from "./background.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { isDatabaseUnavailable } from "./http/respond.ts";
+import { loadConfig } from "./load-config.ts";
 import { createLogger } from "./logger.ts";
 import { createDeps, startServer } from "./server.ts";
 

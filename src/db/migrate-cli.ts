@@ -1,4 +1,4 @@
-import { loadConfig } from "../config.ts";
+import { loadConfig } from "../load-config.ts";
 import { openDatabase } from "./client.ts";
 import { runMigrations } from "./migrate.ts";
 

@@ -1,5 +1,5 @@
 import type { Mode } from "../auth/keys.ts";
-import type { Config, EnvReader, ProviderCallBound } from "../config.ts";
+import type { Config, EnvReader, ProviderCallBound, ProviderConfigs } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { Task } from "../jobs/queue.ts";
@@ -14,7 +14,12 @@ type Plugins = typeof plugins;
 type ProviderName = keyof Plugins;
 
 /** Each provider's settings under its name, as its plugin read them (undefined: not configured). */
-export type ProviderConfigs = { [K in ProviderName]: ReturnType<Plugins[K]["readConfig"]> };
+type RegisteredConfigs = { [K in ProviderName]: ReturnType<Plugins[K]["readConfig"]> };
+
+declare module "../config.ts" {
+  /** `Config.providers`: the settings of every provider listed here. */
+  interface ProviderConfigs extends RegisteredConfigs {}
+}
 
 // Also checks that each plugin is listed under its own name.
 const pluginsByName: { [K in ProviderName]: ProviderPlugin<NonNullable<ProviderConfigs[K]>, K> } = plugins;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { spawnProcess } from "../helpers/process.ts";
 import { fastProcessing } from "../helpers/processing.ts";

@@ -1,9 +1,9 @@
 import { eq, sql } from "drizzle-orm";
 import { signTimestampedCallback } from "../../src/callbacks/signature.ts";
-import { type Config, loadConfig } from "../../src/config.ts";
+import type { Config, ProviderConfigs } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
 import { transactions } from "../../src/db/schema/index.ts";
-import type { ProviderConfigs } from "../../src/providers/registry.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { idem } from "./accounts.ts";
 import type { HttpClient } from "./http.ts";
 

@@ -1,7 +1,8 @@
 import { Writable } from "node:stream";
 import { startBackground } from "../../src/background.ts";
-import { type Config, loadConfig } from "../../src/config.ts";
+import type { Config } from "../../src/config.ts";
 import type { AppDeps } from "../../src/deps.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { createLogger } from "../../src/logger.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createDeps, type RunningServer, startServer } from "../../src/server.ts";

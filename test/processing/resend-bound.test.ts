@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { processingRunner } from "../../src/background.ts";
-import { loadConfig } from "../../src/config.ts";
 import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";

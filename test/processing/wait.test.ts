@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

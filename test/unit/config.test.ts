@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError } from "../../src/config.ts";
+import { loadConfig } from "../../src/load-config.ts";
 
 describe("configuration", () => {
   test("defaults", () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq, gt } from "drizzle-orm";
-import { type Config, loadConfig } from "../../src/config.ts";
+import type { Config } from "../../src/config.ts";
 import { webhookDeliveries } from "../../src/db/schema/index.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {

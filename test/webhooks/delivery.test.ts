@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
-import { loadConfig } from "../../src/config.ts";
 import { events, webhookAttempts, webhookDeliveries } from "../../src/db/schema/index.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { retryDelaySeconds } from "../../src/webhooks/delivery.ts";
 import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /** As in production: DATABASE_URL set, WEBHOOK_ALLOW_PRIVATE_URLS unset. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { loadConfig } from "../../src/config.ts";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { createWebhookEndpoint, generateWebhookSecret } from "../../src/webhooks/service.ts";
 import type { HostResolver } from "../../src/webhooks/url-guard.ts";
