@@ -26,7 +26,7 @@ module.exports = {
       name: "base-imports-upward",
       comment: "db, lib, config, errors and logger are the bottom layer: they import nothing above them.",
       severity: "error",
-      from: { path: base },
+      from: { path: base, pathNot: composition },
       to: { path: [domain, features, http, composition, deps] },
     },
     {

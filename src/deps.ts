@@ -1,7 +1,6 @@
 import type { AuthGuard } from "./auth/guard.ts";
 import type { ApiPrincipal } from "./auth/service.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
-import type { ProductRow } from "./catalogue/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
@@ -12,6 +11,7 @@ import type { OperationValidators } from "./http/validation.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
 import type { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
+import type { ProductCache } from "./processing/products.ts";
 import type { FinalityWaiters } from "./processing/waiters.ts";
 import type { Providers } from "./providers/registry.ts";
 
@@ -21,7 +21,7 @@ import type { Providers } from "./providers/registry.ts";
  */
 export interface Caches {
   apiKeys: TtlCache<ApiPrincipal>;
-  products: TtlCache<ProductRow>;
+  products: ProductCache;
 }
 
 /** Everything the app and its services need, built once by main.ts or a test. */

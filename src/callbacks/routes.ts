@@ -3,8 +3,8 @@ import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
 import type { Handlers } from "../http/operations.ts";
 import { compileComponent } from "../http/validation.ts";
+import { presentAdminTransaction } from "../processing/present.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
-import { presentAdminTransaction } from "../transactions/present.ts";
 import { handleCallback } from "./service.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 

@@ -8,10 +8,10 @@ import { products, transactions } from "../db/schema/index.ts";
 import { AppError, validationError } from "../errors.ts";
 import { toFieldErrors, unstorableText } from "../http/validation.ts";
 import { FixedWindowCounter } from "../lib/fixed-window.ts";
+import { presentTransaction, type Transaction } from "../processing/present.ts";
 import { completeTransaction, type FinalOutcome, isFinal } from "../processing/transitions.ts";
 import { configuredCallbacks } from "../providers/registry.ts";
 import type { ProviderCallbacks } from "../providers/types.ts";
-import { presentTransaction, type Transaction } from "../transactions/present.ts";
 import { type RecordLimits, recordCallback } from "./record.ts";
 import { checkCallbackSignature } from "./signature.ts";
 

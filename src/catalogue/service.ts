@@ -4,6 +4,7 @@ import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
+import { findProduct, type ProductRow } from "../processing/products.ts";
 
 type Network = components["schemas"]["Network"];
 type Service = components["schemas"]["Service"];
@@ -11,7 +12,6 @@ type Product = components["schemas"]["Product"];
 type PricingItem = components["schemas"]["PricingItem"];
 type ServiceCode = components["schemas"]["ServiceCode"];
 type ProductUpdate = components["schemas"]["ProductUpdateRequest"];
-export type ProductRow = typeof products.$inferSelect;
 
 export interface ProductFilters {
   network?: string;
@@ -56,12 +56,6 @@ export function priceFor(product: ProductRow, amountKobo: number): number {
     return product.priceKobo;
   }
   return amountKobo - Math.floor((amountKobo * product.discountBps) / 10000);
-}
-
-/** The product with this code, active or not (the caller decides). */
-export async function findProduct(db: Executor, code: string): Promise<ProductRow | undefined> {
-  const [row] = await db.select().from(products).where(eq(products.code, code)).limit(1);
-  return row;
 }
 
 export async function listNetworks(db: Database, service?: ServiceCode): Promise<Network[]> {

@@ -2,8 +2,8 @@ import { eq } from "drizzle-orm";
 import { transactions } from "../db/schema/index.ts";
 import { AppError, notFound } from "../errors.ts";
 import { ProviderUnavailableError } from "../providers/types.ts";
-import type { TransactionRow } from "../transactions/present.ts";
 import { type ProcessingDeps, toFinalOutcome, toProviderOrder } from "../worker/process-transaction.ts";
+import type { TransactionRow } from "./present.ts";
 import { completeTransaction, isFinal } from "./transitions.ts";
 
 /**

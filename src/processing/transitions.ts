@@ -4,7 +4,7 @@ import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { capture, release } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEvent } from "../ledger/outbox.ts";
-import { presentTransaction, type Transaction, type TransactionRow } from "../transactions/present.ts";
+import { presentTransaction, type Transaction, type TransactionRow } from "./present.ts";
 
 export type Status = TransactionRow["status"];
 export const finalStatuses: readonly Status[] = ["successful", "failed"];

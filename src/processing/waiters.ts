@@ -1,5 +1,5 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
-import type { Transaction } from "../transactions/present.ts";
+import type { Transaction } from "./present.ts";
 import { finalChannel, parseFinalAnnouncement } from "./transitions.ts";
 
 /**

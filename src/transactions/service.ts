@@ -12,7 +12,7 @@ import {
   presentTransaction,
   type Transaction,
   type TransactionRow,
-} from "./present.ts";
+} from "../processing/present.ts";
 
 type TransactionStatus = TransactionRow["status"];
 

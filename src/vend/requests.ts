@@ -1,7 +1,8 @@
 import type { components } from "../../generated/openapi-types.ts";
-import { type ProductRow, priceFor } from "../catalogue/service.ts";
+import { priceFor } from "../catalogue/service.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/numbers.ts";
+import type { ProductRow } from "../processing/products.ts";
 import { pickAlias, requireAlias } from "./aliases.ts";
 
 type Schemas = components["schemas"];

@@ -1,10 +1,10 @@
-import { findProduct } from "../catalogue/service.ts";
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
+import type { Transaction } from "../processing/present.ts";
+import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
-import type { Transaction } from "../transactions/present.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
 import { type ProductLookup, resolveCableVend, resolveElectricityVend, resolveProductVend, type VendOrder } from "./requests.ts";
 import { acceptVend } from "./service.ts";

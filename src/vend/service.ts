@@ -7,7 +7,7 @@ import { AppError } from "../errors.ts";
 import { hold } from "../ledger/movements.ts";
 import { formatNgn } from "../lib/numbers.ts";
 import { randomBase62 } from "../lib/random.ts";
-import { presentTransaction, type Transaction } from "../transactions/present.ts";
+import { presentTransaction, type Transaction } from "../processing/present.ts";
 import { getWallet } from "../wallet/service.ts";
 import type { VendOrder } from "./requests.ts";
 

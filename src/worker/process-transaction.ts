@@ -1,18 +1,17 @@
-import { findProduct } from "../catalogue/service.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import type { Caches } from "../deps.ts";
 import type { Logger } from "../logger.ts";
+import type { TransactionRow } from "../processing/present.ts";
+import { findProduct, type ProductCache } from "../processing/products.ts";
 import { completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "../processing/transitions.ts";
 import type { Providers } from "../providers/registry.ts";
 import { type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
-import type { TransactionRow } from "../transactions/present.ts";
 import { type ClaimedTransaction, countProviderSend } from "./claim.ts";
 import { LeaseLostError, type LeaseWatch, unwatchedLease } from "./lease.ts";
 
 export interface ProcessingDeps {
   db: Database;
-  caches: Caches;
+  caches: { products: ProductCache };
   providers: Providers;
   config: Config;
   logger: Logger;
