@@ -2,7 +2,7 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
 import type { Handlers } from "../http/operations.ts";
-import { compileComponent } from "../http/validation.ts";
+import { componentCheck } from "../http/validation.ts";
 import { presentAdminTransaction } from "../processing/present.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
 import { handleCallback } from "./service.ts";
@@ -10,10 +10,10 @@ import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "
 
 export function callbackRoutes(deps: AppDeps) {
   const providers = deps.callbackProviders;
-  const validate = compileComponent(deps.spec, "ProviderCallback");
+  const check = componentCheck(deps.spec, "ProviderCallback");
   const handlers = {
     receiveProviderCallback: async ({ params, rawBody, request }) => {
-      const result = await handleCallback(deps.db, providers, validate, {
+      const result = await handleCallback(deps.db, providers, check, {
         provider: params.provider,
         rawBody,
         authorization: request.headers.get("authorization"),
@@ -31,7 +31,7 @@ export function callbackRoutes(deps: AppDeps) {
     listCallbacks: async ({ query }) => ({ status: 200, data: await listStoredCallbacks(deps.db, deps.cursors, query) }),
     replayCallback: async ({ params }) => {
       const original = await findStoredCallback(deps.db, params.id);
-      const result = await handleCallback(deps.db, providers, validate, {
+      const result = await handleCallback(deps.db, providers, check, {
         provider: original.provider,
         rawBody: original.rawBody,
         authorization: null,

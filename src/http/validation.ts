@@ -70,6 +70,15 @@ export function compileComponent(spec: ApiSpec, name: string): ValidateFunction 
   return ajv.compile({ $ref: `${documentId}#/components/schemas/${name}` });
 }
 
+/** Checks a value against one named schema, then for text PostgreSQL cannot store: the problems, none when valid. */
+export type ValueCheck = (value: unknown) => FieldError[];
+
+/** The check of one named schema of the document, compiled once (for bodies validated inside a handler). */
+export function componentCheck(spec: ApiSpec, name: string): ValueCheck {
+  const validate = compileComponent(spec, name);
+  return (value) => (validate(value) ? unstorableText(value) : toFieldErrors(validate.errors));
+}
+
 function joinField(prefix: string, instancePath: string, child?: string): string {
   const parts = instancePath
     .split("/")
