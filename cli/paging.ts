@@ -1,4 +1,6 @@
-import type { ListWriter } from "./output.ts";
+import type { Command } from "commander";
+import { type Context, integerOption } from "./context.ts";
+import type { Column, ListWriter } from "./output.ts";
 
 export interface PageOf<T> {
   items: T[];
@@ -12,6 +14,26 @@ export interface PagingOptions {
   max?: number;
   /** Start from this cursor. */
   cursor?: string;
+}
+
+/** The flags of a paged list command. */
+export interface PagingFlags extends PagingOptions {
+  limit?: number;
+}
+
+/** What one request of a paged list asks for besides its filters. */
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+}
+
+/** Adds --limit, --cursor when `cursorHelp` is given, then --all and --max. */
+export function addPagingOptions(command: Command, limitHelp = "page size, 1 to 100", cursorHelp?: string): Command {
+  command.option("--limit <n>", limitHelp, integerOption(1));
+  if (cursorHelp) command.option("--cursor <cursor>", cursorHelp);
+  return command
+    .option("--all", "follow cursors to the last page")
+    .option("--max <n>", "follow cursors until this many rows", integerOption(1));
 }
 
 /** The page size to ask for: the given limit, else enough for --max, else the API's largest for --all. */
@@ -42,4 +64,22 @@ export async function streamPages<T>(
     if (!options.all && options.max === undefined) return page.next_cursor;
     cursor = page.next_cursor ?? undefined;
   }
+}
+
+/**
+ * Prints the pages the flags ask for as they arrive; when rows remain, ends with the note `more(next cursor)`.
+ * `fetchPage` adds the filters to the page size and cursor of each request.
+ */
+export async function printPages<T>(
+  ctx: Context,
+  columns: Column<T>[],
+  flags: PagingFlags,
+  fetchPage: (request: PageRequest) => Promise<PageOf<T>>,
+  more: (next: string) => string,
+): Promise<void> {
+  const limit = pageSize(flags.limit, flags);
+  const writer = ctx.printer.list(columns);
+  const next = await streamPages((cursor) => fetchPage({ limit, cursor }), writer, flags);
+  await writer.end();
+  if (next) await ctx.printer.note(more(next));
 }

@@ -1,5 +1,8 @@
 import type { Command } from "commander";
+import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../../src/lib/shared/destinations.ts";
 import { collectPairs, integerOption } from "../context.ts";
+import { parseNgn } from "../money.ts";
+import { ask } from "../prompt.ts";
 
 /** Flags every vend takes. */
 export interface CommonVendFlags {
@@ -33,6 +36,13 @@ export function vendParams(key: string, flags: CommonVendFlags) {
 }
 
 export const validPhone = (value: string): true | string =>
-  /^(\+?234|0)[789][01]\d{8}$/.test(value.replace(/[\s-]/g, "")) || "a Nigerian phone number such as 08031234567";
-export const validMeter = (value: string): true | string => /^\d{11,13}$/.test(value) || "11 to 13 digits";
-export const validSmartcard = (value: string): true | string => /^\d{10,12}$/.test(value) || "10 to 12 digits";
+  normalisePhone(value) !== null || "a Nigerian phone number such as 08031234567";
+export const validMeter = (value: string): true | string => isMeterNumber(value) || "11 to 13 digits";
+export const validSmartcard = (value: string): true | string => isSmartcardNumber(value) || "10 to 12 digits";
+
+/** Asks for an amount in NGN (`example` shows one when the answer is not an amount) and returns it in kobo. */
+export async function askAmount(example: string): Promise<number> {
+  const validate = (value: string): true | string =>
+    /^\d+(\.\d{1,2})?$/.test(value.trim()) || `an amount in NGN, e.g. ${example}`;
+  return parseNgn(await ask("Amount (NGN)", { validate }));
+}

@@ -4,6 +4,7 @@ import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
 import { withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
+import { discountedPrice } from "../lib/shared/money.ts";
 
 type Network = components["schemas"]["Network"];
 type Service = components["schemas"]["Service"];
@@ -55,7 +56,7 @@ export function priceFor(product: ProductRow, amountKobo: number): number {
     if (product.priceKobo === null) throw new Error(`fixed product ${product.code} has no price`);
     return product.priceKobo;
   }
-  return amountKobo - Math.floor((amountKobo * product.discountBps) / 10000);
+  return discountedPrice(amountKobo, product.discountBps);
 }
 
 /** The product with this code, active or not (the caller decides). */

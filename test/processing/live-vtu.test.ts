@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { signCallback } from "../../src/callbacks/signature.ts";
+import { signCallback } from "../../src/lib/shared/callback-signature.ts";
 import { createVtuProvider } from "../../src/providers/vtu.ts";
 import { reconcileWallets } from "../../src/wallet/service.ts";
 import { runWorkerTick } from "../../src/worker/loop.ts";

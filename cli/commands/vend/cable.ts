@@ -1,10 +1,11 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
-import { ask, requireFlags } from "../../prompt.ts";
-import { describePrice, pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
+import { withExample } from "../../context.ts";
+import { ask } from "../../prompt.ts";
+import { pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
 import { addCommonVendOptions, type CommonVendFlags, commonBody, validSmartcard, vendParams } from "../../vend/options.ts";
-import { confirmVend, submitVend } from "../../vend/submit.ts";
+import { confirmPrice, openVend } from "../../vend/session.ts";
+import { submitVend } from "../../vend/submit.ts";
 
 interface CableFlags extends CommonVendFlags {
   biller?: string;
@@ -24,24 +25,18 @@ export const cableCommand = withExample(
   ),
   "vendctl vend cable --biller dstv --smartcard 7031234567 --product dstv-compact --yes",
 ).action(async (flags: CableFlags, command: Command) => {
-  const ctx = contextOf(command);
-  const canAsk = ctx.interactive && !flags.yes;
-  requireFlags({ "--biller": flags.biller, "--smartcard": flags.smartcard, "--product": flags.product }, canAsk);
-  const client = ctx.clients.api();
-  const biller = flags.biller ?? (await pickNetwork(client, "cable", "Biller"));
+  const vend = openVend(command, flags, { "--biller": flags.biller, "--smartcard": flags.smartcard, "--product": flags.product });
+  const biller = flags.biller ?? (await pickNetwork(vend.client, "cable", "Biller"));
   const smartcard = flags.smartcard ?? (await ask("Smartcard number", { validate: validSmartcard }));
   let customer = "";
-  if (canAsk) {
-    const found = await unwrap(
-      client.POST("/api/v1/bills/cable/verify", { body: { network: biller, smartcard_number: smartcard } }),
-    );
+  if (vend.canAsk) {
+    const body = { network: biller, smartcard_number: smartcard };
+    const found = await unwrap(vend.client.POST("/api/v1/bills/cable/verify", { body }));
     customer = ` (${found.customer_name}${found.current_bouquet ? `, now on ${found.current_bouquet}` : ""})`;
   }
-  const productCode = flags.product ?? (await pickProduct(client, biller, "cable")).code;
-  if (canAsk) {
-    const price = await quotePrice(client, productCode, biller, "cable", undefined);
-    await confirmVend(ctx, flags, `Pay ${productCode} for smartcard ${smartcard}${customer}, paying ${describePrice(price)}?`);
-  }
+  const productCode = flags.product ?? (await pickProduct(vend.client, biller, "cable")).code;
+  const quote = () => quotePrice(vend.client, productCode, biller, "cable", undefined);
+  await confirmPrice(vend, quote, `Pay ${productCode} for smartcard ${smartcard}${customer}`);
   const body = {
     network: biller,
     smartcard_number: smartcard,
@@ -49,5 +44,5 @@ export const cableCommand = withExample(
     ...(flags.phone ? { phone_number: flags.phone } : {}),
     ...commonBody(flags),
   };
-  await submitVend(ctx, flags, (api, key) => api.POST("/api/v1/bills/cable", { params: vendParams(key, flags), body }));
+  await submitVend(vend, flags, (api, key) => api.POST("/api/v1/bills/cable", { params: vendParams(key, flags), body }));
 });
