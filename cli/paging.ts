@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { type Context, integerOption } from "./context.ts";
+import { type Context, contextOf, integerOption } from "./context.ts";
 import type { Column, ListWriter } from "./output.ts";
 
 export interface PageOf<T> {
@@ -66,20 +66,37 @@ export async function streamPages<T>(
   }
 }
 
+/** Fetches one page of a list. */
+export type PageFetcher<T> = (request: PageRequest) => Promise<PageOf<T>>;
+
+/** How a paged list shows: its columns, and what its rows are called in the note that more remain. */
+export interface ListLayout<T> {
+  columns: Column<T>[];
+  /** What the rows are (`More <more>: use --all or --max N`), or the whole note, written from the next cursor. */
+  more: string | ((next: string) => string);
+  limitHelp?: string;
+  /** Offer --cursor, with this help. */
+  cursorHelp?: string;
+}
+
 /**
- * Prints the pages the flags ask for as they arrive; when rows remain, ends with the note `more(next cursor)`.
- * `fetchPage` adds the filters to the page size and cursor of each request.
+ * Turns `command` (its name, description and filter options) into a paged list: adds the paging options and
+ * prints the pages the flags ask for as they arrive. `pages` builds, from the flags, the fetcher that adds the
+ * filters to each request.
  */
-export async function printPages<T>(
-  ctx: Context,
-  columns: Column<T>[],
-  flags: PagingFlags,
-  fetchPage: (request: PageRequest) => Promise<PageOf<T>>,
-  more: (next: string) => string,
-): Promise<void> {
-  const limit = pageSize(flags.limit, flags);
-  const writer = ctx.printer.list(columns);
-  const next = await streamPages((cursor) => fetchPage({ limit, cursor }), writer, flags);
-  await writer.end();
-  if (next) await ctx.printer.note(more(next));
+export function pagedListCommand<F extends PagingFlags, T>(
+  command: Command,
+  layout: ListLayout<T>,
+  pages: (ctx: Context, flags: F) => PageFetcher<T>,
+): Command {
+  const { columns, more } = layout;
+  return addPagingOptions(command, layout.limitHelp, layout.cursorHelp).action(async (flags: F, self: Command) => {
+    const ctx = contextOf(self);
+    const fetchPage = pages(ctx, flags);
+    const limit = pageSize(flags.limit, flags);
+    const writer = ctx.printer.list(columns);
+    const next = await streamPages((cursor) => fetchPage({ limit, cursor }), writer, flags);
+    await writer.end();
+    if (next) await ctx.printer.note(typeof more === "string" ? `More ${more}: use --all or --max N` : more(next));
+  });
 }

@@ -1,28 +1,21 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
-import { addPagingOptions, type PagingFlags, printPages } from "../../paging.ts";
+import { withExample } from "../../context.ts";
+import { type PagingFlags, pagedListCommand } from "../../paging.ts";
 import { accountColumns } from "../../views.ts";
 
-interface AccountsListFlags extends PagingFlags {
-  search?: string;
-}
+type AccountsListFlags = PagingFlags & { search?: string };
 
-export const accountsListCommand = withExample(
-  addPagingOptions(
+export const accountsListCommand = pagedListCommand(
+  withExample(
     new Command("list")
       .description("List accounts, newest first")
       .option("--search <text>", "case-insensitive match on the name"),
+    "vendctl accounts list --search acme --all",
   ),
-  "vendctl accounts list --search acme --all",
-).action(async (flags: AccountsListFlags, command: Command) => {
-  const ctx = contextOf(command);
-  const client = ctx.clients.admin();
-  await printPages(
-    ctx,
-    accountColumns,
-    flags,
-    (page) => unwrap(client.GET("/admin/v1/accounts", { params: { query: { search: flags.search, ...page } } })),
-    () => "More accounts: use --all or --max N",
-  );
-});
+  { columns: accountColumns, more: "accounts" },
+  (ctx, flags: AccountsListFlags) => {
+    const client = ctx.clients.admin();
+    return (page) => unwrap(client.GET("/admin/v1/accounts", { params: { query: { search: flags.search, ...page } } }));
+  },
+);

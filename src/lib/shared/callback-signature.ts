@@ -1,3 +1,4 @@
+// Shared by the server and the CLI: pure (no database, configuration or feature code).
 import { createHmac } from "node:crypto";
 
 const hmacHex = (secret: string, text: string) => createHmac("sha256", secret).update(text).digest("hex");

@@ -1,3 +1,4 @@
+// Shared by the server and the CLI: pure (no database, configuration or feature code).
 /** Nigerian phone numbers in `080…`, `+234…` or `234…` form, normalised to 11 digits; null if not one. */
 export function normalisePhone(input: string): string | null {
   const compact = input.replace(/[\s-]/g, "");

@@ -1,3 +1,4 @@
+// Shared by the server and the CLI: pure (no database, configuration or feature code).
 /** Kobo → "1250.50": two decimals, no digit grouping (as in `Insufficient wallet balance: available NGN 150.00`). */
 export function formatNgn(kobo: number): string {
   const sign = kobo < 0 ? "-" : "";

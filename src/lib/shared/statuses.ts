@@ -1,3 +1,4 @@
+// Shared by the server and the CLI: pure (no database, configuration or feature code).
 import type { TransactionStatus } from "../../../generated/constants.ts";
 
 /** The public flow ends at these: the service moves a transaction out of neither. */
