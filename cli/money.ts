@@ -12,15 +12,3 @@ export function parseNgn(input: string, flag = "amount"): number {
   if (total <= 0) throw new UsageError(`${flag} must be more than zero`);
   return total;
 }
-
-/** Kobo → "1250.50": two decimals, no digit grouping (as the API's own messages). */
-export function formatNgn(kobo: number): string {
-  const sign = kobo < 0 ? "-" : "";
-  const abs = Math.abs(kobo);
-  return `${sign}${Math.floor(abs / 100)}.${String(abs % 100).padStart(2, "0")}`;
-}
-
-/** What the wallet pays for `amountKobo` of a range product: the discount is rounded down to whole kobo. */
-export function discountedPrice(amountKobo: number, discountBps: number): number {
-  return amountKobo - Math.floor((amountKobo * discountBps) / 10_000);
-}

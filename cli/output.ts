@@ -1,6 +1,6 @@
 import { stringify } from "csv-stringify/sync";
+import { formatNgn } from "../src/lib/shared/money.ts";
 import { UsageError } from "./errors.ts";
-import { formatNgn } from "./money.ts";
 
 export type Format = "table" | "json" | "jsonl" | "csv";
 
@@ -79,6 +79,13 @@ export class Printer {
   /** A list written page by page as it arrives. */
   list<T>(columns: Column<T>[]): ListWriter<T> {
     return new ListWriter(this, columns);
+  }
+
+  /** A list that arrived in one answer. */
+  async listAll<T>(columns: Column<T>[], items: T[]): Promise<void> {
+    const writer = this.list(columns);
+    await writer.rows(items);
+    await writer.end();
   }
 }
 

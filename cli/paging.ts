@@ -1,4 +1,6 @@
-import type { ListWriter } from "./output.ts";
+import type { Command } from "commander";
+import { type Context, contextOf, integerOption } from "./context.ts";
+import type { Column, ListWriter } from "./output.ts";
 
 export interface PageOf<T> {
   items: T[];
@@ -12,6 +14,26 @@ export interface PagingOptions {
   max?: number;
   /** Start from this cursor. */
   cursor?: string;
+}
+
+/** The flags of a paged list command. */
+export interface PagingFlags extends PagingOptions {
+  limit?: number;
+}
+
+/** What one request of a paged list asks for besides its filters. */
+export interface PageRequest {
+  limit?: number;
+  cursor?: string;
+}
+
+/** Adds --limit, --cursor when `cursorHelp` is given, then --all and --max. */
+export function addPagingOptions(command: Command, limitHelp = "page size, 1 to 100", cursorHelp?: string): Command {
+  command.option("--limit <n>", limitHelp, integerOption(1));
+  if (cursorHelp) command.option("--cursor <cursor>", cursorHelp);
+  return command
+    .option("--all", "follow cursors to the last page")
+    .option("--max <n>", "follow cursors until this many rows", integerOption(1));
 }
 
 /** The page size to ask for: the given limit, else enough for --max, else the API's largest for --all. */
@@ -42,4 +64,39 @@ export async function streamPages<T>(
     if (!options.all && options.max === undefined) return page.next_cursor;
     cursor = page.next_cursor ?? undefined;
   }
+}
+
+/** Fetches one page of a list. */
+export type PageFetcher<T> = (request: PageRequest) => Promise<PageOf<T>>;
+
+/** How a paged list shows: its columns, and what its rows are called in the note that more remain. */
+export interface ListLayout<T> {
+  columns: Column<T>[];
+  /** What the rows are (`More <more>: use --all or --max N`), or the whole note, written from the next cursor. */
+  more: string | ((next: string) => string);
+  limitHelp?: string;
+  /** Offer --cursor, with this help. */
+  cursorHelp?: string;
+}
+
+/**
+ * Turns `command` (its name, description and filter options) into a paged list: adds the paging options and
+ * prints the pages the flags ask for as they arrive. `pages` builds, from the flags, the fetcher that adds the
+ * filters to each request.
+ */
+export function pagedListCommand<F extends PagingFlags, T>(
+  command: Command,
+  layout: ListLayout<T>,
+  pages: (ctx: Context, flags: F) => PageFetcher<T>,
+): Command {
+  const { columns, more } = layout;
+  return addPagingOptions(command, layout.limitHelp, layout.cursorHelp).action(async (flags: F, self: Command) => {
+    const ctx = contextOf(self);
+    const fetchPage = pages(ctx, flags);
+    const limit = pageSize(flags.limit, flags);
+    const writer = ctx.printer.list(columns);
+    const next = await streamPages((cursor) => fetchPage({ limit, cursor }), writer, flags);
+    await writer.end();
+    if (next) await ctx.printer.note(typeof more === "string" ? `More ${more}: use --all or --max N` : more(next));
+  });
 }

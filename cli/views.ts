@@ -7,40 +7,34 @@ export type Product = Schemas["Product"];
 export type PricingItem = Schemas["PricingItem"];
 export type Network = Schemas["Network"];
 
+/** Columns that show the API fields as they are. */
+const fields = <T>(...keys: string[]): Column<T>[] => keys.map((key) => ({ key }));
+/** Money columns: NGN with two decimals in tables. */
+const money = <T>(...keys: string[]): Column<T>[] => keys.map((key) => ({ key, money: true }));
+const productCode = { key: "product_code", header: "PRODUCT" };
+const created = { key: "created_at", header: "CREATED" };
+
 export const transactionColumns: Column<Transaction>[] = [
-  { key: "reference" },
-  { key: "status" },
-  { key: "service" },
-  { key: "network" },
-  { key: "product_code", header: "PRODUCT" },
+  ...fields("reference", "status", "service", "network"),
+  productCode,
   { key: "destination" },
-  { key: "amount_kobo", money: true },
-  { key: "price_kobo", money: true },
-  { key: "created_at", header: "CREATED" },
+  ...money("amount_kobo", "price_kobo"),
+  created,
 ];
 
 export const transactionDetailColumns: Column<Transaction>[] = [
-  { key: "reference" },
-  { key: "id" },
-  { key: "client_reference" },
-  { key: "mode" },
-  { key: "status" },
-  { key: "service" },
-  { key: "network" },
-  { key: "product_code", header: "PRODUCT" },
+  ...fields("reference", "id", "client_reference", "mode", "status", "service", "network"),
+  productCode,
   { key: "destination" },
-  { key: "amount_kobo", money: true },
-  { key: "price_kobo", money: true },
+  ...money("amount_kobo", "price_kobo"),
   { key: "metadata" },
-  { key: "created_at", header: "CREATED" },
+  created,
   { key: "completed_at", header: "COMPLETED" },
 ];
 
 export const walletColumns: Column<Schemas["Wallet"]>[] = [
   { key: "mode" },
-  { key: "balance_kobo", money: true },
-  { key: "held_kobo", money: true },
-  { key: "available_kobo", money: true },
+  ...money("balance_kobo", "held_kobo", "available_kobo"),
 ];
 
 export type Movement = Schemas["WalletMovement"];
@@ -53,31 +47,19 @@ export const movementColumns: Column<Movement>[] = [
   { key: "available_kobo", money: true, get: (m) => m.wallet.available_kobo },
 ];
 
-export const networkColumns: Column<Network>[] = [{ key: "code" }, { key: "name" }, { key: "service" }];
-export const serviceColumns: Column<Schemas["Service"]>[] = [{ key: "code" }, { key: "name" }];
+export const networkColumns: Column<Network>[] = fields("code", "name", "service");
+export const serviceColumns: Column<Schemas["Service"]>[] = fields("code", "name");
 
-export const productColumns: Column<Product>[] = [
-  { key: "code" },
-  { key: "name" },
-  { key: "service" },
-  { key: "network" },
-  { key: "kind" },
+/** Price, range and discount columns of products and pricing items. */
+const priceColumns = [
   { key: "price_kobo", money: true },
   { key: "min_amount_kobo", header: "MIN", money: true },
   { key: "max_amount_kobo", header: "MAX", money: true },
   { key: "discount_bps", header: "DISCOUNT_BPS" },
 ];
 
-export const pricingColumns: Column<PricingItem>[] = [
-  { key: "product_code", header: "PRODUCT" },
-  { key: "service" },
-  { key: "network" },
-  { key: "kind" },
-  { key: "price_kobo", money: true },
-  { key: "min_amount_kobo", header: "MIN", money: true },
-  { key: "max_amount_kobo", header: "MAX", money: true },
-  { key: "discount_bps", header: "DISCOUNT_BPS" },
-];
+export const productColumns: Column<Product>[] = [...fields("code", "name", "service", "network", "kind"), ...priceColumns];
+export const pricingColumns: Column<PricingItem>[] = [productCode, ...fields("service", "network", "kind"), ...priceColumns];
 
 export const meterColumns: Column<Schemas["MeterVerification"]>[] = [
   { key: "network", header: "DISCO" },
@@ -96,7 +78,7 @@ export const smartcardColumns: Column<Schemas["SmartcardVerification"]>[] = [
   { key: "due_date" },
 ];
 
-export const accountColumns: Column<Schemas["Account"]>[] = [{ key: "id" }, { key: "name" }, { key: "created_at" }];
+export const accountColumns: Column<Schemas["Account"]>[] = fields("id", "name", "created_at");
 
 type AccountCreated = Schemas["AccountCreated"];
 const keyOf = (created: AccountCreated, mode: string) => created.keys.find((k) => k.mode === mode)?.key;
@@ -107,49 +89,29 @@ export const accountCreatedColumns: Column<AccountCreated>[] = [
   { key: "live_key", get: (a) => keyOf(a, "live") },
 ];
 
-const apiKeyFields = <T extends Schemas["ApiKey"]>(): Column<T>[] => [
-  { key: "id" },
-  { key: "account_id" },
-  { key: "mode" },
-  { key: "prefix" },
-  { key: "created_at" },
-  { key: "revoked_at" },
-];
-export const apiKeyColumns = apiKeyFields<Schemas["ApiKey"]>();
-export const apiKeyCreatedColumns: Column<Schemas["ApiKeyCreated"]>[] = [
-  ...apiKeyFields<Schemas["ApiKeyCreated"]>(),
-  { key: "key" },
-];
+export const apiKeyColumns: Column<Schemas["ApiKey"]>[] = fields(
+  "id",
+  "account_id",
+  "mode",
+  "prefix",
+  "created_at",
+  "revoked_at",
+);
+export const apiKeyCreatedColumns: Column<Schemas["ApiKeyCreated"]>[] = [...apiKeyColumns, { key: "key" }];
 
 export const callbackColumns: Column<Schemas["StoredCallback"]>[] = [
-  { key: "id" },
-  { key: "provider" },
-  { key: "reference" },
-  { key: "event_id" },
-  { key: "received_at" },
+  ...fields("id", "provider", "reference", "event_id", "received_at"),
   { key: "http_status", header: "HTTP" },
   { key: "result_code", header: "RESULT" },
   { key: "signature_valid", header: "SIGNED" },
   { key: "replay_of" },
 ];
 
-const endpointFields = <T extends Schemas["WebhookEndpoint"]>(): Column<T>[] => [
-  { key: "id" },
-  { key: "url" },
-  { key: "description" },
-  { key: "mode" },
-  { key: "created_at" },
-];
-export const endpointColumns = endpointFields<Schemas["WebhookEndpoint"]>();
-export const endpointCreatedColumns: Column<Schemas["WebhookEndpointCreated"]>[] = [
-  ...endpointFields<Schemas["WebhookEndpointCreated"]>(),
-  { key: "secret" },
-];
+export const endpointColumns: Column<Schemas["WebhookEndpoint"]>[] = fields("id", "url", "description", "mode", "created_at");
+export const endpointCreatedColumns: Column<Schemas["WebhookEndpointCreated"]>[] = [...endpointColumns, { key: "secret" }];
 
 export const eventColumns: Column<Schemas["Event"]>[] = [
-  { key: "id" },
-  { key: "type" },
-  { key: "created_at" },
+  ...fields("id", "type", "created_at"),
   { key: "reference", get: (e) => e.data.reference },
   { key: "status", get: (e) => e.data.status },
   { key: "deliveries", get: (e) => e.deliveries.map((d) => `${d.status}/${d.attempts}`).join(" ") || "-" },

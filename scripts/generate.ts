@@ -1,13 +1,14 @@
 /**
  * Writes generated/ from openapi.yaml: openapi-typescript types, an openapi-fetch
- * client factory, and the @hey-api/openapi-ts SDK. `--check` regenerates into a
- * scratch folder and fails when generated/ differs.
+ * client factory, the @hey-api/openapi-ts SDK, and the string enumerations as
+ * constants. `--check` regenerates into a scratch folder and fails when generated/ differs.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createClient } from "@hey-api/openapi-ts";
 import openapiTS, { astToString } from "openapi-typescript";
+import { enumConstantsSource } from "./enum-constants.ts";
 
 const root = join(import.meta.dir, "..");
 const specPath = join(root, "openapi.yaml");
@@ -32,6 +33,7 @@ async function generate(outDir: string): Promise<void> {
   const ast = await openapiTS(new URL(`file://${specPath}`), { exportType: false, alphabetize: false });
   writeFileSync(join(outDir, "openapi-types.ts"), header + astToString(ast));
   writeFileSync(join(outDir, "openapi-fetch-client.ts"), fetchClientSource);
+  writeFileSync(join(outDir, "constants.ts"), enumConstantsSource(readFileSync(specPath, "utf8"), header));
   await createClient({
     input: specPath,
     output: { path: join(outDir, "sdk") },

@@ -1,10 +1,9 @@
+import type { ServiceCode } from "../../generated/constants.ts";
+import { discountedPrice, formatNgn } from "../../src/lib/shared/money.ts";
 import { unwrap, type VendClient } from "../client.ts";
 import { UsageError } from "../errors.ts";
-import { formatNgn } from "../money.ts";
 import { choose } from "../prompt.ts";
 import type { Product } from "../views.ts";
-
-type ServiceCode = Product["service"];
 
 /** Asks for a network, disco or biller from the live catalogue. */
 export async function pickNetwork(client: VendClient, service: ServiceCode, message: string): Promise<string> {
@@ -52,7 +51,7 @@ export async function quotePrice(
   if (!item) return undefined;
   if (item.kind === "fixed") return item.price_kobo ?? undefined;
   if (amountKobo === undefined) return undefined;
-  return amountKobo - Math.floor((amountKobo * item.discount_bps) / 10_000);
+  return discountedPrice(amountKobo, item.discount_bps);
 }
 
 export const describePrice = (priceKobo: number | undefined): string =>

@@ -1,5 +1,12 @@
-import type { Command } from "commander";
-import { collectPairs, integerOption } from "../context.ts";
+import { type Command, Option } from "commander";
+import { collectPairs, integerOption, withExample } from "../context.ts";
+
+/** `--phone`, `--product` and `--amount` are spelled the same by every vend command; each says what they mean for it. */
+export const phoneOption = (help: string) => new Option("--phone <number>", help);
+export const productOption = (help: string) => new Option("--product <code>", help);
+export const amountOption = (help: string) => new Option("--amount <ngn>", help);
+/** The cable TV biller, for paying and for verifying a smartcard. */
+export const billerOption = () => new Option("--biller <code>", "dstv, gotv, startimes or showmax");
 
 /** Flags every vend takes. */
 export interface CommonVendFlags {
@@ -10,13 +17,19 @@ export interface CommonVendFlags {
   yes?: boolean;
 }
 
-export function addCommonVendOptions(command: Command): Command {
-  return command
+/** A vend command: `command` with its own options, then the options every vend takes, the example, the action. */
+export function vendCommand<F extends CommonVendFlags>(
+  command: Command,
+  example: string,
+  action: (flags: F, command: Command) => Promise<void>,
+): Command {
+  const withCommon = command
     .option("--client-reference <ref>", "your own reference, echoed on the transaction")
     .option("--metadata <key=value>", "metadata to attach (repeatable)", collectPairs)
     .option("--idempotency-key <key>", "reuse the key of an earlier attempt (a retry); default: a new random key")
     .option("--wait <seconds>", "long-poll up to this many seconds for a final status", integerOption(0))
     .option("-y, --yes", "never prompt: no questions, no confirmation");
+  return withExample(withCommon, example).action(action);
 }
 
 /** The body fields every vend shares, with absent values left out. */
@@ -31,8 +44,3 @@ export function commonBody(flags: CommonVendFlags): { client_reference?: string;
 export function vendParams(key: string, flags: CommonVendFlags) {
   return { header: { "Idempotency-Key": key }, query: flags.wait === undefined ? {} : { wait: flags.wait } };
 }
-
-export const validPhone = (value: string): true | string =>
-  /^(\+?234|0)[789][01]\d{8}$/.test(value.replace(/[\s-]/g, "")) || "a Nigerian phone number such as 08031234567";
-export const validMeter = (value: string): true | string => /^\d{11,13}$/.test(value) || "11 to 13 digits";
-export const validSmartcard = (value: string): true | string => /^\d{10,12}$/.test(value) || "10 to 12 digits";

@@ -1,8 +1,8 @@
 import { call, type VendClient } from "../client.ts";
-import { type Context, newIdempotencyKey } from "../context.ts";
-import { confirmOrCancel } from "../prompt.ts";
+import { newIdempotencyKey } from "../context.ts";
 import { type Transaction, transactionDetailColumns } from "../views.ts";
-import type { CommonVendFlags } from "./options.ts";
+import { type CommonVendFlags, commonBody, vendParams } from "./options.ts";
+import type { VendSession } from "./session.ts";
 
 interface TransactionAnswer {
   data?: { data: Transaction };
@@ -10,24 +10,23 @@ interface TransactionAnswer {
   response: Response;
 }
 
-/** On a terminal without --yes, the person confirms the price and destination before anything is sent. */
-export async function confirmVend(ctx: Context, flags: CommonVendFlags, summary: string): Promise<void> {
-  if (ctx.interactive && !flags.yes) await confirmOrCancel(summary);
-}
+type VendParams = ReturnType<typeof vendParams>;
+type WithCommon<B> = B & ReturnType<typeof commonBody>;
 
 /**
- * Sends one vend under an Idempotency-Key (printed first, so a failed attempt can be retried with it)
- * and prints the transaction as the API returned it.
+ * Sends one vend under an Idempotency-Key (printed first, so a failed attempt can be retried with it) with
+ * `body` and the fields every vend shares, and prints the transaction as the API returned it.
  */
-export async function submitVend(
-  ctx: Context,
+export async function submitVend<B extends object>(
+  session: VendSession,
   flags: CommonVendFlags,
-  send: (client: VendClient, idempotencyKey: string) => Promise<TransactionAnswer>,
+  body: B,
+  send: (client: VendClient, params: VendParams, body: WithCommon<B>) => Promise<TransactionAnswer>,
 ): Promise<void> {
-  const client = ctx.clients.api();
+  const { ctx } = session;
   const key = flags.idempotencyKey ?? newIdempotencyKey();
   await ctx.printer.note(`Idempotency-Key: ${key}`);
-  const { data, response } = await call(send(client, key));
+  const { data, response } = await call(send(session.client, vendParams(key, flags), { ...body, ...commonBody(flags) }));
   if (response.headers.get("idempotent-replayed") === "true") {
     await ctx.printer.note("Replayed: the answer stored for this Idempotency-Key (no new transaction)");
   }

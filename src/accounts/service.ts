@@ -1,11 +1,11 @@
-import { and, eq, ilike, type SQL, sql } from "drizzle-orm";
+import { eq, ilike, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { generateApiKey, type Mode } from "../auth/keys.ts";
-import { afterPosition, newestFirst } from "../db/keyset.ts";
+import { readNewestFirst } from "../db/keyset.ts";
 import { accounts, apiKeys, wallets } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
-import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import type { CursorCodec, Page } from "../lib/cursor.ts";
 import { presentWallet } from "../wallet/service.ts";
 
 type Account = components["schemas"]["Account"];
@@ -58,19 +58,9 @@ export async function listAccounts(
   cursors: CursorCodec,
   query: { cursor?: string; limit?: number; search?: string },
 ): Promise<Page<Account>> {
-  const limit = pageLimit(query.limit);
-  const filters = { search: query.search };
-  const conditions: SQL[] = [];
-  if (query.search) conditions.push(ilike(accounts.name, `%${query.search.replace(/[\\%_]/g, "\\$&")}%`));
-  if (query.cursor)
-    conditions.push(afterPosition(accounts.createdAt, accounts.id, cursors.decode("accounts", filters, query.cursor)));
-  const rows = await db
-    .select()
-    .from(accounts)
-    .where(and(...conditions))
-    .orderBy(...newestFirst(accounts.createdAt, accounts.id))
-    .limit(limit + 1);
-  return toPage(rows, limit, presentAccount, (position) => cursors.encode("accounts", filters, position));
+  const nameMatch = query.search ? ilike(accounts.name, `%${query.search.replace(/[\\%_]/g, "\\$&")}%`) : undefined;
+  const request = { cursors, scope: "accounts", filters: { search: query.search }, query, conditions: [nameMatch] };
+  return readNewestFirst(db, accounts, "createdAt", request, (rows) => rows.map(presentAccount));
 }
 
 export async function hasAnyAccount(db: Executor): Promise<boolean> {

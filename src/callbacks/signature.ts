@@ -1,4 +1,8 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import { signCallback, signTimestampedCallback } from "../lib/shared/callback-signature.ts";
+
+// Signing is shared with the CLI (src/lib/shared); callers of the checker find it here too.
+export { signCallback, signTimestampedCallback };
 
 /**
  * How a provider signs `X-Provider-Signature`:
@@ -8,20 +12,6 @@ import { createHmac, timingSafeEqual } from "node:crypto";
  *   it is harmless only because applying the same outcome twice changes nothing.
  */
 export type SignatureScheme = "timestamped" | "body";
-
-const hmacHex = (secret: string, text: string) => createHmac("sha256", secret).update(text).digest("hex");
-
-/** The `body` scheme's header value. */
-export function signCallback(secret: string, rawBody: string): string {
-  return `sha256=${hmacHex(secret, rawBody)}`;
-}
-
-const timestampedValue = (secret: string, rawBody: string, t: string) => `t=${t},sha256=${hmacHex(secret, `${t}.${rawBody}`)}`;
-
-/** The `timestamped` scheme's header value, signed at `t` (unix seconds; default now). */
-export function signTimestampedCallback(secret: string, rawBody: string, t = Math.floor(Date.now() / 1000)): string {
-  return timestampedValue(secret, rawBody, String(t));
-}
 
 export interface SignatureCheck {
   /** The signature is the secret's over this body (a stale one included). */
@@ -62,7 +52,7 @@ export function checkCallbackSignature(
       problem: 'X-Provider-Signature must be t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<raw body>">',
     };
   }
-  if (!sameText(given, timestampedValue(secret, rawBody, t))) {
+  if (!sameText(given, signTimestampedCallback(secret, rawBody, t))) {
     return { matches: false, problem: "X-Provider-Signature does not match the body" };
   }
   if (windowSeconds !== null && Math.abs(now / 1000 - Number(t)) > windowSeconds) {

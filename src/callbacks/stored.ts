@@ -1,10 +1,10 @@
-import { and, eq, type SQL } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import { afterPosition, newestFirst } from "../db/keyset.ts";
+import { readNewestFirst } from "../db/keyset.ts";
 import { providerCallbacks } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
-import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import type { CursorCodec, Page } from "../lib/cursor.ts";
 
 type StoredCallback = components["schemas"]["StoredCallback"];
 type Row = typeof providerCallbacks.$inferSelect;
@@ -42,23 +42,12 @@ export async function listStoredCallbacks(
   cursors: CursorCodec,
   query: { reference?: string; provider?: string; cursor?: string; limit?: number },
 ): Promise<Page<StoredCallback>> {
-  const limit = pageLimit(query.limit);
   const filters = { reference: query.reference, provider: query.provider };
-  const conditions: SQL[] = [];
-  if (query.reference) conditions.push(eq(providerCallbacks.reference, query.reference));
-  if (query.provider) conditions.push(eq(providerCallbacks.provider, query.provider));
-  if (query.cursor) {
-    conditions.push(
-      afterPosition(providerCallbacks.receivedAt, providerCallbacks.id, cursors.decode("callbacks", filters, query.cursor)),
-    );
-  }
-  const rows = await db
-    .select()
-    .from(providerCallbacks)
-    .where(and(...conditions))
-    .orderBy(...newestFirst(providerCallbacks.receivedAt, providerCallbacks.id))
-    .limit(limit + 1);
+  const conditions = [
+    query.reference ? eq(providerCallbacks.reference, query.reference) : undefined,
+    query.provider ? eq(providerCallbacks.provider, query.provider) : undefined,
+  ];
+  const request = { cursors, scope: "callbacks", filters, query, conditions };
   // Stored callbacks are ordered by `received_at`: that is their keyset position.
-  const positioned = rows.map((row) => ({ ...row, createdAt: row.receivedAt }));
-  return toPage(positioned, limit, presentStoredCallback, (position) => cursors.encode("callbacks", filters, position));
+  return readNewestFirst(db, providerCallbacks, "receivedAt", request, (rows) => rows.map(presentStoredCallback));
 }

@@ -4,6 +4,7 @@ import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
+import { discountedPrice } from "../lib/shared/money.ts";
 import { findProduct, type ProductRow } from "../processing/products.ts";
 
 type Network = components["schemas"]["Network"];
@@ -55,7 +56,7 @@ export function priceFor(product: ProductRow, amountKobo: number): number {
     if (product.priceKobo === null) throw new Error(`fixed product ${product.code} has no price`);
     return product.priceKobo;
   }
-  return amountKobo - Math.floor((amountKobo * product.discountBps) / 10000);
+  return discountedPrice(amountKobo, product.discountBps);
 }
 
 export async function listNetworks(db: Database, service?: ServiceCode): Promise<Network[]> {

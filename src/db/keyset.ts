@@ -1,16 +1,73 @@
-import { type SQL, sql } from "drizzle-orm";
-import type { PgColumn } from "drizzle-orm/pg-core";
-import type { KeysetPosition } from "../lib/cursor.ts";
+import { and, type SQL, sql } from "drizzle-orm";
+import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
+import { type CursorCodec, type KeysetPosition, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import type { Executor } from "./transaction.ts";
 
-/** Rows strictly after `position` in `(created_at desc, id desc)` order; served by the listing indexes. */
-export function afterPosition(createdAt: PgColumn, id: PgColumn, position: KeysetPosition): SQL {
-  return sql`(${createdAt}, ${id}) < (${position.createdAt.toISOString()}::timestamptz, ${position.id}::uuid)`;
+/**
+ * Rows strictly after `position` in `(time desc, id desc)` order; served by the listing indexes. A uuid id
+ * is compared as uuid, a text id as it is.
+ */
+export function afterPosition(time: AnyPgColumn, id: AnyPgColumn, position: KeysetPosition): SQL {
+  const at = position.createdAt.toISOString();
+  if (id.getSQLType() === "uuid") return sql`(${time}, ${id}) < (${at}::timestamptz, ${position.id}::uuid)`;
+  return sql`(${time}, ${id}) < (${at}::timestamptz, ${position.id})`;
 }
 
 /**
- * `(created_at desc, id desc)` spelled as the listing indexes are built (`desc nulls last`):
+ * `(time desc, id desc)` spelled as the listing indexes are built (`desc nulls last`):
  * plain `desc` means `nulls first` in PostgreSQL, which would make it sort instead of scanning the index.
  */
-export function newestFirst(createdAt: PgColumn, id: PgColumn): SQL[] {
-  return [sql`${createdAt} desc nulls last`, sql`${id} desc nulls last`];
+export function newestFirst(time: AnyPgColumn, id: AnyPgColumn): SQL[] {
+  return [sql`${time} desc nulls last`, sql`${id} desc nulls last`];
+}
+
+/** One page of a newest-first listing, and what its cursors are bound to. */
+export interface PageRequest {
+  cursors: CursorCodec;
+  /** The list and whose rows it shows, e.g. `transactions:<account>:<mode>`. */
+  scope: string;
+  /** The filters as the caller gave them: a cursor only works with the same ones. */
+  filters: unknown;
+  query: { cursor?: string; limit?: number };
+  /** The filters as SQL; undefined entries are left out. */
+  conditions: (SQL | undefined)[];
+}
+
+type ListedTable<TimeKey extends string> = PgTable & Record<TimeKey | "id", AnyPgColumn>;
+
+/**
+ * One page of `table` newest first by `(table[timeKey], table.id)`: the rows after the request's cursor that
+ * match its conditions, `limit + 1` read to learn whether more exist, presented together, and the next
+ * cursor bound to the same scope and filters.
+ */
+export async function readNewestFirst<TimeKey extends string, Table extends ListedTable<TimeKey>, T>(
+  db: Executor,
+  table: Table,
+  timeKey: TimeKey,
+  request: PageRequest,
+  present: (rows: Table["$inferSelect"][]) => T[] | Promise<T[]>,
+): Promise<Page<T>> {
+  const time = table[timeKey];
+  const { cursors, scope, filters, query } = request;
+  const limit = pageLimit(query.limit);
+  const conditions = [...request.conditions];
+  if (query.cursor) conditions.push(afterPosition(time, table.id, cursors.decode(scope, filters, query.cursor)));
+  const rows = await db
+    .select()
+    .from(table as PgTable)
+    .where(and(...conditions))
+    .orderBy(...newestFirst(time, table.id))
+    .limit(limit + 1);
+  const positioned = rows.map((row) => ({
+    row: row as Table["$inferSelect"],
+    createdAt: row[timeKey] as Date,
+    id: row.id as string,
+  }));
+  const page = toPage(
+    positioned,
+    limit,
+    (entry) => entry.row,
+    (position) => cursors.encode(scope, filters, position),
+  );
+  return { items: await present(page.items), page: page.page };
 }

@@ -1,11 +1,11 @@
 import { and, eq, gte, like, lte, or, type SQL } from "drizzle-orm";
 import type { Mode } from "../auth/keys.ts";
-import { afterPosition, newestFirst } from "../db/keyset.ts";
+import { readNewestFirst } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound, validationError } from "../errors.ts";
-import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
-import { normalisePhone } from "../lib/numbers.ts";
+import type { CursorCodec, Page } from "../lib/cursor.ts";
+import { normalisePhone } from "../lib/shared/destinations.ts";
 import {
   type AdminTransaction,
   presentAdminTransaction,
@@ -100,29 +100,6 @@ function filterConditions(filters: TransactionFilters): { bound: Record<string, 
   return { bound, conditions: conditions.filter((c): c is SQL => c !== undefined) };
 }
 
-async function listPage<T>(
-  db: Executor,
-  cursors: CursorCodec,
-  scope: string,
-  query: { cursor?: string; limit?: number },
-  bound: Record<string, string | undefined>,
-  conditions: SQL[],
-  present: (row: TransactionRow) => T,
-): Promise<Page<T>> {
-  const limit = pageLimit(query.limit);
-  if (query.cursor) {
-    const position = cursors.decode(scope, bound, query.cursor);
-    conditions.push(afterPosition(transactions.createdAt, transactions.id, position));
-  }
-  const rows = await db
-    .select()
-    .from(transactions)
-    .where(and(...conditions))
-    .orderBy(...newestFirst(transactions.createdAt, transactions.id))
-    .limit(limit + 1);
-  return toPage(rows, limit, present, (position) => cursors.encode(scope, bound, position));
-}
-
 /** One page of the scope's transactions, newest first by `(created_at, id)`; cursors bound to scope and filters. */
 export function listTransactions(
   db: Executor,
@@ -132,8 +109,8 @@ export function listTransactions(
 ): Promise<Page<Transaction>> {
   const { bound, conditions } = filterConditions(query);
   conditions.unshift(eq(transactions.accountId, scope.accountId), eq(transactions.mode, scope.mode));
-  const cursorScope = `transactions:${scope.accountId}:${scope.mode}`;
-  return listPage(db, cursors, cursorScope, query, bound, conditions, presentTransaction);
+  const request = { cursors, scope: `transactions:${scope.accountId}:${scope.mode}`, filters: bound, query, conditions };
+  return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map(presentTransaction));
 }
 
 /** One page across all accounts, optionally narrowed to one account and/or mode. */
@@ -146,7 +123,8 @@ export function adminListTransactions(
   if (query.account_id !== undefined) conditions.push(eq(transactions.accountId, query.account_id));
   if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
   const filters = { ...bound, account_id: query.account_id, mode: query.mode };
-  return listPage(db, cursors, "admin-transactions", query, filters, conditions, presentAdminTransaction);
+  const request = { cursors, scope: "admin-transactions", filters, query, conditions };
+  return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map(presentAdminTransaction));
 }
 
 /** The scope's transaction row with this reference, or null (another account's or mode's is null too). */

@@ -1,9 +1,10 @@
+import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import { priceFor } from "../catalogue/service.ts";
 import { type FieldError, validationError } from "../errors.ts";
-import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/numbers.ts";
+import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/shared/destinations.ts";
 import type { ProductRow } from "../processing/products.ts";
-import { pickAlias, requireAlias } from "./aliases.ts";
+import { type AliasedField, readAliased } from "./aliases.ts";
 
 type Schemas = components["schemas"];
 
@@ -18,7 +19,18 @@ export interface VendOrder {
   metadata: Record<string, string>;
 }
 
+const productCodeField: AliasedField = { canonical: "product_code", names: ["serviceid", "service_id", "product_code"] };
+const phoneField: AliasedField = { canonical: "phone_number", names: ["receiver_phone_number", "destination", "phone_number"] };
+const billerField: AliasedField = { canonical: "network", names: ["network", "biller"] };
+const meterField: AliasedField = { canonical: "meter_number", names: ["meter_number", "account_number", "destination"] };
+const smartcardField: AliasedField = {
+  canonical: "smartcard_number",
+  names: ["smartcard_number", "account_number", "destination"],
+};
+const bouquetField: AliasedField = { canonical: "product_code", names: ["product_code", "service_id", "serviceid"] };
+
 const serviceOwnedKeys = ["route", "plan_name", "product_id", "delivered_mb", "requested_mb", "partial"];
+const notAPhone = "is not a Nigerian phone number (080…, +234… or 234…)";
 
 function callerMetadata(metadata: Record<string, string> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -28,6 +40,13 @@ function callerMetadata(metadata: Record<string, string> | undefined): Record<st
 
 function fail(errors: FieldError[]): never {
   throw validationError(errors);
+}
+
+/** The customer phone of a bill payment: absent, normalised, or an error (then null). */
+function optionalPhone(phone: string | undefined, errors: FieldError[]): string | null | undefined {
+  const normalised = phone === undefined ? undefined : normalisePhone(phone);
+  if (normalised === null) errors.push({ field: "phone_number", message: notAPhone });
+  return normalised;
 }
 
 /** Face value: required and within the product's range, or the fixed price (an amount given must equal it). */
@@ -51,7 +70,13 @@ function resolveAmount(product: ProductRow, amount: number | undefined, field: s
 /** Finds a product by code (callers may read through a cache). */
 export type ProductLookup = (code: string) => Promise<ProductRow | undefined>;
 
-async function activeProduct(lookup: ProductLookup, code: string, field: string, services: string[], errors: FieldError[]) {
+async function activeProduct(
+  lookup: ProductLookup,
+  code: string,
+  field: string,
+  services: readonly ServiceCode[],
+  errors: FieldError[],
+) {
   const product = await lookup(code);
   if (!product?.active) {
     errors.push({ field, message: `is not a known product code (see GET /api/v1/catalogue/products)` });
@@ -64,19 +89,30 @@ async function activeProduct(lookup: ProductLookup, code: string, field: string,
   return product;
 }
 
+/** The order, its metadata being the caller's, then `own`, then the product and route, then the customer phone. */
 function order(
   product: ProductRow,
   destination: string,
   amountKobo: number,
-  clientReference: string | undefined,
-  metadata: Record<string, string>,
+  body: { client_reference?: string; metadata?: Record<string, string> },
+  route: string,
+  own: Record<string, string>,
+  phone?: string | null,
 ): VendOrder {
+  const metadata: Record<string, string> = {
+    ...callerMetadata(body.metadata),
+    ...own,
+    plan_name: product.name,
+    product_id: product.id,
+    route,
+  };
+  if (phone) metadata.phone_number = phone;
   return {
     product,
     destination,
     amountKobo,
     priceKobo: priceFor(product, amountKobo),
-    clientReference: clientReference ?? null,
+    clientReference: body.client_reference ?? null,
     metadata,
   };
 }
@@ -84,28 +120,17 @@ function order(
 /** POST /api/v1/vend: airtime and data by product code to a phone number. */
 export async function resolveProductVend(lookup: ProductLookup, body: Schemas["VendRequest"], route: string): Promise<VendOrder> {
   const errors: FieldError[] = [];
-  const raw = body as Record<string, unknown>;
-  const code = pickAlias<string>(raw, ["serviceid", "service_id", "product_code"], errors);
-  const phone = pickAlias<string>(raw, ["receiver_phone_number", "destination", "phone_number"], errors);
-  const amount = pickAlias<number>(raw, ["amount_kobo", "amount"], errors);
-  const hasCode = requireAlias(code, "product_code", ["product_code", "serviceid", "service_id"], errors);
-  const hasPhone = requireAlias(phone, "phone_number", ["phone_number", "receiver_phone_number", "destination"], errors);
-  const destination = hasPhone ? normalisePhone(phone.value) : null;
-  if (hasPhone && !destination)
-    errors.push({ field: phone.field, message: "is not a Nigerian phone number (080…, +234… or 234…)" });
-  const product = hasCode ? await activeProduct(lookup, code.value, code.field, ["airtime", "data"], errors) : undefined;
+  const { found, amount } = readAliased(body, [productCodeField, phoneField], errors);
+  const [code, phone] = found;
+  const destination = phone ? normalisePhone(phone.value) : null;
+  if (phone && !destination) errors.push({ field: phone.field, message: notAPhone });
+  const product = code ? await activeProduct(lookup, code.value, code.field, ["airtime", "data"], errors) : undefined;
   if (product && body.network !== undefined && body.network !== product.network) {
     errors.push({ field: "network", message: `does not match the product's network (${product.network})` });
   }
   const amountKobo = product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
   if (errors.length > 0 || !product || !destination || amountKobo === undefined) fail(errors);
-  return order(product, destination, amountKobo, body.client_reference, {
-    ...callerMetadata(body.metadata),
-    data_type: product.service,
-    plan_name: product.name,
-    product_id: product.id,
-    route,
-  });
+  return order(product, destination, amountKobo, body, route, { data_type: product.service });
 }
 
 /** POST /api/v1/bills/electricity. */
@@ -115,18 +140,13 @@ export async function resolveElectricityVend(
   route: string,
 ): Promise<VendOrder> {
   const errors: FieldError[] = [];
-  const raw = body as Record<string, unknown>;
-  const disco = pickAlias<string>(raw, ["network", "biller"], errors);
-  const meter = pickAlias<string>(raw, ["meter_number", "account_number", "destination"], errors);
-  const amount = pickAlias<number>(raw, ["amount_kobo", "amount"], errors);
-  const hasDisco = requireAlias(disco, "network", ["network", "biller"], errors);
-  const hasMeter = requireAlias(meter, "meter_number", ["meter_number", "account_number", "destination"], errors);
-  if (hasMeter && !isMeterNumber(meter.value)) errors.push({ field: meter.field, message: "must be 11 to 13 digits" });
-  const phone = body.phone_number === undefined ? undefined : normalisePhone(body.phone_number);
-  if (phone === null) errors.push({ field: "phone_number", message: "is not a Nigerian phone number (080…, +234… or 234…)" });
+  const { found, amount } = readAliased(body, [billerField, meterField], errors);
+  const [disco, meter] = found;
+  if (meter && !isMeterNumber(meter.value)) errors.push({ field: meter.field, message: "must be 11 to 13 digits" });
+  const phone = optionalPhone(body.phone_number, errors);
   const meterType = body.meter_type ?? "prepaid";
   let product: ProductRow | undefined;
-  if (hasDisco) {
+  if (disco) {
     const code = body.product_code ?? `${disco.value}-${meterType}`;
     product = await activeProduct(lookup, code, body.product_code ? "product_code" : disco.field, ["electricity"], errors);
     if (product && product.network !== disco.value)
@@ -136,17 +156,9 @@ export async function resolveElectricityVend(
     }
   }
   const amountKobo = product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
-  if (errors.length > 0 || !product || !hasMeter || amountKobo === undefined) fail(errors);
-  const metadata: Record<string, string> = {
-    ...callerMetadata(body.metadata),
-    meter_number: meter.value,
-    meter_type: product.meterType ?? meterType,
-    plan_name: product.name,
-    product_id: product.id,
-    route,
-  };
-  if (phone) metadata.phone_number = phone;
-  return order(product, meter.value, amountKobo, body.client_reference, metadata);
+  if (errors.length > 0 || !product || !meter || amountKobo === undefined) fail(errors);
+  const own = { meter_number: meter.value, meter_type: product.meterType ?? meterType };
+  return order(product, meter.value, amountKobo, body, route, own, phone);
 }
 
 /** POST /api/v1/bills/cable. */
@@ -156,30 +168,15 @@ export async function resolveCableVend(
   route: string,
 ): Promise<VendOrder> {
   const errors: FieldError[] = [];
-  const raw = body as Record<string, unknown>;
-  const biller = pickAlias<string>(raw, ["network", "biller"], errors);
-  const card = pickAlias<string>(raw, ["smartcard_number", "account_number", "destination"], errors);
-  const code = pickAlias<string>(raw, ["product_code", "service_id", "serviceid"], errors);
-  const amount = pickAlias<number>(raw, ["amount_kobo", "amount"], errors);
-  const hasBiller = requireAlias(biller, "network", ["network", "biller"], errors);
-  const hasCard = requireAlias(card, "smartcard_number", ["smartcard_number", "account_number", "destination"], errors);
-  const hasCode = requireAlias(code, "product_code", ["product_code", "service_id", "serviceid"], errors);
-  if (hasCard && !isSmartcardNumber(card.value)) errors.push({ field: card.field, message: "must be 10 to 12 digits" });
-  const phone = body.phone_number === undefined ? undefined : normalisePhone(body.phone_number);
-  if (phone === null) errors.push({ field: "phone_number", message: "is not a Nigerian phone number (080…, +234… or 234…)" });
-  const product = hasCode ? await activeProduct(lookup, code.value, code.field, ["cable"], errors) : undefined;
-  if (product && hasBiller && product.network !== biller.value) {
+  const { found, amount } = readAliased(body, [billerField, smartcardField, bouquetField], errors);
+  const [biller, card, code] = found;
+  if (card && !isSmartcardNumber(card.value)) errors.push({ field: card.field, message: "must be 10 to 12 digits" });
+  const phone = optionalPhone(body.phone_number, errors);
+  const product = code ? await activeProduct(lookup, code.value, code.field, ["cable"], errors) : undefined;
+  if (product && biller && product.network !== biller.value) {
     errors.push({ field: biller.field, message: `does not match the bouquet's biller (${product.network})` });
   }
   const amountKobo = product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
-  if (errors.length > 0 || !product || !hasCard || amountKobo === undefined) fail(errors);
-  const metadata: Record<string, string> = {
-    ...callerMetadata(body.metadata),
-    smartcard_number: card.value,
-    plan_name: product.name,
-    product_id: product.id,
-    route,
-  };
-  if (phone) metadata.phone_number = phone;
-  return order(product, card.value, amountKobo, body.client_reference, metadata);
+  if (errors.length > 0 || !product || !card || amountKobo === undefined) fail(errors);
+  return order(product, card.value, amountKobo, body, route, { smartcard_number: card.value }, phone);
 }

@@ -90,18 +90,35 @@ function customerNotFound(what: string, number: string, network: NetworkRow): Ap
   );
 }
 
-/** The customer behind a meter at a disco, before payment. Nothing is charged. */
-export async function verifyMeter(
+/** What is verified at each kind of biller: the number's field and the form it must have. */
+const accountNumbers = {
+  electricity: { field: "meter_number", valid: isMeterNumber, problem: "must be 11 to 13 digits" },
+  cable: { field: "smartcard_number", valid: isSmartcardNumber, problem: "must be 10 to 12 digits" },
+} as const;
+
+type TargetFields = "network" | "biller" | "meter_number" | "smartcard_number" | "account_number" | "destination";
+
+/** The biller (network or biller) and the number at it (its own field, account_number or destination), checked. */
+async function resolveTarget(
   db: Database,
-  providers: Providers,
-  mode: Mode,
-  body: MeterVerifyRequest,
-): Promise<MeterVerification> {
-  const errors: FieldError[] = [];
+  body: Partial<Record<TargetFields, string>>,
+  service: "electricity" | "cable",
+  errors: FieldError[],
+): Promise<{ network: NetworkRow | undefined; number: Resolved | undefined }> {
+  const account = accountNumbers[service];
   const network = resolveAlias(body, ["network", "biller"], errors);
-  const meter = resolveAlias(body, ["meter_number", "account_number", "destination"], errors);
-  if (meter && !isMeterNumber(meter.value)) errors.push({ field: meter.field, message: "must be 11 to 13 digits" });
-  const disco = await resolveNetwork(db, network, "electricity", errors);
+  const number = resolveAlias(body, [account.field, "account_number", "destination"], errors);
+  if (number && !account.valid(number.value)) errors.push({ field: number.field, message: account.problem });
+  return { network: await resolveNetwork(db, network, service, errors), number };
+}
+
+/** A look-up of the customer behind a number, before payment, with the key's mode. Nothing is charged. */
+type Verification<Request, Answer> = (db: Database, providers: Providers, mode: Mode, body: Request) => Promise<Answer>;
+
+/** The customer behind a meter at a disco. */
+export const verifyMeter: Verification<MeterVerifyRequest, MeterVerification> = async (db, providers, mode, body) => {
+  const errors: FieldError[] = [];
+  const { network: disco, number: meter } = await resolveTarget(db, body, "electricity", errors);
   const meterType = body.meter_type ?? "prepaid";
   const [product] = disco
     ? await db
@@ -128,20 +145,12 @@ export async function verifyMeter(
     address: customer.address ?? null,
     min_amount_kobo: product.minAmountKobo ?? 0,
   };
-}
+};
 
-/** The customer and current bouquet behind a smartcard at a cable biller, before payment. Nothing is charged. */
-export async function verifySmartcard(
-  db: Database,
-  providers: Providers,
-  mode: Mode,
-  body: SmartcardVerifyRequest,
-): Promise<SmartcardVerification> {
+/** The customer and current bouquet behind a smartcard at a cable biller. */
+export const verifySmartcard: Verification<SmartcardVerifyRequest, SmartcardVerification> = async (db, providers, mode, body) => {
   const errors: FieldError[] = [];
-  const network = resolveAlias(body, ["network", "biller"], errors);
-  const card = resolveAlias(body, ["smartcard_number", "account_number", "destination"], errors);
-  if (card && !isSmartcardNumber(card.value)) errors.push({ field: card.field, message: "must be 10 to 12 digits" });
-  const biller = await resolveNetwork(db, network, "cable", errors);
+  const { network: biller, number: card } = await resolveTarget(db, body, "cable", errors);
   if (errors.length > 0 || !biller || !card) throw validationError(errors);
   const customer = await lookUpCustomer(providers, mode, { service: "cable", network: biller.code, number: card.value });
   if (!customer) throw customerNotFound("smartcard", card.value, biller);
@@ -152,4 +161,4 @@ export async function verifySmartcard(
     current_bouquet: customer.currentBouquet ?? null,
     due_date: customer.dueDate ?? null,
   };
-}
+};

@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Mode } from "../auth/keys.ts";
-import { newestFirst } from "../db/keyset.ts";
+import { readNewestFirst } from "../db/keyset.ts";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import { scheduleEventDeliveries } from "../ledger/outbox.ts";
-import { type CursorCodec, type KeysetPosition, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import type { CursorCodec, Page } from "../lib/cursor.ts";
 import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 
 type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
@@ -114,11 +114,6 @@ async function presentEvents(db: Executor, rows: EventRow[]): Promise<Event[]> {
   }));
 }
 
-/** Rows strictly after `position` in `(created_at desc, id desc)` order (event ids are text, not uuid). */
-function afterEventPosition(position: KeysetPosition): SQL {
-  return sql`(${events.createdAt}, ${events.id}) < (${position.createdAt.toISOString()}::timestamptz, ${position.id})`;
-}
-
 export interface ListEventsQuery {
   type?: EventType;
   cursor?: string;
@@ -132,28 +127,13 @@ export async function listEvents(
   scope: WebhookScope,
   query: ListEventsQuery,
 ): Promise<Page<Event>> {
-  const limit = pageLimit(query.limit);
-  const cursorScope = `events:${scope.accountId}:${scope.mode}`;
-  const bound = { type: query.type };
-  const conditions: (SQL | undefined)[] = [
+  const conditions = [
     eq(events.accountId, scope.accountId),
     eq(events.mode, scope.mode),
     query.type === undefined ? undefined : eq(events.type, query.type),
   ];
-  if (query.cursor) conditions.push(afterEventPosition(cursors.decode(cursorScope, bound, query.cursor)));
-  const rows = await db
-    .select()
-    .from(events)
-    .where(and(...conditions))
-    .orderBy(...newestFirst(events.createdAt, events.id))
-    .limit(limit + 1);
-  const page = toPage(
-    rows,
-    limit,
-    (row) => row,
-    (position) => cursors.encode(cursorScope, bound, position),
-  );
-  return { items: await presentEvents(db, page.items), page: page.page };
+  const request = { cursors, scope: `events:${scope.accountId}:${scope.mode}`, filters: { type: query.type }, query, conditions };
+  return readNewestFirst(db, events, "createdAt", request, (rows) => presentEvents(db, rows));
 }
 
 /** Schedules the scope's event for every current endpoint again, due now; `404` for anyone else's event. */

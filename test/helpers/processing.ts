@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
-import { signTimestampedCallback } from "../../src/callbacks/signature.ts";
 import type { Config, ProviderConfigs } from "../../src/config.ts";
 import type { Database } from "../../src/db/client.ts";
 import { transactions } from "../../src/db/schema/index.ts";
+import { signTimestampedCallback } from "../../src/lib/shared/callback-signature.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { idem } from "./accounts.ts";
 import type { HttpClient } from "./http.ts";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { processingRunner } from "../../src/background.ts";
-import { signCallback } from "../../src/callbacks/signature.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
+import { signCallback } from "../../src/lib/shared/callback-signature.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { maskDestination } from "../../src/lib/mask.ts";
-import { formatNgn, isMeterNumber, isSmartcardNumber, normalisePhone } from "../../src/lib/numbers.ts";
+import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../../src/lib/shared/destinations.ts";
+import { formatNgn } from "../../src/lib/shared/money.ts";
 
 describe("masking (DECISIONS 9)", () => {
   test.each([

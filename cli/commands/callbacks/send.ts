@@ -1,5 +1,7 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
+import { type ProviderCallbackStatus, providerCallbackStatuses } from "../../../generated/constants.ts";
+import { signTimestampedCallback } from "../../../src/lib/shared/callback-signature.ts";
 import { unwrap } from "../../client.ts";
 import { contextOf, integerOption, withExample } from "../../context.ts";
 import { transactionDetailColumns } from "../../views.ts";
@@ -9,7 +11,7 @@ export const defaultSandboxToken = "sandbox-callback-token";
 export const defaultSandboxSecret = "sandbox-callback-secret";
 
 interface SendFlags {
-  status: "successful" | "failed";
+  status: ProviderCallbackStatus;
   provider: string;
   providerReference?: string;
   eventId?: string;
@@ -23,13 +25,6 @@ interface SendFlags {
   timestamp?: number;
 }
 
-/**
- * The sandbox scheme: `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<exact bytes sent>">`. The
- * service refuses a `t` outside its replay window (CALLBACK_REPLAY_WINDOW_SECONDS, default 300).
- */
-export const providerSignature = (rawBody: string, secret: string, t = Math.floor(Date.now() / 1000)): string =>
-  `t=${t},sha256=${createHmac("sha256", secret).update(`${t}.${rawBody}`).digest("hex")}`;
-
 export const callbacksSendCommand = withExample(
   new Command("send")
     .description(
@@ -37,7 +32,7 @@ export const callbacksSendCommand = withExample(
         "as the sandbox provider would",
     )
     .argument("<reference>", "transaction reference (txn_…)")
-    .addOption(new Option("--status <status>", "outcome").choices(["successful", "failed"]).makeOptionMandatory())
+    .addOption(new Option("--status <status>", "outcome").choices(providerCallbackStatuses).makeOptionMandatory())
     .option("--provider <name>", "provider name in the URL", "sandbox")
     .option("--provider-reference <ref>", "provider's reference (default: a random SBX-…)")
     .option("--event-id <id>", "callback event id (default: random; reuse one to send a repeat)")
@@ -74,7 +69,8 @@ export const callbacksSendCommand = withExample(
     ctx.clients.anonymous().POST("/callbacks/providers/{provider}", {
       params: {
         path: { provider: flags.provider },
-        header: { "X-Provider-Signature": providerSignature(raw, secret, flags.timestamp) },
+        // The sandbox scheme; the service refuses a `t` outside its replay window (CALLBACK_REPLAY_WINDOW_SECONDS).
+        header: { "X-Provider-Signature": signTimestampedCallback(secret, raw, flags.timestamp) },
       },
       headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
       body,

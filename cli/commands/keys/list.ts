@@ -8,10 +8,9 @@ export const keysListCommand = withExample(
   "vendctl keys list 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c",
 ).action(async (accountId: string, _flags: unknown, command: Command) => {
   const ctx = contextOf(command);
-  const keys = await unwrap(
-    ctx.clients.admin().GET("/admin/v1/accounts/{account_id}/keys", { params: { path: { account_id: accountId } } }),
+  const params = { path: { account_id: accountId } };
+  await ctx.printer.listAll(
+    apiKeyColumns,
+    await unwrap(ctx.clients.admin().GET("/admin/v1/accounts/{account_id}/keys", { params })),
   );
-  const list = ctx.printer.list(apiKeyColumns);
-  await list.rows(keys);
-  await list.end();
 });

@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import { type MeterType, meterTypes } from "../../../generated/constants.ts";
 import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
 import { meterColumns } from "../../views.ts";
@@ -6,7 +7,7 @@ import { meterColumns } from "../../views.ts";
 interface MeterFlags {
   disco: string;
   meter: string;
-  meterType: "prepaid" | "postpaid";
+  meterType: MeterType;
 }
 
 export const verifyMeterCommand = withExample(
@@ -14,7 +15,7 @@ export const verifyMeterCommand = withExample(
     .description("Look up the customer behind a meter (nothing is charged)")
     .requiredOption("--disco <code>", "distribution company, e.g. ikedc")
     .requiredOption("--meter <number>", "meter number")
-    .addOption(new Option("--meter-type <type>", "meter type").choices(["prepaid", "postpaid"]).default("prepaid")),
+    .addOption(new Option("--meter-type <type>", "meter type").choices(meterTypes).default("prepaid")),
   "vendctl verify meter --disco ikedc --meter 45031234567 --meter-type prepaid",
 ).action(async (flags: MeterFlags, command: Command) => {
   const ctx = contextOf(command);

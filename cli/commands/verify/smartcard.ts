@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
+import { billerOption } from "../../vend/options.ts";
 import { smartcardColumns } from "../../views.ts";
 
 interface SmartcardFlags {
@@ -11,7 +12,7 @@ interface SmartcardFlags {
 export const verifySmartcardCommand = withExample(
   new Command("smartcard")
     .description("Look up the customer and current bouquet behind a smartcard (nothing is charged)")
-    .requiredOption("--biller <code>", "dstv, gotv, startimes or showmax")
+    .addOption(billerOption().makeOptionMandatory())
     .requiredOption("--smartcard <number>", "smartcard or IUC number"),
   "vendctl verify smartcard --biller dstv --smartcard 7031234567",
 ).action(async (flags: SmartcardFlags, command: Command) => {

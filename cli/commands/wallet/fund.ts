@@ -1,4 +1,5 @@
 import { Command, Option } from "commander";
+import { type Mode, modes } from "../../../generated/constants.ts";
 import { call } from "../../client.ts";
 import { type Context, contextOf, newIdempotencyKey, withExample } from "../../context.ts";
 import { parseNgn } from "../../money.ts";
@@ -6,7 +7,7 @@ import { type Movement, movementColumns } from "../../views.ts";
 
 interface FundFlags {
   account?: string;
-  mode: "test" | "live";
+  mode: Mode;
   note?: string;
   idempotencyKey?: string;
 }
@@ -27,7 +28,7 @@ export const walletFundCommand = withExample(
     )
     .argument("<amount>", "amount in NGN, e.g. 5000 or 5000.50")
     .option("--account <id>", "credit this account's wallet through the admin API (needs the admin token)")
-    .addOption(new Option("--mode <mode>", "wallet mode with --account").choices(["test", "live"]).default("test"))
+    .addOption(new Option("--mode <mode>", "wallet mode with --account").choices(modes).default("test"))
     .option("--note <text>", 'ledger note (default with --account: "vendctl wallet fund")')
     .option("--idempotency-key <key>", "reuse the key of an earlier attempt; default: a new random key"),
   "vendctl wallet fund 5000",

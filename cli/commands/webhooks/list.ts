@@ -8,7 +8,5 @@ export const webhooksListCommand = withExample(
   "vendctl webhooks list --json",
 ).action(async (_flags: unknown, command: Command) => {
   const ctx = contextOf(command);
-  const list = ctx.printer.list(endpointColumns);
-  await list.rows(await unwrap(ctx.clients.api().GET("/api/v1/webhook-endpoints")));
-  await list.end();
+  await ctx.printer.listAll(endpointColumns, await unwrap(ctx.clients.api().GET("/api/v1/webhook-endpoints")));
 });

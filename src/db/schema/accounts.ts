@@ -1,13 +1,19 @@
-import { sql } from "drizzle-orm";
-import { index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { timestampMs } from "./columns.ts";
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { modes } from "../../../generated/constants.ts";
+import { createdAt, uuidPrimaryKey, uuidReference } from "./columns.ts";
 
 export const accounts = pgTable(
   "accounts",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    name: text("name").notNull(),
-    createdAt: timestampMs("created_at").notNull().default(sql`now()`),
+    id: uuidPrimaryKey(),
+    name: text().notNull(),
+    ...createdAt(),
   },
   (t) => [index("accounts_created_idx").on(t.createdAt.desc(), t.id.desc())],
 );
+
+/** The owning account and the mode (test or live) of a row that belongs to one account's side. */
+export const accountAndMode = () => ({
+  accountId: uuidReference("account_id", () => accounts.id),
+  mode: text({ enum: modes }).notNull(),
+});

@@ -1,6 +1,5 @@
-import { sql } from "drizzle-orm";
-import { index, integer, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
-import { timestampMs } from "./columns.ts";
+import { index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { createdAt, timestampMs, uuidPrimaryKey } from "./columns.ts";
 
 /**
  * A completed idempotent request. Written in the same database transaction as the work it
@@ -10,15 +9,15 @@ import { timestampMs } from "./columns.ts";
 export const idempotencyRecords = pgTable(
   "idempotency_records",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    scope: text("scope").notNull(),
-    method: text("method").notNull(),
-    path: text("path").notNull(),
-    key: text("key").notNull(),
-    fingerprint: text("fingerprint").notNull(),
+    id: uuidPrimaryKey(),
+    scope: text().notNull(),
+    method: text().notNull(),
+    path: text().notNull(),
+    key: text().notNull(),
+    fingerprint: text().notNull(),
     responseStatus: integer("response_status").notNull(),
     responseBody: text("response_body").notNull(),
-    createdAt: timestampMs("created_at").notNull().default(sql`now()`),
+    ...createdAt(),
     expiresAt: timestampMs("expires_at").notNull(),
   },
   (t) => [

@@ -1,29 +1,30 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { kobo, timestampMs } from "./columns.ts";
+import { meterTypes, productKinds, serviceCodes } from "../../../generated/constants.ts";
+import { insertedAt, kobo } from "./columns.ts";
 import { networks } from "./networks.ts";
 
 export const products = pgTable(
   "products",
   {
-    code: text("code").primaryKey(),
-    id: uuid("id").notNull().unique().defaultRandom(),
-    name: text("name").notNull(),
-    service: text("service", { enum: ["airtime", "data", "cable", "electricity"] }).notNull(),
-    network: text("network")
+    code: text().primaryKey(),
+    id: uuid().notNull().unique().defaultRandom(),
+    name: text().notNull(),
+    service: text({ enum: serviceCodes }).notNull(),
+    network: text()
       .notNull()
       .references(() => networks.code),
-    kind: text("kind", { enum: ["fixed", "range"] }).notNull(),
+    kind: text({ enum: productKinds }).notNull(),
     priceKobo: kobo("price_kobo"),
     minAmountKobo: kobo("min_amount_kobo"),
     maxAmountKobo: kobo("max_amount_kobo"),
     discountBps: integer("discount_bps").notNull().default(0),
     requestedMb: integer("requested_mb"),
     validityDays: integer("validity_days"),
-    meterType: text("meter_type", { enum: ["prepaid", "postpaid"] }),
-    active: boolean("active").notNull().default(true),
+    meterType: text("meter_type", { enum: meterTypes }),
+    active: boolean().notNull().default(true),
     sortOrder: integer("sort_order").notNull().default(0),
-    updatedAt: timestampMs("updated_at").notNull().default(sql`now()`),
+    updatedAt: insertedAt("updated_at"),
   },
   (t) => [
     index("products_network_idx").on(t.network, t.service),

@@ -1,21 +1,20 @@
-import { sql } from "drizzle-orm";
 import { boolean, index, integer, jsonb, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { timestampMs } from "./columns.ts";
+import { insertedAt, uuidPrimaryKey } from "./columns.ts";
 
 export const providerCallbacks = pgTable(
   "provider_callbacks",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    provider: text("provider").notNull(),
-    reference: text("reference"),
+    id: uuidPrimaryKey(),
+    provider: text().notNull(),
+    reference: text(),
     eventId: text("event_id"),
-    headers: jsonb("headers").$type<Record<string, string>>().notNull(),
+    headers: jsonb().$type<Record<string, string>>().notNull(),
     rawBody: text("raw_body").notNull(),
     signatureValid: boolean("signature_valid").notNull(),
     httpStatus: integer("http_status").notNull(),
     resultCode: text("result_code").notNull(),
     replayOf: uuid("replay_of"),
-    receivedAt: timestampMs("received_at").notNull().default(sql`clock_timestamp()`),
+    receivedAt: insertedAt("received_at", "clock"),
   },
   (t) => [
     index("provider_callbacks_reference_idx").on(t.reference, t.receivedAt),

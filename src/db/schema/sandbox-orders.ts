@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgTable, text } from "drizzle-orm/pg-core";
-import { timestampMs } from "./columns.ts";
+import { providerCallbackStatuses } from "../../../generated/constants.ts";
+import { createdAt, timestampMs } from "./columns.ts";
 
 /**
  * The sandbox provider's own book of orders, keyed by our reference (its request id). It lives
@@ -10,16 +11,16 @@ import { timestampMs } from "./columns.ts";
 export const sandboxOrders = pgTable(
   "sandbox_orders",
   {
-    reference: text("reference").primaryKey(),
+    reference: text().primaryKey(),
     providerReference: text("provider_reference").notNull(),
-    status: text("status", { enum: ["successful", "failed", "pending"] }).notNull(),
+    status: text({ enum: ["successful", "failed", "pending"] }).notNull(),
     /** What a pending order becomes when its callback is due (null: stays pending). */
-    eventualStatus: text("eventual_status", { enum: ["successful", "failed"] }),
+    eventualStatus: text("eventual_status", { enum: providerCallbackStatuses }),
     vendCount: integer("vend_count").notNull().default(1),
-    result: jsonb("result").$type<Record<string, string>>().notNull().default({}),
+    result: jsonb().$type<Record<string, string>>().notNull().default({}),
     callbackDueAt: timestampMs("callback_due_at"),
     callbackSentAt: timestampMs("callback_sent_at"),
-    createdAt: timestampMs("created_at").notNull().default(sql`now()`),
+    ...createdAt(),
   },
   (t) => [index("sandbox_orders_callback_due_idx").on(t.callbackDueAt).where(sql`${t.callbackSentAt} is null`)],
 );

@@ -1,7 +1,8 @@
 import { integer, pgTable, text } from "drizzle-orm/pg-core";
+import { serviceCodes } from "../../../generated/constants.ts";
 
 export const services = pgTable("services", {
-  code: text("code", { enum: ["airtime", "data", "cable", "electricity"] }).primaryKey(),
-  name: text("name").notNull(),
+  code: text({ enum: serviceCodes }).primaryKey(),
+  name: text().notNull(),
   sortOrder: integer("sort_order").notNull().default(0),
 });

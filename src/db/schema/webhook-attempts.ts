@@ -1,20 +1,17 @@
-import { sql } from "drizzle-orm";
-import { bigserial, index, integer, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { timestampMs } from "./columns.ts";
+import { index, integer, pgTable, text } from "drizzle-orm/pg-core";
+import { insertedAt, serialPrimaryKey, uuidReference } from "./columns.ts";
 import { webhookDeliveries } from "./webhook-deliveries.ts";
 
 export const webhookAttempts = pgTable(
   "webhook_attempts",
   {
-    id: bigserial("id", { mode: "number" }).primaryKey(),
-    deliveryId: uuid("delivery_id")
-      .notNull()
-      .references(() => webhookDeliveries.id),
-    attempt: integer("attempt").notNull(),
+    id: serialPrimaryKey(),
+    deliveryId: uuidReference("delivery_id", () => webhookDeliveries.id),
+    attempt: integer().notNull(),
     statusCode: integer("status_code"),
-    error: text("error"),
+    error: text(),
     durationMs: integer("duration_ms").notNull(),
-    attemptedAt: timestampMs("attempted_at").notNull().default(sql`now()`),
+    attemptedAt: insertedAt("attempted_at"),
   },
   (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
 );

@@ -1,20 +1,16 @@
-import { sql } from "drizzle-orm";
-import { index, pgTable, text, uuid } from "drizzle-orm/pg-core";
-import { accounts } from "./accounts.ts";
-import { timestampMs } from "./columns.ts";
+import { index, pgTable, text } from "drizzle-orm/pg-core";
+import { accountAndMode } from "./accounts.ts";
+import { createdAt, timestampMs, uuidPrimaryKey } from "./columns.ts";
 
 export const webhookEndpoints = pgTable(
   "webhook_endpoints",
   {
-    id: uuid("id").primaryKey().defaultRandom(),
-    accountId: uuid("account_id")
-      .notNull()
-      .references(() => accounts.id),
-    mode: text("mode", { enum: ["test", "live"] }).notNull(),
-    url: text("url").notNull(),
-    description: text("description"),
-    secret: text("secret").notNull(),
-    createdAt: timestampMs("created_at").notNull().default(sql`now()`),
+    id: uuidPrimaryKey(),
+    ...accountAndMode(),
+    url: text().notNull(),
+    description: text(),
+    secret: text().notNull(),
+    ...createdAt(),
     deletedAt: timestampMs("deleted_at"),
   },
   (t) => [index("webhook_endpoints_account_idx").on(t.accountId, t.mode)],
