@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
 import { randomBase62 } from "../lib/random.ts";
 
-export type Mode = "test" | "live";
+import type { Mode } from "../lib/scope.ts";
+
+export type { Mode };
 
 const keyPattern = /^rg_(test|live)_[0-9A-Za-z]{32,}$/;
 

@@ -3,13 +3,13 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { AppError } from "../errors.ts";
+import type { Scope } from "../lib/scope.ts";
 import type { TtlCache } from "../lib/ttl-cache.ts";
 import type { AuthGuard } from "./guard.ts";
-import { hashApiKey, keysIssued, type Mode, modeOfKey } from "./keys.ts";
+import { hashApiKey, keysIssued, modeOfKey } from "./keys.ts";
 
-export interface ApiPrincipal {
-  accountId: string;
-  mode: Mode;
+/** An authenticated API key: its scope and its id. */
+export interface ApiPrincipal extends Scope {
   keyId: string;
 }
 

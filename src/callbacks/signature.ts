@@ -1,9 +1,6 @@
 import { timingSafeEqual } from "node:crypto";
 import { signCallback, signTimestampedCallback } from "../lib/shared/callback-signature.ts";
 
-// Signing is shared with the CLI (src/lib/shared); callers of the checker find it here too.
-export { signCallback, signTimestampedCallback };
-
 /**
  * How a provider signs `X-Provider-Signature`:
  * - `timestamped` (the sandbox): `t=<unix seconds>,sha256=<hex HMAC-SHA256 of "<t>.<raw body>">`, so a

@@ -2,10 +2,10 @@ import { and, asc, eq, type SQL } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
-import { type Executor, withTransaction } from "../db/transaction.ts";
+import { withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 import { discountedPrice } from "../lib/shared/money.ts";
-import { findProduct, type ProductRow } from "../processing/products.ts";
+import type { ProductRow } from "../processing/products.ts";
 
 type Network = components["schemas"]["Network"];
 type Service = components["schemas"]["Service"];

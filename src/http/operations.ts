@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { operations } from "../../generated/openapi-types.ts";
 import { AppError, type FieldError, successEnvelope, validationError } from "../errors.ts";
+import type { Scope } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
 import type { RateLimiter } from "./rate-limit.ts";
@@ -11,9 +12,7 @@ import { canonicalParams, headerFieldName, type OperationValidators, toFieldErro
 export type OperationId = keyof operations;
 
 /** Who an ApiKey operation acts for: the key's account and mode. */
-export interface Principal {
-  accountId: string;
-  mode: "test" | "live";
+export interface Principal extends Scope {
   keyId: string;
 }
 

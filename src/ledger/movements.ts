@@ -1,14 +1,11 @@
 import { type SQL, sql } from "drizzle-orm";
-import type { ledgerEntries, wallets } from "../db/schema/index.ts";
+import type { ledgerEntries } from "../db/schema/index.ts";
+import type { Scope } from "../lib/scope.ts";
 
 export type MovementKind = (typeof ledgerEntries.$inferInsert)["kind"];
-type Mode = (typeof wallets.$inferSelect)["mode"];
 
 /** The wallet of an account in one mode. */
-export interface WalletRef {
-  accountId: string;
-  mode: Mode;
-}
+export type WalletRef = Scope;
 
 /**
  * How each kind moves a wallet, as the sign of its amount on the balance and on the hold. Every

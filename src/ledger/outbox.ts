@@ -1,12 +1,11 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
-import type { events } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { randomBase62 } from "../lib/random.ts";
+import type { Mode } from "../lib/scope.ts";
 
 type Transaction = components["schemas"]["Transaction"];
-type Mode = (typeof events.$inferSelect)["mode"];
 
 /** Channel on which newly scheduled webhook deliveries are announced (payload: the event id). */
 export const webhookDueChannel = "vend_webhook_due";

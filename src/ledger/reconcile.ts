@@ -2,9 +2,9 @@ import { sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
+import type { Mode } from "../lib/scope.ts";
 
 type Reconciliation = components["schemas"]["Reconciliation"];
-type Mode = components["schemas"]["Mode"];
 
 export interface WalletDiscrepancy {
   walletId: string;

@@ -4,11 +4,11 @@ import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { capture, release } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEvent } from "../ledger/outbox.ts";
+import { finalStatuses } from "../lib/shared/statuses.ts";
 import { presentTransaction, type Transaction, type TransactionRow } from "./present.ts";
 
 export type Status = TransactionRow["status"];
-export const finalStatuses: readonly Status[] = ["successful", "failed"];
-export const isFinal = (status: Status) => finalStatuses.includes(status);
+export const isFinal = (status: Status) => (finalStatuses as readonly Status[]).includes(status);
 
 /** Channel on which every final state change is announced (payload: the reference). */
 export const finalChannel = "vend_txn_final";

@@ -1,8 +1,8 @@
-import type { Mode } from "../auth/keys.ts";
 import type { Config, EnvReader, ProviderCallBound, ProviderConfigs } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { Task } from "../jobs/queue.ts";
+import type { Mode } from "../lib/scope.ts";
 import { sandboxPlugin } from "./sandbox/plugin.ts";
 import type { ProviderAdapter, ProviderCallbacks, ProviderContext, ProviderPlugin, ProviderTaskContext } from "./types.ts";
 import { vtuPlugin } from "./vtu/plugin.ts";

@@ -1,8 +1,8 @@
 import type { components } from "../../generated/openapi-types.ts";
-import type { Mode } from "../auth/keys.ts";
 import type { EnvReader, ProviderCallBound } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Task } from "../jobs/queue.ts";
+import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 
 /** What a provider needs to carry out one vend. Our `reference` is the provider request id. */

@@ -1,10 +1,10 @@
 import { and, eq, gte, like, lte, or, type SQL } from "drizzle-orm";
-import type { Mode } from "../auth/keys.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound, validationError } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
+import type { Mode, Scope } from "../lib/scope.ts";
 import { normalisePhone } from "../lib/shared/destinations.ts";
 import {
   type AdminTransaction,
@@ -17,10 +17,7 @@ import {
 type TransactionStatus = TransactionRow["status"];
 
 /** Whose transactions a key sees: its account, its mode. */
-export interface TransactionScope {
-  accountId: string;
-  mode: Mode;
-}
+export type TransactionScope = Scope;
 
 export interface TransactionFilters {
   status?: TransactionStatus;

@@ -1,11 +1,11 @@
 import { and, asc, eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import type { Mode } from "../auth/keys.ts";
 import type { Database } from "../db/client.ts";
 import { networks, products } from "../db/schema/index.ts";
 import { AppError, type FieldError, validationError } from "../errors.ts";
 import { maskDestination } from "../lib/mask.ts";
-import { isMeterNumber, isSmartcardNumber } from "../lib/numbers.ts";
+import type { Mode } from "../lib/scope.ts";
+import { isMeterNumber, isSmartcardNumber } from "../lib/shared/destinations.ts";
 import type { Providers } from "../providers/registry.ts";
 import { type CustomerInfo, type CustomerQuery, type ProviderAdapter, ProviderUnavailableError } from "../providers/types.ts";
 
@@ -22,7 +22,7 @@ interface Resolved {
 }
 
 /**
- * One value from a canonical field and its aliases (DECISIONS 9). Aliases that disagree give one error per
+ * One value from a canonical field and its aliases. Aliases that disagree give one error per
  * field involved; none given is an error on the canonical (first) name.
  */
 export function resolveAlias<K extends string>(

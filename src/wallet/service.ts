@@ -1,20 +1,17 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import type { Mode } from "../auth/keys.ts";
 import { queryRows } from "../db/rows.ts";
 import { wallets } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import { credit, fund } from "../ledger/movements.ts";
+import type { Scope } from "../lib/scope.ts";
 
 type Wallet = components["schemas"]["Wallet"];
 type WalletMovement = components["schemas"]["WalletMovement"];
 type WalletRow = typeof wallets.$inferSelect;
 
-export interface WalletRef {
-  accountId: string;
-  mode: Mode;
-}
+export type WalletRef = Scope;
 
 export const presentWallet = (row: Pick<WalletRow, "mode" | "balanceKobo" | "heldKobo">): Wallet => ({
   mode: row.mode,

@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import type { Mode } from "../auth/keys.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import { scheduleEventDeliveries } from "../ledger/outbox.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
+import type { Scope } from "../lib/scope.ts";
 import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 
 type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
@@ -20,10 +20,7 @@ type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type EventRow = typeof events.$inferSelect;
 
 /** Whose endpoints and events a key sees: its account, its mode. */
-export interface WebhookScope {
-  accountId: string;
-  mode: Mode;
-}
+export type WebhookScope = Scope;
 
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {

@@ -1,8 +1,8 @@
 import { lookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
-import type { Mode } from "../auth/keys.ts";
 import { validationError } from "../errors.ts";
+import type { Mode } from "../lib/scope.ts";
 
 export interface ResolvedAddress {
   address: string;

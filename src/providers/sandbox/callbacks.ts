@@ -1,8 +1,8 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
-import { signTimestampedCallback } from "../../callbacks/signature.ts";
 import type { Database } from "../../db/client.ts";
 import { sandboxOrders } from "../../db/schema/index.ts";
 import { randomBase62 } from "../../lib/random.ts";
+import { signTimestampedCallback } from "../../lib/shared/callback-signature.ts";
 import type { Logger } from "../../logger.ts";
 import type { SandboxConfig } from "./config.ts";
 import { sandboxName } from "./defaults.ts";
