@@ -51,3 +51,7 @@ export type ReadinessStatus = (typeof readinessStatuses)[number];
 /** components.schemas.Readiness.database */
 export const readinessDatabases = ["ok", "unavailable"] as const;
 export type ReadinessDatabase = (typeof readinessDatabases)[number];
+
+/** webhooks (operations the service sends, not serves) */
+export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed"] as const;
+export type SentOperationId = (typeof sentOperationIds)[number];

@@ -90,14 +90,29 @@ function render(constant: EnumConstant): string {
   ].join("\n");
 }
 
+/** The operations of the top-level `webhooks`: what the service sends rather than serves. */
+function webhookOperationIds(webhooks: Record<string, Record<string, { operationId?: string }>>): string[] {
+  return Object.values(webhooks).flatMap((item) =>
+    Object.values(item).flatMap((operation) => (operation?.operationId ? [operation.operationId] : [])),
+  );
+}
+
 /** The whole module, starting with `header`. */
 export function enumConstantsSource(specText: string, header: string): string {
-  const spec = parse(specText) as { components?: { schemas?: Record<string, SchemaNode> } };
+  const spec = parse(specText) as {
+    components?: { schemas?: Record<string, SchemaNode> };
+    webhooks?: Record<string, Record<string, { operationId?: string }>>;
+  };
   const constants = collectEnums(spec.components?.schemas ?? {});
   const names = new Set<string>();
   for (const constant of constants) {
     if (names.has(constant.typeName)) throw new Error(`two enumerations would both be named ${constant.typeName}`);
     names.add(constant.typeName);
   }
-  return `${header}\n${constants.map(render).join("\n\n")}\n`;
+  const sent: EnumConstant = {
+    typeName: "SentOperationId",
+    values: webhookOperationIds(spec.webhooks ?? {}),
+    sources: ["webhooks (operations the service sends, not serves)"],
+  };
+  return `${header}\n${[...constants, sent].map(render).join("\n\n")}\n`;
 }

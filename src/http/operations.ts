@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { SentOperationId } from "../../generated/constants.ts";
 import type { operations } from "../../generated/openapi-types.ts";
 import { AppError, type FieldError, successEnvelope, validationError } from "../errors.ts";
 import type { Scope } from "../lib/scope.ts";
@@ -72,10 +73,7 @@ export type OperationResult<Id extends OperationId> =
   | { status: number; raw: string | Blob; contentType: string; headers?: Record<string, string> };
 
 export type OperationHandler<Id extends OperationId> = (input: OperationInput<Id>) => Promise<OperationResult<Id>>;
-/** Operations the contract describes that this service sends rather than serves (its webhooks). */
-type SentOperationId = "webhookTransactionSuccessful" | "webhookTransactionFailed";
-
-/** One handler for every operation openapi.yaml serves: a missing one fails type checking. */
+/** One handler for every operation openapi.yaml serves (not its webhooks, which the service sends): a missing one fails type checking. */
 export type Handlers = { [Id in Exclude<OperationId, SentOperationId>]: OperationHandler<Id> };
 
 export const maxBodyBytes = 64 * 1024;
