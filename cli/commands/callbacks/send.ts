@@ -2,13 +2,10 @@ import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
 import { type ProviderCallbackStatus, providerCallbackStatuses } from "../../../generated/constants.ts";
 import { signTimestampedCallback } from "../../../src/lib/shared/callback-signature.ts";
+import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../../../src/providers/sandbox/defaults.ts";
 import { unwrap } from "../../client.ts";
 import { contextOf, integerOption, withExample } from "../../context.ts";
 import { transactionDetailColumns } from "../../views.ts";
-
-/** The service's documented defaults for the sandbox provider (README, configuration). */
-export const defaultSandboxToken = "sandbox-callback-token";
-export const defaultSandboxSecret = "sandbox-callback-secret";
 
 interface SendFlags {
   status: ProviderCallbackStatus;
@@ -41,8 +38,8 @@ export const callbacksSendCommand = withExample(
     .option("--receipt <number>", "receipt number")
     .option("--delivered-mb <mb>", "data delivered, in MB", integerOption(0))
     .option("--message <text>", "provider message")
-    .option("--sandbox-token <token>", `bearer token (env VENDCTL_SANDBOX_TOKEN, default ${defaultSandboxToken})`)
-    .option("--sandbox-secret <secret>", `signing secret (env VENDCTL_SANDBOX_SECRET, default ${defaultSandboxSecret})`)
+    .option("--sandbox-token <token>", `bearer token (env VENDCTL_SANDBOX_TOKEN, default ${defaultSandboxCallbackToken})`)
+    .option("--sandbox-secret <secret>", `signing secret (env VENDCTL_SANDBOX_SECRET, default ${defaultSandboxCallbackSecret})`)
     .option(
       "--timestamp <unix-seconds>",
       "signature time (default now; an old one drills the service's replay window)",
@@ -51,8 +48,8 @@ export const callbacksSendCommand = withExample(
   "vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful --token 1234-5678-9012 --units 45.6",
 ).action(async (reference: string, flags: SendFlags, command: Command) => {
   const ctx = contextOf(command);
-  const bearer = flags.sandboxToken || process.env.VENDCTL_SANDBOX_TOKEN || defaultSandboxToken;
-  const secret = flags.sandboxSecret || process.env.VENDCTL_SANDBOX_SECRET || defaultSandboxSecret;
+  const bearer = flags.sandboxToken || process.env.VENDCTL_SANDBOX_TOKEN || defaultSandboxCallbackToken;
+  const secret = flags.sandboxSecret || process.env.VENDCTL_SANDBOX_SECRET || defaultSandboxCallbackSecret;
   const body = {
     event_id: flags.eventId ?? `cb_${randomBytes(12).toString("hex")}`,
     reference,
