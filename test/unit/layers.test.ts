@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { stripVTControlCharacters } from "node:util";
 
 const root = join(import.meta.dir, "..", "..");
 const depcruise = join(root, "node_modules", ".bin", "depcruise");
@@ -10,8 +11,10 @@ const config = join(root, ".dependency-cruiser.cjs");
 
 /** Runs the import-direction rule of `.ci/run` (`npm run lint:layers`) over `paths` in `cwd`. */
 function cruise(cwd: string, paths: string[]) {
-  const run = spawnSync(depcruise, [...paths, "--config", config, "--output-type", "err"], { cwd, encoding: "utf8" });
-  return { status: run.status, output: `${run.stdout}${run.stderr}` };
+  const env = { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" };
+  const run = spawnSync(depcruise, [...paths, "--config", config, "--output-type", "err"], { cwd, encoding: "utf8", env });
+  // Colours may be forced by the environment (CI); the rule names and paths are what is checked.
+  return { status: run.status, output: stripVTControlCharacters(`${run.stdout}${run.stderr}`) };
 }
 
 /** A tree with the repository's layout holding only the given files. */
