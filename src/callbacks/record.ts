@@ -66,6 +66,9 @@ export async function recordCallback(
   const [stored] = await db
     .insert(providerCallbacks)
     .values({
+      // Time-ordered (UUIDv7, monotonic in this process): callbacks stored within one millisecond of
+      // `received_at` still list newest first, in the order they arrived.
+      id: Bun.randomUUIDv7(),
       provider: incoming.provider.slice(0, 64),
       reference: storable(outcome.reference, 64),
       eventId: storable(outcome.eventId, 128),
