@@ -5,10 +5,9 @@ import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { lockDataDir } from "./data-dir-lock.ts";
 import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
-import type { Database } from "./executor.ts";
+import { bindPool, type Database } from "./executor.ts";
 import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
 import * as schema from "./schema/index.ts";
-import { bindPool } from "./transaction.ts";
 
 export type { Database, Schema } from "./executor.ts";
 

@@ -19,27 +19,31 @@ export type Transaction =
 /** A database or an open transaction: services compose inside one transaction through it. */
 export type Executor = Database | Transaction;
 
-/** The postgres.js connection an executor runs on: the pool, or a transaction's reserved connection. */
-export type Connection = Sql | TransactionSql;
-
-const connections = new WeakMap<Executor, Connection>();
-
-/** Records which postgres.js connection `executor` runs on. */
-export function bindConnection(executor: Executor, connection: Connection): void {
-  connections.set(executor, connection);
+/** Where an executor runs on PostgreSQL: its postgres.js connection (the pool, or a transaction's), and the pool. */
+export interface Binding {
+  connection: Sql | TransactionSql;
+  pool: Sql;
 }
 
-/** The postgres.js connection under `executor`; undefined on the embedded engine. */
-export function connectionOf(executor: Executor): Connection | undefined {
-  return connections.get(executor);
+const bindings = new WeakMap<Executor, Binding>();
+
+/** Records that a PostgreSQL database runs on `pool` (done once, when it is opened). */
+export function bindPool(db: Executor, pool: Sql): void {
+  bindings.set(db, { connection: pool, pool });
+}
+
+/** Where `executor` runs on PostgreSQL; undefined on the embedded engine. */
+export function bindingOf(executor: Executor): Binding | undefined {
+  return bindings.get(executor);
 }
 
 /**
- * A Drizzle database over a transaction's connection. Drizzle reads its type parsers from the client's
- * `options`, which postgres.js sets on the pool only; the pool's are the transaction's too.
+ * A Drizzle database over a transaction's reserved connection, bound to it. Drizzle reads its type
+ * parsers from the client's `options`, which postgres.js sets on the pool only; the pool's are the
+ * transaction's too.
  */
 export function transactionDatabase(pool: Sql, connection: TransactionSql): Transaction {
   const tx = drizzle(Object.assign(connection, { options: pool.options }) as unknown as Sql);
-  bindConnection(tx, connection);
+  bindings.set(tx, { connection, pool });
   return tx;
 }

@@ -1,6 +1,6 @@
 import type { SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { connectionOf, type Executor } from "./executor.ts";
+import { bindingOf, type Executor } from "./executor.ts";
 
 const dialect = new PgDialect();
 
@@ -13,7 +13,7 @@ const dialect = new PgDialect();
  * through Drizzle.
  */
 export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
-  const connection = connectionOf(executor);
+  const connection = bindingOf(executor)?.connection;
   if (connection) {
     const { sql: text, params } = dialect.sqlToQuery(query);
     return (await connection.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
