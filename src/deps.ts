@@ -1,5 +1,4 @@
 import type { AuthGuard } from "./auth/guard.ts";
-import type { ApiPrincipal } from "./auth/service.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
@@ -9,6 +8,7 @@ import type { RateLimiter } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
+import type { ApiPrincipal } from "./lib/scope.ts";
 import type { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import type { ProductCache } from "./processing/products.ts";

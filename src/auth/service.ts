@@ -3,15 +3,11 @@ import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { AppError } from "../errors.ts";
-import type { Scope } from "../lib/scope.ts";
+import type { ApiPrincipal } from "../lib/scope.ts";
+
 import type { TtlCache } from "../lib/ttl-cache.ts";
 import type { AuthGuard } from "./guard.ts";
 import { hashApiKey, keysIssued, modeOfKey } from "./keys.ts";
-
-/** An authenticated API key: its scope and its id. */
-export interface ApiPrincipal extends Scope {
-  keyId: string;
-}
 
 const unauthenticated = (message: string) => new AppError("UNAUTHENTICATED", message);
 

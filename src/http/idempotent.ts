@@ -1,5 +1,6 @@
 import type { Executor } from "../db/transaction.ts";
 import { successEnvelope } from "../errors.ts";
+import type { Scope } from "../lib/scope.ts";
 import type { OperationId, OperationResult, SuccessDataOf } from "./operations.ts";
 
 /** What one idempotent request is scoped to: the key plus the account (or admin), method and operation. */
@@ -79,5 +80,4 @@ export async function idempotentOperation<Id extends OperationId>(
   };
 }
 
-export const accountScope = (principal: { accountId: string; mode: string }) =>
-  `account:${principal.accountId}:${principal.mode}`;
+export const accountScope = (principal: Scope) => `account:${principal.accountId}:${principal.mode}`;

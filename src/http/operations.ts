@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { SentOperationId } from "../../generated/constants.ts";
 import type { operations } from "../../generated/openapi-types.ts";
 import { AppError, type FieldError, successEnvelope, validationError } from "../errors.ts";
-import type { Scope } from "../lib/scope.ts";
+import type { ApiPrincipal } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
 import type { RateLimiter } from "./rate-limit.ts";
@@ -11,11 +11,6 @@ import type { ApiSpec, OperationSpec } from "./spec.ts";
 import { canonicalParams, headerFieldName, type OperationValidators, toFieldErrors, unstorableText } from "./validation.ts";
 
 export type OperationId = keyof operations;
-
-/** Who an ApiKey operation acts for: the key's account and mode. */
-export interface Principal extends Scope {
-  keyId: string;
-}
 
 /**
  * Checks a request's credentials for an operation's security scheme, given the client's address (for
@@ -26,7 +21,7 @@ export type Authenticate = (
   security: OperationSpec["security"],
   authorization: string | null,
   client: string,
-) => Promise<Principal | null>;
+) => Promise<ApiPrincipal | null>;
 
 /** What the http layer needs: the contract, its validators, the logger, and authentication as a function. */
 export interface HttpDeps {
@@ -61,7 +56,7 @@ export interface OperationInput<Id extends OperationId> {
   request: Request;
   requestId: string;
   /** Set on ApiKey operations. */
-  principal: Principal | null;
+  principal: ApiPrincipal | null;
   body: JsonBodyOf<Id>;
   rawBody: string;
   query: ParamsOf<Id, "query">;
@@ -80,12 +75,12 @@ export const maxBodyBytes = 64 * 1024;
 const drainBytes = 4 * 1024 * 1024;
 
 /** The principal of an ApiKey operation (the dispatcher guarantees it is there). */
-export function principalOf(input: { principal: Principal | null }): Principal {
+export function principalOf(input: { principal: ApiPrincipal | null }): ApiPrincipal {
   if (!input.principal) throw new AppError("UNAUTHENTICATED", "API key required");
   return input.principal;
 }
 
-async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request): Promise<Principal | null> {
+async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request): Promise<ApiPrincipal | null> {
   // Requests that never went through the server (in-process `app.handle`) share one budget.
   const client = contextOf(request).ip ?? "in-process";
   const principal = await deps.authenticate(op.security, request.headers.get("authorization"), client);

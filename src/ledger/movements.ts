@@ -4,9 +4,6 @@ import type { Scope } from "../lib/scope.ts";
 
 export type MovementKind = (typeof ledgerEntries.$inferInsert)["kind"];
 
-/** The wallet of an account in one mode. */
-export type WalletRef = Scope;
-
 /**
  * How each kind moves a wallet, as the sign of its amount on the balance and on the hold. Every
  * ledger entry records exactly this (its deltas), so a wallet always equals the sum of its entries.
@@ -24,9 +21,7 @@ const effects: Record<MovementKind, { balance: -1 | 0 | 1; held: -1 | 0 | 1 }> =
  * earlier CTE of the same statement holding `transactions` rows (`id`, `account_id`, `mode`,
  * `price_kobo`), that transaction's wallet by its price.
  */
-type MovementTarget =
-  | { wallet: WalletRef; amountKobo: number; transactionId?: string; note?: string }
-  | { transactionsCte: string };
+type MovementTarget = { wallet: Scope; amountKobo: number; transactionId?: string; note?: string } | { transactionsCte: string };
 
 /**
  * One movement as parts of a single statement. `wallet` is the CTE that applies it to the wallet
@@ -90,7 +85,7 @@ function move(kind: MovementKind, target: MovementTarget): MovementParts {
 }
 
 /** Reserves `amountKobo` of the wallet for a transaction, only while its available balance covers it. */
-export const hold = (wallet: WalletRef, amountKobo: number, transactionId: string): MovementParts =>
+export const hold = (wallet: Scope, amountKobo: number, transactionId: string): MovementParts =>
   move("hold", { wallet, amountKobo, transactionId });
 
 /** Takes each transaction's held price out of its wallet: the hold and the balance both fall by it. */
@@ -100,12 +95,12 @@ export const capture = (transactionsCte: string): MovementParts => move("capture
 export const release = (transactionsCte: string): MovementParts => move("release", { transactionsCte });
 
 /** Adds money to a test wallet by self-service. */
-export const fund = (wallet: WalletRef, amountKobo: number, note?: string): MovementParts =>
+export const fund = (wallet: Scope, amountKobo: number, note?: string): MovementParts =>
   move("fund", { wallet, amountKobo, note });
 
 /**
  * Adds money to a wallet on an operator's word, with a note; tied to a transaction when it gives
  * that transaction's money back (a refund is a credit that names its transaction).
  */
-export const credit = (wallet: WalletRef, amountKobo: number, note?: string, transactionId?: string): MovementParts =>
+export const credit = (wallet: Scope, amountKobo: number, note?: string, transactionId?: string): MovementParts =>
   move("credit", { wallet, amountKobo, note, transactionId });

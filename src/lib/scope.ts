@@ -10,3 +10,8 @@ export interface Scope {
   accountId: string;
   mode: Mode;
 }
+
+/** An authenticated API key: the scope it acts for, and its id (rate limits, logs). */
+export interface ApiPrincipal extends Scope {
+  keyId: string;
+}

@@ -16,9 +16,6 @@ import {
 
 type TransactionStatus = TransactionRow["status"];
 
-/** Whose transactions a key sees: its account, its mode. */
-export type TransactionScope = Scope;
-
 export interface TransactionFilters {
   status?: TransactionStatus;
   destination?: string;
@@ -101,7 +98,7 @@ function filterConditions(filters: TransactionFilters): { bound: Record<string, 
 export function listTransactions(
   db: Executor,
   cursors: CursorCodec,
-  scope: TransactionScope,
+  scope: Scope,
   query: ListTransactionsQuery,
 ): Promise<Page<Transaction>> {
   const { bound, conditions } = filterConditions(query);
@@ -125,11 +122,7 @@ export function adminListTransactions(
 }
 
 /** The scope's transaction row with this reference, or null (another account's or mode's is null too). */
-export async function findTransactionRow(
-  db: Executor,
-  scope: TransactionScope,
-  reference: string,
-): Promise<TransactionRow | null> {
+export async function findTransactionRow(db: Executor, scope: Scope, reference: string): Promise<TransactionRow | null> {
   const [row] = await db
     .select()
     .from(transactions)
@@ -141,7 +134,7 @@ export async function findTransactionRow(
 }
 
 /** The scope's transaction, presented; `404 NOT_FOUND` when the scope has none with this reference. */
-export async function getTransactionByReference(db: Executor, scope: TransactionScope, reference: string): Promise<Transaction> {
+export async function getTransactionByReference(db: Executor, scope: Scope, reference: string): Promise<Transaction> {
   const row = await findTransactionRow(db, scope, reference);
   if (!row) throw notFound("Transaction");
   return presentTransaction(row);

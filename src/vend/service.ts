@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { ApiPrincipal } from "../auth/service.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { hold } from "../ledger/movements.ts";
 import { randomBase62 } from "../lib/random.ts";
+import type { ApiPrincipal } from "../lib/scope.ts";
 import { formatNgn } from "../lib/shared/money.ts";
 import { presentTransaction, type Transaction } from "../processing/present.ts";
 import { getWallet } from "../wallet/service.ts";

@@ -11,8 +11,6 @@ type Wallet = components["schemas"]["Wallet"];
 type WalletMovement = components["schemas"]["WalletMovement"];
 type WalletRow = typeof wallets.$inferSelect;
 
-export type WalletRef = Scope;
-
 export const presentWallet = (row: Pick<WalletRow, "mode" | "balanceKobo" | "heldKobo">): Wallet => ({
   mode: row.mode,
   currency: "NGN",
@@ -21,9 +19,9 @@ export const presentWallet = (row: Pick<WalletRow, "mode" | "balanceKobo" | "hel
   available_kobo: row.balanceKobo - row.heldKobo,
 });
 
-const walletWhere = (ref: WalletRef) => and(eq(wallets.accountId, ref.accountId), eq(wallets.mode, ref.mode));
+const walletWhere = (ref: Scope) => and(eq(wallets.accountId, ref.accountId), eq(wallets.mode, ref.mode));
 
-export async function getWallet(db: Executor, ref: WalletRef): Promise<Wallet> {
+export async function getWallet(db: Executor, ref: Scope): Promise<Wallet> {
   const [row] = await db.select().from(wallets).where(walletWhere(ref));
   if (!row) throw notFound("Wallet");
   return presentWallet(row);
@@ -47,7 +45,7 @@ interface DepositRow {
  */
 export async function creditWallet(
   db: Executor,
-  ref: WalletRef,
+  ref: Scope,
   input: { amountKobo: number; kind: "fund" | "credit"; note?: string },
 ): Promise<WalletMovement> {
   const movement = input.kind === "fund" ? fund(ref, input.amountKobo, input.note) : credit(ref, input.amountKobo, input.note);

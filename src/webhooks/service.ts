@@ -19,9 +19,6 @@ export type Event = components["schemas"]["Event"];
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type EventRow = typeof events.$inferSelect;
 
-/** Whose endpoints and events a key sees: its account, its mode. */
-export type WebhookScope = Scope;
-
 /** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString("base64")}`;
@@ -31,13 +28,13 @@ function presentEndpoint(row: EndpointRow): WebhookEndpoint {
   return { id: row.id, url: row.url, description: row.description, mode: row.mode, created_at: row.createdAt.toISOString() };
 }
 
-const currentEndpointOf = (scope: WebhookScope): SQL | undefined =>
+const currentEndpointOf = (scope: Scope): SQL | undefined =>
   and(eq(webhookEndpoints.accountId, scope.accountId), eq(webhookEndpoints.mode, scope.mode), isNull(webhookEndpoints.deletedAt));
 
 /** Registers an endpoint after the URL guard; the secret is returned here and never again. */
 export async function createWebhookEndpoint(
   db: Executor,
-  scope: WebhookScope,
+  scope: Scope,
   input: WebhookEndpointCreateRequest,
   options: { allowPrivateUrls: boolean; resolveHost?: HostResolver },
 ): Promise<WebhookEndpointCreated> {
@@ -52,7 +49,7 @@ export async function createWebhookEndpoint(
 }
 
 /** The scope's endpoints that are not deleted, oldest first; no secrets. */
-export async function listWebhookEndpoints(db: Executor, scope: WebhookScope): Promise<WebhookEndpoint[]> {
+export async function listWebhookEndpoints(db: Executor, scope: Scope): Promise<WebhookEndpoint[]> {
   const rows = await db
     .select()
     .from(webhookEndpoints)
@@ -62,7 +59,7 @@ export async function listWebhookEndpoints(db: Executor, scope: WebhookScope): P
 }
 
 /** Soft-deletes the scope's endpoint and stops its pending deliveries; `404` for anyone else's. */
-export function deleteWebhookEndpoint(db: Executor, scope: WebhookScope, id: string): Promise<{ id: string; deleted: true }> {
+export function deleteWebhookEndpoint(db: Executor, scope: Scope, id: string): Promise<{ id: string; deleted: true }> {
   return withTransaction(db, async (tx) => {
     const [row] = await tx
       .update(webhookEndpoints)
@@ -118,12 +115,7 @@ export interface ListEventsQuery {
 }
 
 /** One page of the scope's events, newest first by `(created_at, id)`, each with its deliveries. */
-export async function listEvents(
-  db: Executor,
-  cursors: CursorCodec,
-  scope: WebhookScope,
-  query: ListEventsQuery,
-): Promise<Page<Event>> {
+export async function listEvents(db: Executor, cursors: CursorCodec, scope: Scope, query: ListEventsQuery): Promise<Page<Event>> {
   const conditions = [
     eq(events.accountId, scope.accountId),
     eq(events.mode, scope.mode),
@@ -134,7 +126,7 @@ export async function listEvents(
 }
 
 /** Schedules the scope's event for every current endpoint again, due now; `404` for anyone else's event. */
-export async function resendEvent(db: Executor, scope: WebhookScope, id: string): Promise<Event> {
+export async function resendEvent(db: Executor, scope: Scope, id: string): Promise<Event> {
   const row = await withTransaction(db, async (tx) => {
     const [found] = await tx
       .select()
