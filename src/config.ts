@@ -43,6 +43,8 @@ export interface Config {
   };
   /** Each provider plugin's settings under its name, read by the plugin itself; undefined when not configured. */
   providers: ProviderConfigs;
+  /** Which live provider carries which vends, the providers' own product codes, and their health rules. */
+  routing: RoutingConfig;
   webhooks: {
     retrySchedule: number[];
     timeoutMs: number;
@@ -64,7 +66,7 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>;
+export type Env = Record<string, string | undefined>;
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -119,6 +121,11 @@ export interface EnvReader {
   text(name: string, minLength?: number): string | undefined;
   /** An http(s) URL without trailing slashes; undefined when unset or empty. */
   url(name: string): string | undefined;
+  /**
+   * A secret (key, token, signing secret); undefined when unset or empty. In the environment it is read like
+   * `text`; in the providers file it must be given as `<key>_env`, the name of the variable that holds it.
+   */
+  secret(name: string): string | undefined;
   refuse(name: string, problem: string): never;
 }
 
@@ -127,6 +134,7 @@ function envReader(env: Env): EnvReader {
     integer: (name, fallback, min, max) => readInteger(env, name, fallback, min, max),
     text: (name, minLength) => readOptional(env, name, minLength),
     url: (name) => readUrl(env, name),
+    secret: (name) => readOptional(env, name),
     refuse: (name, problem) => {
       throw new ConfigError(name, problem);
     },
@@ -203,9 +211,49 @@ const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"]
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in src/providers/registry.ts
 export interface ProviderConfigs {}
 
-/** How the providers' settings are read: each plugin its own variables (src/providers/registry.ts). */
+export type VendService = "airtime" | "data" | "cable" | "electricity";
+
+/** The live providers that carry one service (on one network, when `network` is set), in order of preference. */
+export interface ProviderRoute {
+  service: VendService;
+  network?: string;
+  providers: string[];
+}
+
+/** Live routing, from the providers file (PROVIDERS_FILE) or, without one, the defaults. */
+export interface RoutingConfig {
+  /** The providers file's path; undefined when the providers come from the environment alone. */
+  file: string | undefined;
+  /**
+   * A live vend takes the first route of its service and network, else the first of its service without a
+   * network. Empty (no file): every configured live provider, in registry order, carries every service.
+   */
+  routes: ProviderRoute[];
+  /** Each live provider's own codes for catalogue products: provider → catalogue product code → its code. */
+  productCodes: Record<string, Record<string, string>>;
+  /** Per provider: the float (kobo) below which its balance is raised to operators. */
+  lowBalanceKobo: Record<string, number>;
+  breaker: {
+    /** Consecutive failures (refusals, failures, timeouts, unreadable answers) that open a provider's breaker. */
+    failures: number;
+    /** How long an open breaker keeps new orders off the provider before one probe is let through. */
+    cooldownMs: number;
+  };
+  /** How often each process re-reads operators' enable/disable and the breakers other processes opened. */
+  healthRefreshMs: number;
+  /** How often providers that can report their float are asked for it. */
+  balanceCheckMs: number;
+}
+
+export const defaultRouting: Omit<RoutingConfig, "file" | "routes" | "productCodes" | "lowBalanceKobo"> = {
+  breaker: { failures: 5, cooldownMs: 30_000 },
+  healthRefreshMs: 2000,
+  balanceCheckMs: 300_000,
+};
+
+/** How the providers' settings are read: each plugin its own variables or the providers file (src/providers/registry.ts). */
 export interface ProviderSettings {
-  read(read: EnvReader): ProviderConfigs;
+  read(env: Env, read: EnvReader): { providers: ProviderConfigs; routing: RoutingConfig };
   longestCall(configs: ProviderConfigs): ProviderCallBound | undefined;
 }
 
@@ -224,7 +272,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
   }
-  const providerConfigs = providers.read(envReader(env));
+  const settings = providers.read(env, envReader(env));
   return {
     databaseUrl,
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
@@ -248,8 +296,9 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
       rejectedPerMinute: readInteger(env, "CALLBACK_REJECTED_PER_MINUTE", 60, 0, 1_000_000),
     },
     publicBaseUrl: readUrl(env, "PUBLIC_BASE_URL"),
-    worker: readWorker(env, providers.longestCall(providerConfigs)),
-    providers: providerConfigs,
+    worker: readWorker(env, providers.longestCall(settings.providers)),
+    providers: settings.providers,
+    routing: settings.routing,
     webhooks: readWebhooks(env, databaseUrl),
   };
 }

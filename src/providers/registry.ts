@@ -1,9 +1,10 @@
-import type { Config, EnvReader, ProviderCallBound, ProviderConfigs } from "../config.ts";
+import type { Config, Env, EnvReader, ProviderCallBound, ProviderConfigs, RoutingConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { Task } from "../jobs/queue.ts";
 import type { Mode } from "../lib/scope.ts";
 import { sandboxPlugin } from "./sandbox/plugin.ts";
+import { readProviderSettings } from "./settings.ts";
 import type { ProviderAdapter, ProviderCallbacks, ProviderContext, ProviderPlugin, ProviderTaskContext } from "./types.ts";
 import { vtuPlugin } from "./vtu/plugin.ts";
 
@@ -54,9 +55,13 @@ function configured(configs: ProviderConfigs): [string, ConfiguredPlugin][] {
   });
 }
 
-/** Every plugin reads its own variables (in registry order); a bad value throws ConfigError. */
-export function readProviderConfigs(read: EnvReader): ProviderConfigs {
-  return Object.fromEntries(names.map((name) => [name, plugins[name].readConfig(read)])) as ProviderConfigs;
+/**
+ * Every plugin's settings, from its own variables or the providers file, and the live routing; a bad value
+ * throws ConfigError naming it.
+ */
+export function readProviders(env: Env, read: EnvReader): { providers: ProviderConfigs; routing: RoutingConfig } {
+  const { configs, routing } = readProviderSettings(env, read, Object.values(plugins));
+  return { providers: configs as ProviderConfigs, routing };
 }
 
 /** The longest one call to any configured provider can take; undefined when none has a bound. */

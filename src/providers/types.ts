@@ -5,7 +5,10 @@ import type { Task } from "../jobs/queue.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 
-/** What a provider needs to carry out one vend. Our `reference` is the provider request id. */
+/**
+ * What a provider needs to carry out one vend. `reference` is the request id sent to THIS provider: the
+ * transaction's reference for the first provider it went to, its own id for each provider it moved on to.
+ */
 export interface ProviderOrder {
   reference: string;
   mode: Mode;
@@ -21,6 +24,8 @@ export interface ProviderOrder {
   meterType?: "prepaid" | "postpaid";
   /** Customer phone number (electricity token delivery, cable). */
   phoneNumber?: string;
+  /** This provider's own code for the catalogue product, from the providers file; absent: the adapter's default mapping. */
+  providerCode?: string;
 }
 
 /**
@@ -60,6 +65,12 @@ export class ProviderUnavailableError extends Error {
   constructor(
     readonly provider: string,
     message: string,
+    /**
+     * The provider did answer (an HTTP 5xx, a body we cannot read): it has finished with the request, so an
+     * immediate re-query tells its fate. False for a timeout or a broken connection, where the request may
+     * still be in flight at the provider.
+     */
+    readonly answered = false,
   ) {
     super(`${provider}: ${message}`);
   }
@@ -72,6 +83,8 @@ export interface ProviderAdapter {
   requery(order: ProviderOrder): Promise<ProviderOutcome | ProviderNotFound>;
   /** null when the provider knows no such customer. */
   verifyCustomer(query: CustomerQuery): Promise<CustomerInfo | null>;
+  /** Our float at the provider, in kobo; absent when the provider cannot report it. Throws ProviderUnavailableError. */
+  balance?(): Promise<number>;
 }
 
 /**
@@ -116,6 +129,11 @@ export interface ProviderPlugin<C, N extends string = string> {
   readonly name: N;
   /** The key mode whose vends it carries. */
   readonly mode: Mode;
+  /**
+   * The prefix of its variables (`VTU_`). In the providers file (PROVIDERS_FILE) the same settings are
+   * the lower-case keys without it (`VTU_BASE_URL` → `base_url`), secrets as `<key>_env` naming a variable.
+   */
+  readonly envPrefix: string;
   /** Its settings from its own variables, or undefined when they are not set; a bad value throws through `read`. */
   readConfig(read: EnvReader): C | undefined;
   /** The longest one call to it can take; absent when it answers from this service's own database. */

@@ -17,8 +17,8 @@ export interface SandboxConfig {
 export function readSandboxConfig(read: EnvReader): SandboxConfig {
   return {
     callbackDelayMs: read.integer("SANDBOX_CALLBACK_DELAY_MS", defaultSandboxCallbackDelayMs, 0, 3_600_000),
-    callbackToken: read.text("SANDBOX_CALLBACK_TOKEN") ?? defaultSandboxCallbackToken,
-    callbackSecret: read.text("SANDBOX_CALLBACK_SECRET") ?? defaultSandboxCallbackSecret,
+    callbackToken: read.secret("SANDBOX_CALLBACK_TOKEN") ?? defaultSandboxCallbackToken,
+    callbackSecret: read.secret("SANDBOX_CALLBACK_SECRET") ?? defaultSandboxCallbackSecret,
     latencyMs: read.integer("SANDBOX_LATENCY_MS", defaultSandboxLatencyMs, 0, 60_000),
   };
 }

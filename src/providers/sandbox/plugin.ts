@@ -13,6 +13,7 @@ import { createSandboxProvider } from "./provider.ts";
 export const sandboxPlugin = {
   name: sandboxName,
   mode: "test",
+  envPrefix: "SANDBOX_",
   readConfig: readSandboxConfig,
   createAdapter: (config, { db }) => createSandboxProvider(db, config),
   callbacks: (config) => ({ token: config.callbackToken, secret: config.callbackSecret, scheme: "timestamped" }),

@@ -14,7 +14,7 @@ export interface VtuConfig {
 export function readVtuConfig(read: EnvReader): VtuConfig | undefined {
   const baseUrl = read.url("VTU_BASE_URL");
   if (!baseUrl) return undefined;
-  const required = (name: string) => read.text(name) ?? read.refuse(name, "is required when VTU_BASE_URL is set");
+  const required = (name: string) => read.secret(name) ?? read.refuse(name, "is required when VTU_BASE_URL is set");
   return {
     baseUrl,
     apiKey: required("VTU_API_KEY"),

@@ -11,6 +11,7 @@ import { readVtuConfig, type VtuConfig } from "./config.ts";
 export const vtuPlugin = {
   name: vtuName,
   mode: "live",
+  envPrefix: "VTU_",
   readConfig: readVtuConfig,
   // A job may re-query then send: the lease must outlast two calls.
   longestCall: (config) => ({ ms: config.timeoutMs, variable: "VTU_TIMEOUT_MS" }),
