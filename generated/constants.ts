@@ -20,6 +20,14 @@ export type EventType = (typeof eventTypes)[number];
 export const errorCodes = ["VALIDATION_FAILED", "UNAUTHENTICATED", "WALLET_INSUFFICIENT_FUNDS", "TEST_MODE_ONLY", "NOT_FOUND", "CUSTOMER_NOT_FOUND", "METHOD_NOT_ALLOWED", "IDEMPOTENCY_IN_PROGRESS", "CALLBACK_CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "NOT_IMPLEMENTED", "PROVIDER_ERROR", "SERVICE_UNAVAILABLE", "NO_ROUTE"] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
+/** components.schemas.BreakerState */
+export const breakerStates = ["closed", "open", "half_open"] as const;
+export type BreakerState = (typeof breakerStates)[number];
+
+/** components.schemas.AnomalyKind */
+export const anomalyKinds = ["double_delivery", "low_balance"] as const;
+export type AnomalyKind = (typeof anomalyKinds)[number];
+
 /** components.schemas.ElectricityVendRequest.meter_type, components.schemas.MeterVerifyRequest.meter_type, components.schemas.MeterVerification.meter_type, components.schemas.Product.meter_type */
 export const meterTypes = ["prepaid", "postpaid"] as const;
 export type MeterType = (typeof meterTypes)[number];
@@ -44,9 +52,17 @@ export type EventDeliveryStatus = (typeof eventDeliveryStatuses)[number];
 export const providerCallbackStatuses = ["successful", "failed"] as const;
 export type ProviderCallbackStatus = (typeof providerCallbackStatuses)[number];
 
+/** components.schemas.ProviderAttempt.status */
+export const providerAttemptStatuses = ["sent", "pending", "unknown", "successful", "failed", "not_received"] as const;
+export type ProviderAttemptStatus = (typeof providerAttemptStatuses)[number];
+
 /** components.schemas.Readiness.status */
 export const readinessStatuses = ["ok", "unavailable"] as const;
 export type ReadinessStatus = (typeof readinessStatuses)[number];
+
+/** components.schemas.ProviderBreaker.service, components.schemas.EffectiveRoute.service */
+export const services = ["airtime", "data", "cable", "electricity"] as const;
+export type Service = (typeof services)[number];
 
 /** components.schemas.Readiness.database */
 export const readinessDatabases = ["ok", "unavailable"] as const;

@@ -599,6 +599,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/providers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live and test providers, their health and the effective routes
+         * @description Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process within `health_refresh_ms`; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
+         */
+        get: operations["listProviders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{name}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a provider out of every route
+         * @description Persisted: every process stops routing new orders to the provider within `health_refresh_ms` (2 s by default). Orders already with it stay with it (they are re-queried there; they are never re-sent elsewhere while their fate there is unknown). Disabling a disabled provider changes nothing.
+         */
+        post: operations["disableProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{name}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a disabled provider back into its routes
+         * @description Persisted, and followed by every process within `health_refresh_ms`. Enabling an enabled provider changes nothing.
+         */
+        post: operations["enableProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{name}/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A provider's figures over the last 5 and 60 minutes
+         * @description Counted over the orders sent to the provider in each window (one attempt per order and provider): how many it delivered, failed, never received, and still holds; the success and failure rates over those it answered finally; the p50 and p95 of its answer time to a vend. `pending` counts the orders with the provider now whose fate is still open. The float is the last figure the provider reported.
+         */
+        get: operations["getProviderStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/anomalies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What operators must look at, newest first
+         * @description `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. Each is also logged (a double delivery at level error).
+         */
+        get: operations["listAnomalies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/products/{code}": {
         parameters: {
             query?: never;
@@ -894,6 +994,10 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             completed_at: string | null;
+            /** @description The provider the order is with now (the last it was sent to). */
+            provider: string;
+            /** @description Every provider the order was sent to, in order, with the request id each was sent and its outcome (on the single-transaction view and the re-query answer; not in listings). An order moves on to the next provider of its route only when the last said definitively that it was not delivered. */
+            provider_attempts?: components["schemas"]["ProviderAttempt"][];
         };
         /** @description Where the next page starts. */
         Page: {
@@ -1305,6 +1409,142 @@ export interface components {
             items: components["schemas"]["StoredCallback"][];
             page: components["schemas"]["Page"];
         };
+        /**
+         * @description `closed`: orders flow. `open`: consecutive failures reached the threshold; new orders go to the next provider of their route until the cool-down ends. `half_open`: the cool-down is over; one order probes the provider, and its outcome closes or re-opens the breaker.
+         * @enum {string}
+         */
+        BreakerState: "closed" | "open" | "half_open";
+        ProviderBreaker: {
+            /**
+             * @description The service this breaker guards; null for the provider as a whole.
+             * @enum {string|null}
+             */
+            service: "airtime" | "data" | "cable" | "electricity" | null;
+            state: components["schemas"]["BreakerState"];
+            consecutive_failures: number;
+            /**
+             * Format: date-time
+             * @description When an open breaker lets a probe through.
+             */
+            open_until: string | null;
+        };
+        ProviderStatus: {
+            name: string;
+            mode: components["schemas"]["Mode"];
+            /** @description False while an operator has it disabled. */
+            enabled: boolean;
+            disabled_reason: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** @description Enabled, and its provider-wide breaker is not open: new orders may be routed to it. */
+            available: boolean;
+            /** @description The provider-wide breaker first, then one per service that has one. */
+            breakers: components["schemas"]["ProviderBreaker"][];
+            /** @description Our float at the provider, as it last reported it; null when it cannot report one or has not yet. */
+            balance_kobo: number | null;
+            /** Format: date-time */
+            balance_checked_at: string | null;
+            /** @description The threshold below which the float is raised to operators; null when none is set. */
+            low_balance_kobo: number | null;
+            /** @description The last reported float is below the threshold. */
+            low_balance: boolean;
+        };
+        EffectiveRoute: {
+            /** @enum {string} */
+            service: "airtime" | "data" | "cable" | "electricity";
+            /** @description The network, disco or biller; null: every one without its own route. */
+            network: string | null;
+            /** @description In order of preference. */
+            providers: string[];
+        };
+        ProviderOverview: {
+            providers: components["schemas"]["ProviderStatus"][];
+            /** @description The live routes in the order they are matched (service and network first, then service alone). */
+            routes: components["schemas"]["EffectiveRoute"][];
+            /** @description Each live provider's own codes for catalogue products, from the providers file (provider → product code → its code). */
+            product_codes: {
+                [key: string]: {
+                    [key: string]: string;
+                };
+            };
+            /** @description The providers file the settings came from; null when they came from the environment. */
+            providers_file: string | null;
+        };
+        ProviderDisableRequest: {
+            /** @description Why; shown to other operators. */
+            reason: string;
+        };
+        ProviderStatsWindow: {
+            /** @enum {integer} */
+            minutes: 5 | 60;
+            /** @description Orders sent to the provider in the window. */
+            sent: number;
+            successful: number;
+            /** @description Failed or refused by the provider. */
+            failed: number;
+            /** @description The provider's re-query said it never received them (they moved on or failed). */
+            not_received: number;
+            /** @description Still pending, unanswered or unreadable. */
+            open: number;
+            /** @description successful / (successful + failed + not_received); null when none. */
+            success_rate: number | null;
+            /** @description (failed + not_received) / the same. */
+            failure_rate: number | null;
+            /** @description Median time to the provider's answer to a vend; null when none answered. */
+            p50_ms: number | null;
+            p95_ms: number | null;
+        };
+        ProviderStats: {
+            provider: string;
+            /** @description Orders with the provider now whose fate is still open. */
+            pending: number;
+            /** @description The last 5 minutes, then the last 60. */
+            windows: components["schemas"]["ProviderStatsWindow"][];
+            balance_kobo: number | null;
+            /** Format: date-time */
+            balance_checked_at: string | null;
+            low_balance: boolean;
+            /** Format: date-time */
+            generated_at: string;
+        };
+        ProviderAttempt: {
+            provider: string;
+            /** @description The request id sent to this provider (each provider gets its own for the same order). */
+            request_id: string;
+            /**
+             * @description `sent`: no answer yet. `pending`: the provider holds it. `unknown`: no readable answer (timeout, garbled); it is re-queried. `not_received`: its re-query said it never received the order.
+             * @enum {string}
+             */
+            status: "sent" | "pending" | "unknown" | "successful" | "failed" | "not_received";
+            message: string | null;
+            provider_reference: string | null;
+            /** Format: date-time */
+            sent_at: string;
+            /**
+             * Format: date-time
+             * @description Its last answer about the order.
+             */
+            answered_at: string | null;
+            /** @description How long it took to answer the vend. */
+            answer_ms: number | null;
+        };
+        /** @enum {string} */
+        AnomalyKind: "double_delivery" | "low_balance";
+        Anomaly: {
+            /** Format: uuid */
+            id: string;
+            kind: components["schemas"]["AnomalyKind"];
+            provider: string;
+            /** @description The transaction concerned, if any. */
+            reference: string | null;
+            message: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AnomalyPage: {
+            items: components["schemas"]["Anomaly"][];
+            page: components["schemas"]["Page"];
+        };
         ProductUpdateRequest: {
             name?: string;
             price_kobo?: number;
@@ -1553,6 +1793,42 @@ export interface components {
             message: string;
             data: components["schemas"]["StoredCallback"];
         };
+        /** @description Success envelope carrying a ProviderOverview. */
+        ProviderOverviewEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["ProviderOverview"];
+        };
+        /** @description Success envelope carrying a ProviderStatus. */
+        ProviderStatusEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["ProviderStatus"];
+        };
+        /** @description Success envelope carrying a ProviderStats. */
+        ProviderStatsEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["ProviderStats"];
+        };
+        /** @description Success envelope carrying a AnomalyPage. */
+        AnomalyPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["AnomalyPage"];
+        };
         /** @description Success envelope carrying a StoredCallbackPage. */
         StoredCallbackPageEnvelope: {
             /** @constant */
@@ -1800,6 +2076,8 @@ export interface components {
         Limit: number;
         /** @description Transaction reference (`txn_…`). */
         Reference: string;
+        /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+        ProviderName: string;
         /** @description Resource id. */
         ResourceId: string;
         /** @description Account id. */
@@ -2936,6 +3214,170 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["StoredCallbackEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listProviders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers and routes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderOverviewEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disableProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProviderDisableRequest"];
+            };
+        };
+        responses: {
+            /** @description The provider after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderStatusEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    enableProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderStatusEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getProviderStats: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderStatsEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAnomalies: {
+        parameters: {
+            query?: {
+                /** @description Only this kind. */
+                kind?: components["schemas"]["AnomalyKind"];
+                /** @description Only this provider's. */
+                provider?: string;
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of anomalies. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AnomalyPageEnvelope"];
                 };
             };
             400: components["responses"]["ValidationFailed"];

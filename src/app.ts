@@ -7,6 +7,7 @@ import { AppError } from "./errors.ts";
 import { type Handlers, operationRoutes } from "./http/operations.ts";
 import { errorResponse, logResponse } from "./http/respond.ts";
 import { operationsForPath } from "./http/spec.ts";
+import { providerAdminRoutes } from "./provider-admin/routes.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { transactionRoutes } from "./transactions/routes.ts";
 import { vendRoutes } from "./vend/routes.ts";
@@ -31,6 +32,7 @@ export function buildApp(deps: AppDeps) {
   const handlers: Handlers = {
     ...systemRoutes(deps),
     ...adminRoutes(deps),
+    ...providerAdminRoutes(deps),
     ...catalogueRoutes(deps),
     ...verificationRoutes(deps),
     ...transactionRoutes(deps),

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -563,6 +563,85 @@ export const replayCallback = <ThrowOnError extends boolean = false>(options: Op
             type: 'http'
         }],
     url: '/admin/v1/callbacks/{id}/replay',
+    ...options
+});
+
+/**
+ * Live and test providers, their health and the effective routes
+ *
+ * Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process within `health_refresh_ms`; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
+ */
+export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>): RequestResult<ListProvidersResponses, ListProvidersErrors, ThrowOnError> => (options?.client ?? client).get<ListProvidersResponses, ListProvidersErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/providers',
+    ...options
+});
+
+/**
+ * Take a provider out of every route
+ *
+ * Persisted: every process stops routing new orders to the provider within `health_refresh_ms` (2 s by default). Orders already with it stay with it (they are re-queried there; they are never re-sent elsewhere while their fate there is unknown). Disabling a disabled provider changes nothing.
+ */
+export const disableProvider = <ThrowOnError extends boolean = false>(options: Options<DisableProviderData, ThrowOnError>): RequestResult<DisableProviderResponses, DisableProviderErrors, ThrowOnError> => (options.client ?? client).post<DisableProviderResponses, DisableProviderErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/providers/{name}/disable',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Put a disabled provider back into its routes
+ *
+ * Persisted, and followed by every process within `health_refresh_ms`. Enabling an enabled provider changes nothing.
+ */
+export const enableProvider = <ThrowOnError extends boolean = false>(options: Options<EnableProviderData, ThrowOnError>): RequestResult<EnableProviderResponses, EnableProviderErrors, ThrowOnError> => (options.client ?? client).post<EnableProviderResponses, EnableProviderErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/providers/{name}/enable',
+    ...options
+});
+
+/**
+ * A provider's figures over the last 5 and 60 minutes
+ *
+ * Counted over the orders sent to the provider in each window (one attempt per order and provider): how many it delivered, failed, never received, and still holds; the success and failure rates over those it answered finally; the p50 and p95 of its answer time to a vend. `pending` counts the orders with the provider now whose fate is still open. The float is the last figure the provider reported.
+ */
+export const getProviderStats = <ThrowOnError extends boolean = false>(options: Options<GetProviderStatsData, ThrowOnError>): RequestResult<GetProviderStatsResponses, GetProviderStatsErrors, ThrowOnError> => (options.client ?? client).get<GetProviderStatsResponses, GetProviderStatsErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/providers/{name}/stats',
+    ...options
+});
+
+/**
+ * What operators must look at, newest first
+ *
+ * `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. Each is also logged (a double delivery at level error).
+ */
+export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Options<ListAnomaliesData, ThrowOnError>): RequestResult<ListAnomaliesResponses, ListAnomaliesErrors, ThrowOnError> => (options?.client ?? client).get<ListAnomaliesResponses, ListAnomaliesErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/anomalies',
     ...options
 });
 

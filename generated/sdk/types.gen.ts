@@ -147,6 +147,14 @@ export type AdminTransaction = {
     metadata: TransactionMetadata;
     created_at: string;
     completed_at: string | null;
+    /**
+     * The provider the order is with now (the last it was sent to).
+     */
+    provider: string;
+    /**
+     * Every provider the order was sent to, in order, with the request id each was sent and its outcome (on the single-transaction view and the re-query answer; not in listings). An order moves on to the next provider of its route only when the last said definitively that it was not delivered.
+     */
+    provider_attempts?: Array<ProviderAttempt>;
 };
 
 /**
@@ -675,6 +683,187 @@ export type StoredCallbackPage = {
     page: Page;
 };
 
+/**
+ * `closed`: orders flow. `open`: consecutive failures reached the threshold; new orders go to the next provider of their route until the cool-down ends. `half_open`: the cool-down is over; one order probes the provider, and its outcome closes or re-opens the breaker.
+ */
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+export type ProviderBreaker = {
+    /**
+     * The service this breaker guards; null for the provider as a whole.
+     */
+    service: 'airtime' | 'data' | 'cable' | 'electricity' | null;
+    state: BreakerState;
+    consecutive_failures: number;
+    /**
+     * When an open breaker lets a probe through.
+     */
+    open_until: string | null;
+};
+
+export type ProviderStatus = {
+    name: string;
+    mode: Mode;
+    /**
+     * False while an operator has it disabled.
+     */
+    enabled: boolean;
+    disabled_reason: string | null;
+    disabled_at: string | null;
+    /**
+     * Enabled, and its provider-wide breaker is not open: new orders may be routed to it.
+     */
+    available: boolean;
+    /**
+     * The provider-wide breaker first, then one per service that has one.
+     */
+    breakers: Array<ProviderBreaker>;
+    /**
+     * Our float at the provider, as it last reported it; null when it cannot report one or has not yet.
+     */
+    balance_kobo: number | null;
+    balance_checked_at: string | null;
+    /**
+     * The threshold below which the float is raised to operators; null when none is set.
+     */
+    low_balance_kobo: number | null;
+    /**
+     * The last reported float is below the threshold.
+     */
+    low_balance: boolean;
+};
+
+export type EffectiveRoute = {
+    service: 'airtime' | 'data' | 'cable' | 'electricity';
+    /**
+     * The network, disco or biller; null: every one without its own route.
+     */
+    network: string | null;
+    /**
+     * In order of preference.
+     */
+    providers: Array<string>;
+};
+
+export type ProviderOverview = {
+    providers: Array<ProviderStatus>;
+    /**
+     * The live routes in the order they are matched (service and network first, then service alone).
+     */
+    routes: Array<EffectiveRoute>;
+    /**
+     * Each live provider's own codes for catalogue products, from the providers file (provider → product code → its code).
+     */
+    product_codes: {
+        [key: string]: {
+            [key: string]: string;
+        };
+    };
+    /**
+     * The providers file the settings came from; null when they came from the environment.
+     */
+    providers_file: string | null;
+};
+
+export type ProviderDisableRequest = {
+    /**
+     * Why; shown to other operators.
+     */
+    reason: string;
+};
+
+export type ProviderStatsWindow = {
+    minutes: 5 | 60;
+    /**
+     * Orders sent to the provider in the window.
+     */
+    sent: number;
+    successful: number;
+    /**
+     * Failed or refused by the provider.
+     */
+    failed: number;
+    /**
+     * The provider's re-query said it never received them (they moved on or failed).
+     */
+    not_received: number;
+    /**
+     * Still pending, unanswered or unreadable.
+     */
+    open: number;
+    /**
+     * successful / (successful + failed + not_received); null when none.
+     */
+    success_rate: number | null;
+    /**
+     * (failed + not_received) / the same.
+     */
+    failure_rate: number | null;
+    /**
+     * Median time to the provider's answer to a vend; null when none answered.
+     */
+    p50_ms: number | null;
+    p95_ms: number | null;
+};
+
+export type ProviderStats = {
+    provider: string;
+    /**
+     * Orders with the provider now whose fate is still open.
+     */
+    pending: number;
+    /**
+     * The last 5 minutes, then the last 60.
+     */
+    windows: Array<ProviderStatsWindow>;
+    balance_kobo: number | null;
+    balance_checked_at: string | null;
+    low_balance: boolean;
+    generated_at: string;
+};
+
+export type ProviderAttempt = {
+    provider: string;
+    /**
+     * The request id sent to this provider (each provider gets its own for the same order).
+     */
+    request_id: string;
+    /**
+     * `sent`: no answer yet. `pending`: the provider holds it. `unknown`: no readable answer (timeout, garbled); it is re-queried. `not_received`: its re-query said it never received the order.
+     */
+    status: 'sent' | 'pending' | 'unknown' | 'successful' | 'failed' | 'not_received';
+    message: string | null;
+    provider_reference: string | null;
+    sent_at: string;
+    /**
+     * Its last answer about the order.
+     */
+    answered_at: string | null;
+    /**
+     * How long it took to answer the vend.
+     */
+    answer_ms: number | null;
+};
+
+export type AnomalyKind = 'double_delivery' | 'low_balance';
+
+export type Anomaly = {
+    id: string;
+    kind: AnomalyKind;
+    provider: string;
+    /**
+     * The transaction concerned, if any.
+     */
+    reference: string | null;
+    message: string;
+    created_at: string;
+};
+
+export type AnomalyPage = {
+    items: Array<Anomaly>;
+    page: Page;
+};
+
 export type ProductUpdateRequest = {
     name?: string;
     price_kobo?: number;
@@ -949,6 +1138,46 @@ export type StoredCallbackEnvelope = {
 };
 
 /**
+ * Success envelope carrying a ProviderOverview.
+ */
+export type ProviderOverviewEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: ProviderOverview;
+};
+
+/**
+ * Success envelope carrying a ProviderStatus.
+ */
+export type ProviderStatusEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: ProviderStatus;
+};
+
+/**
+ * Success envelope carrying a ProviderStats.
+ */
+export type ProviderStatsEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: ProviderStats;
+};
+
+/**
+ * Success envelope carrying a AnomalyPage.
+ */
+export type AnomalyPageEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: AnomalyPage;
+};
+
+/**
  * Success envelope carrying a StoredCallbackPage.
  */
 export type StoredCallbackPageEnvelope = {
@@ -1014,6 +1243,11 @@ export type Limit = number;
  * Transaction reference (`txn_…`).
  */
 export type Reference = string;
+
+/**
+ * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+ */
+export type ProviderName = string;
 
 /**
  * Resource id.
@@ -3002,6 +3236,291 @@ export type ReplayCallbackResponses = {
 };
 
 export type ReplayCallbackResponse = ReplayCallbackResponses[keyof ReplayCallbackResponses];
+
+export type ListProvidersData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/providers';
+};
+
+export type ListProvidersErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListProvidersError = ListProvidersErrors[keyof ListProvidersErrors];
+
+export type ListProvidersResponses = {
+    /**
+     * The providers and routes.
+     */
+    200: ProviderOverviewEnvelope;
+};
+
+export type ListProvidersResponse = ListProvidersResponses[keyof ListProvidersResponses];
+
+export type DisableProviderData = {
+    body: ProviderDisableRequest;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/disable';
+};
+
+export type DisableProviderErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type DisableProviderError = DisableProviderErrors[keyof DisableProviderErrors];
+
+export type DisableProviderResponses = {
+    /**
+     * The provider after the change.
+     */
+    200: ProviderStatusEnvelope;
+};
+
+export type DisableProviderResponse = DisableProviderResponses[keyof DisableProviderResponses];
+
+export type EnableProviderData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/enable';
+};
+
+export type EnableProviderErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type EnableProviderError = EnableProviderErrors[keyof EnableProviderErrors];
+
+export type EnableProviderResponses = {
+    /**
+     * The provider after the change.
+     */
+    200: ProviderStatusEnvelope;
+};
+
+export type EnableProviderResponse = EnableProviderResponses[keyof EnableProviderResponses];
+
+export type GetProviderStatsData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/stats';
+};
+
+export type GetProviderStatsErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetProviderStatsError = GetProviderStatsErrors[keyof GetProviderStatsErrors];
+
+export type GetProviderStatsResponses = {
+    /**
+     * The figures.
+     */
+    200: ProviderStatsEnvelope;
+};
+
+export type GetProviderStatsResponse = GetProviderStatsResponses[keyof GetProviderStatsResponses];
+
+export type ListAnomaliesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only this kind.
+         */
+        kind?: AnomalyKind;
+        /**
+         * Only this provider's.
+         */
+        provider?: string;
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/admin/v1/anomalies';
+};
+
+export type ListAnomaliesErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListAnomaliesError = ListAnomaliesErrors[keyof ListAnomaliesErrors];
+
+export type ListAnomaliesResponses = {
+    /**
+     * A page of anomalies.
+     */
+    200: AnomalyPageEnvelope;
+};
+
+export type ListAnomaliesResponse = ListAnomaliesResponses[keyof ListAnomaliesResponses];
 
 export type UpdateProductData = {
     body: ProductUpdateRequest;

@@ -40,5 +40,5 @@ export function presentTransaction(row: TransactionRow): Transaction {
 
 export function presentAdminTransaction(row: TransactionRow): AdminTransaction {
   const { id, ...rest } = presentTransaction(row);
-  return { id, account_id: row.accountId, ...rest };
+  return { id, account_id: row.accountId, ...rest, provider: row.provider };
 }
