@@ -109,6 +109,7 @@ async function shutdown(signal: string) {
     logger.warn({ grace_seconds: config.shutdownGraceSeconds }, "requests still in flight after the grace period were cut");
   await workerStopped;
   await deps.waiters.stop();
+  deps.providers.health.stop();
   await database.close();
   process.exit(0);
 }

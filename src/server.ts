@@ -53,6 +53,9 @@ export async function createDeps(
   const caches: Caches = { apiKeys: new TtlCache(60_000), products: new TtlCache(30_000) };
   await subscribeCacheEviction(database, caches, logger);
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
+  const providers = createProviders(database.db, config, logger, liveProviders);
+  await providers.health.refresh();
+  providers.health.start();
   const deps: Omit<AppDeps, "authenticate" | "runIdempotent"> = {
     config,
     database,
@@ -64,7 +67,7 @@ export async function createDeps(
     authGuard,
     cursors: new CursorCodec(cursorSecret),
     caches,
-    providers: createProviders(database.db, config, liveProviders),
+    providers,
     callbackProviders: callbackProviders(config),
     waiters: await FinalityWaiters.start(database),
     announceWork: debouncedNotify(database, workChannel, logger),

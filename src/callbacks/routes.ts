@@ -13,7 +13,7 @@ export function callbackRoutes(deps: AppDeps) {
   const check = componentCheck(deps.spec, "ProviderCallback");
   const handlers = {
     receiveProviderCallback: async ({ params, rawBody, request }) => {
-      const result = await handleCallback(deps.db, providers, check, {
+      const result = await handleCallback(deps, providers, check, {
         provider: params.provider,
         rawBody,
         authorization: request.headers.get("authorization"),
@@ -31,7 +31,7 @@ export function callbackRoutes(deps: AppDeps) {
     listCallbacks: async ({ query }) => ({ status: 200, data: await listStoredCallbacks(deps.db, deps.cursors, query) }),
     replayCallback: async ({ params }) => {
       const original = await findStoredCallback(deps.db, params.id);
-      const result = await handleCallback(deps.db, providers, check, {
+      const result = await handleCallback(deps, providers, check, {
         provider: original.provider,
         rawBody: original.rawBody,
         authorization: null,

@@ -1,12 +1,14 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { tokensEqual } from "../auth/service.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import { products, transactions } from "../db/schema/index.ts";
+import { products, providerAttempts, transactions } from "../db/schema/index.ts";
 import { AppError, type FieldError, validationError } from "../errors.ts";
 import { FixedWindowCounter } from "../lib/fixed-window.ts";
-import { presentTransaction, type Transaction } from "../processing/present.ts";
+import type { Logger } from "../logger.ts";
+import { raiseAnomaly } from "../processing/anomalies.ts";
+import { presentTransaction, type Transaction, type TransactionRow } from "../processing/present.ts";
 import { completeTransaction, type FinalOutcome, isFinal } from "../processing/transitions.ts";
 import { configuredCallbacks } from "../providers/registry.ts";
 import type { ProviderCallbacks } from "../providers/types.ts";
@@ -113,11 +115,68 @@ function namesIn(rawBody: string, body: CallbackBody | null): { reference: strin
   }
 }
 
+/**
+ * The transaction a provider's callback is about: by the request id it was sent to that provider under
+ * (each provider has its own for one order), else, for an order not yet sent anywhere, by its reference.
+ */
+async function callbackTarget(db: Database, provider: string, requestId: string): Promise<TransactionRow | undefined> {
+  const [sent] = await db
+    .select({ row: transactions })
+    .from(providerAttempts)
+    .innerJoin(transactions, eq(transactions.id, providerAttempts.transactionId))
+    .where(and(eq(providerAttempts.provider, provider), eq(providerAttempts.requestId, requestId)));
+  if (sent) return sent.row;
+  const [row] = await db.select().from(transactions).where(eq(transactions.reference, requestId));
+  return row?.provider === provider ? row : undefined;
+}
+
+/**
+ * A callback from a provider the order has moved away from, because its answer said it had not
+ * delivered. A failure only confirms that. A delivery is a double delivery (or a delivery we released
+ * the money for): it is recorded on its attempt and raised to operators, never dropped. An order still
+ * open elsewhere completes as successful on it, so the money is captured once, for this delivery.
+ */
+async function applySuperseded(
+  deps: CallbackDeps,
+  provider: string,
+  body: CallbackBody,
+  row: TransactionRow,
+): Promise<Transaction> {
+  const status = body.status === "successful" ? "successful" : "failed";
+  await deps.db
+    .update(providerAttempts)
+    .set({ status, providerReference: body.provider_reference, answeredAt: new Date(), message: body.message ?? null })
+    .where(and(eq(providerAttempts.transactionId, row.id), eq(providerAttempts.provider, provider)));
+  if (status === "failed") return presentTransaction(row);
+  let current = row;
+  if (!isFinal(row.status)) {
+    const outcome = outcomeOf(body);
+    const result = await completeTransaction(deps.db, row.id, { ...outcome, attempt: { status, provider } }, row);
+    current = result.row;
+  }
+  const where = `${provider} reported ${row.reference} (its request ${body.reference}) delivered after the order had moved to ${row.provider}`;
+  const consequence =
+    row.status === "successful"
+      ? `${row.provider} delivered it too: the customer may have received it twice; the money was captured once`
+      : row.status === "failed"
+        ? `it had failed there and the hold was released: the value was delivered without being charged`
+        : `it was still open there and is now successful on this delivery (captured once); ${row.provider} may deliver it as well`;
+  await raiseAnomaly(deps.db, deps.logger, {
+    kind: "double_delivery",
+    provider,
+    transactionId: row.id,
+    reference: row.reference,
+    message: `${where}; ${consequence}`,
+  });
+  return presentTransaction(current);
+}
+
 /** Applies a callback to its transaction; the same outcome twice is a no-op, a contradiction is 409. */
-async function apply(db: Database, provider: string, body: CallbackBody): Promise<Transaction> {
-  const [row] = await db.select().from(transactions).where(eq(transactions.reference, body.reference));
-  if (!row || row.provider !== provider)
-    throw new AppError("NOT_FOUND", `No ${provider} transaction with reference ${body.reference}`);
+async function apply(deps: CallbackDeps, provider: string, body: CallbackBody): Promise<Transaction> {
+  const { db } = deps;
+  const row = await callbackTarget(db, provider, body.reference);
+  if (!row) throw new AppError("NOT_FOUND", `No ${provider} transaction with reference ${body.reference}`);
+  if (row.provider !== provider) return applySuperseded(deps, provider, body, row);
   const outcome = outcomeOf(body);
   outcome.metadata = { ...outcome.metadata, ...(await deliveryMetadata(db, body, row.productCode)) };
   const result = isFinal(row.status) ? { row, changed: false } : await completeTransaction(db, row.id, outcome, row);
@@ -136,13 +195,19 @@ async function apply(db: Database, provider: string, body: CallbackBody): Promis
   return presentTransaction(result.row);
 }
 
+/** What applying a callback needs: the database, and the log a double delivery is raised on. */
+export interface CallbackDeps {
+  db: Database;
+  logger: Logger;
+}
+
 /**
  * The whole callback path, live or replayed: authenticate, validate, apply, and store the callback with
  * its outcome. An unknown provider or a wrong bearer token is refused without storing anything (anyone
  * can send those); from there on every callback is stored (see recordCallback for the bounds).
  */
 export async function handleCallback(
-  db: Database,
+  deps: CallbackDeps,
   providers: CallbackProviders,
   check: CallbackCheck,
   incoming: IncomingCallback,
@@ -169,12 +234,12 @@ export async function handleCallback(
   try {
     if (signature.problem) throw new AppError("UNAUTHENTICATED", signature.problem);
     body = parseCallbackBody(provider, incoming.rawBody, check);
-    transaction = await apply(db, incoming.provider, body);
+    transaction = await apply(deps, incoming.provider, body);
   } catch (caught) {
     if (!(caught instanceof AppError)) throw caught;
     error = caught;
   }
-  const storedId = await recordCallback(db, providers, incoming, {
+  const storedId = await recordCallback(deps.db, providers, incoming, {
     signatureValid: signature.matches,
     accepted: body !== null,
     error,

@@ -44,9 +44,35 @@ const allowedFrom: Record<"processing" | "pending" | "successful" | "failed", re
   failed: ["processing", "pending"],
 };
 
-export type FinalOutcome =
+/** What the provider's answer says of its attempt (provider_attempts), when it is not simply the final status. */
+export interface AttemptAnswer {
+  status: "pending" | "unknown" | "successful" | "failed" | "not_received";
+  message?: string;
+  /** How long the provider took to answer the vend. */
+  answerMs?: number;
+  /** The provider whose attempt it is; absent: the one the order is with. */
+  provider?: string;
+}
+
+export type FinalOutcome = (
   | { status: "successful"; providerReference?: string; metadata?: Record<string, string> }
-  | { status: "failed"; providerReference?: string; reason: string; metadata?: Record<string, string> };
+  | { status: "failed"; providerReference?: string; reason: string; metadata?: Record<string, string> }
+) & { attempt?: AttemptAnswer };
+
+/**
+ * The CTE that records the provider's answer on the attempt of the provider the order is with
+ * (`txnCte` must return `id` and `provider`).
+ */
+export function answerAttempt(txnCte: string, answer: AttemptAnswer, providerReference: string | null | undefined) {
+  return sql`answered as (
+    update provider_attempts a
+    set status = ${answer.status}, message = coalesce(${answer.message ?? null}, a.message),
+        provider_reference = coalesce(${providerReference ?? null}, a.provider_reference),
+        answered_at = now(), answer_ms = coalesce(a.answer_ms, ${answer.answerMs ?? null}::int)
+    from ${sql.raw(txnCte)}
+    where a.transaction_id = ${sql.raw(txnCte)}.id and a.provider = coalesce(${answer.provider ?? null}, ${sql.raw(txnCte)}.provider)
+  )`;
+}
 
 /**
  * A worker's claim on a transaction (its lease owner and the claim's `attempts`). A worker's
@@ -126,8 +152,9 @@ export async function completeTransaction(
                 metadata = ${JSON.stringify(next.metadata)}::jsonb, provider_reference = ${next.providerReference},
                 failure_reason = ${next.failureReason}, lease_owner = null, lease_expires_at = null, next_attempt_at = null
             where id = ${id}::uuid and status = ${row.status} and updated_at = ${row.updatedAt.toISOString()}::timestamptz${leaseCondition(lease)}
-            returning id, account_id, mode, price_kobo, reference
-          ), ${settle.wallet}, ${settle.entry}, ${emitted.parts}
+            returning id, account_id, mode, price_kobo, reference, provider
+          ), ${settle.wallet}, ${settle.entry}, ${emitted.parts},
+          ${answerAttempt("txn", outcome.attempt ?? { status: outcome.status, message: outcome.status === "failed" ? outcome.reason : undefined }, next.providerReference)}
           select count(*)::int as changed,
                  ${emitted.notify} as webhooks_due,
                  (select pg_notify(${finalChannel}, ${announcement}) where exists (select 1 from txn)) as final_announced
@@ -140,8 +167,8 @@ export async function completeTransaction(
 }
 
 /**
- * `processing` (or an already `pending` one) → `pending`, to be re-queried at `nextAttemptAt`.
- * With a `lease`, only while that claim still holds it.
+ * `processing` (or an already `pending` one) → `pending`, to be re-queried at `nextAttemptAt`, the
+ * provider's answer recorded on its attempt. With a `lease`, only while that claim still holds it.
  */
 export async function markPending(
   db: Executor,
@@ -149,25 +176,19 @@ export async function markPending(
   nextAttemptAt: Date,
   providerReference?: string,
   lease?: LeaseGuard,
+  attempt: AttemptAnswer = { status: "pending" },
 ): Promise<TransitionResult> {
-  const [row] = await db
-    .update(transactions)
-    .set({
-      status: "pending",
-      updatedAt: sql`now()`,
-      nextAttemptAt,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      providerReference: providerReference ?? sql`${transactions.providerReference}`,
-    })
-    .where(
-      and(
-        eq(transactions.id, id),
-        inArray(transactions.status, [...allowedFrom.pending]),
-        lease && eq(transactions.leaseOwner, lease.leaseOwner),
-        lease && eq(transactions.attempts, lease.attempts),
-      ),
-    )
-    .returning();
-  return row ? { row, changed: true } : { row: await current(db, id), changed: false };
+  const [changed] = await queryRows<{ id: string }>(
+    db,
+    sql`with txn as (
+          update transactions
+          set status = 'pending', updated_at = now(), next_attempt_at = ${nextAttemptAt.toISOString()}::timestamptz,
+              lease_owner = null, lease_expires_at = null,
+              provider_reference = coalesce(${providerReference ?? null}, provider_reference)
+          where id = ${id}::uuid and status in ('processing', 'pending')${leaseCondition(lease)}
+          returning id, provider
+        ), ${answerAttempt("txn", attempt, providerReference)}
+        select id from txn`,
+  );
+  return { row: await current(db, id), changed: changed !== undefined };
 }

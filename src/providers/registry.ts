@@ -1,8 +1,10 @@
-import type { Config, Env, EnvReader, ProviderCallBound, ProviderConfigs, RoutingConfig } from "../config.ts";
+import type { Config, Env, EnvReader, ProviderCallBound, ProviderConfigs, RoutingConfig, VendService } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { Task } from "../jobs/queue.ts";
 import type { Mode } from "../lib/scope.ts";
+import type { Logger } from "../logger.ts";
+import { ProviderHealth } from "./health.ts";
 import { sandboxPlugin } from "./sandbox/plugin.ts";
 import { readProviderSettings } from "./settings.ts";
 import type { ProviderAdapter, ProviderCallbacks, ProviderContext, ProviderPlugin, ProviderTaskContext } from "./types.ts";
@@ -83,34 +85,97 @@ export function providerTasks(config: Config, context: ProviderTaskContext): Tas
   return configured(config.providers).flatMap(([, plugin]) => plugin.tasks(context));
 }
 
+/** What routing needs to know of a vend. */
+export interface RoutedProduct {
+  service: VendService;
+  network: string;
+}
+
+export interface EffectiveRoute {
+  service: VendService;
+  /** Null: every network of the service without a route of its own. */
+  network: string | null;
+  providers: string[];
+}
+
 export interface Providers {
+  readonly health: ProviderHealth;
   get(name: string): ProviderAdapter | undefined;
-  /** The provider a vend of this mode goes to; 503 NO_ROUTE (nothing created) when there is none. */
-  routeFor(mode: Mode): ProviderAdapter;
+  /** Every provider of this process, in registry order (test stand-ins last), with the mode it carries. */
+  list(): { name: string; mode: Mode; adapter: ProviderAdapter }[];
+  /** The providers that may carry a vend of this mode and product, in order of preference (test mode: the sandbox). */
+  candidates(mode: Mode, product: RoutedProduct): string[];
+  /**
+   * Accept time: the first candidate that is enabled and whose breakers are not open (a half-open one
+   * counts: the worker decides on its probe). 503 NO_ROUTE (nothing created) when there is none.
+   */
+  routeFor(mode: Mode, product: RoutedProduct): ProviderAdapter;
+  /** The provider's own code for a catalogue product, when the providers file gives one. */
+  providerCode(provider: string, productCode: string): string | undefined;
+  /** The live routes as matched: those with a network first, then those for a whole service. */
+  effectiveRoutes(): EffectiveRoute[];
+}
+
+const services: readonly VendService[] = ["airtime", "data", "cable", "electricity"];
+
+function describe(mode: Mode, product: RoutedProduct): string {
+  return mode === "live" ? `live ${product.service} on ${product.network}` : `${mode} vends`;
 }
 
 /**
- * The adapters of every configured provider. A vend goes to the first provider of its key's mode: test
- * mode to the sandbox, live mode to the configured live provider. `liveAdapters` (tests) stand in for
- * the configured live providers.
+ * The adapters of every configured provider and the routes between them. Test mode goes to the
+ * test-mode providers (the sandbox); live mode by `config.routing.routes`, or, without routes, to every
+ * configured live provider in registry order. `liveAdapters` (tests) stand in for the configured live
+ * providers. `health` decides which of a route's providers are usable now.
  */
-export function createProviders(db: Database, config: Config, liveAdapters?: ProviderAdapter[]): Providers {
-  const routes: { mode: Mode; adapter: ProviderAdapter }[] = [];
-  for (const [, plugin] of configured(config.providers)) {
+export function createProviders(db: Database, config: Config, logger: Logger, liveAdapters?: ProviderAdapter[]): Providers {
+  const entries: { name: string; mode: Mode; adapter: ProviderAdapter }[] = [];
+  for (const [name, plugin] of configured(config.providers)) {
     if (liveAdapters && plugin.mode === "live") continue;
-    routes.push({ mode: plugin.mode, adapter: plugin.createAdapter({ db }) });
+    entries.push({ name, mode: plugin.mode, adapter: plugin.createAdapter({ db }) });
   }
-  for (const adapter of liveAdapters ?? []) routes.push({ mode: "live", adapter });
-  const byName = new Map(routes.map(({ adapter }) => [adapter.name, adapter]));
-  const byMode = new Map<Mode, ProviderAdapter>();
-  for (const { mode, adapter } of routes) if (!byMode.has(mode)) byMode.set(mode, adapter);
+  for (const adapter of liveAdapters ?? []) entries.push({ name: adapter.name, mode: "live", adapter });
+  const byName = new Map(entries.map((entry) => [entry.name, entry]));
+  const namesOf = (mode: Mode) => entries.filter((e) => e.mode === mode).map((e) => e.name);
+  const { routes, productCodes } = config.routing;
+  const health = new ProviderHealth(db, config.routing, logger);
+
+  function candidates(mode: Mode, product: RoutedProduct): string[] {
+    if (mode !== "live" || routes.length === 0) return namesOf(mode);
+    const route =
+      routes.find((r) => r.service === product.service && r.network === product.network) ??
+      routes.find((r) => r.service === product.service && r.network === undefined);
+    return (route?.providers ?? []).filter((name) => byName.get(name)?.mode === "live");
+  }
+
   return {
-    get: (name) => byName.get(name),
-    routeFor(mode) {
-      const route = byMode.get(mode);
-      if (!route)
-        throw new AppError("NO_ROUTE", `No provider route is configured for ${mode} vends; nothing was created or charged`);
-      return route;
+    health,
+    get: (name) => byName.get(name)?.adapter,
+    list: () => entries,
+    candidates,
+    routeFor(mode, product) {
+      const names = candidates(mode, product);
+      const usable = names.find((name) => health.usable(name, product.service, false));
+      const adapter = usable === undefined ? undefined : byName.get(usable)?.adapter;
+      if (adapter) return adapter;
+      throw new AppError(
+        "NO_ROUTE",
+        names.length === 0
+          ? `No provider route is configured for ${describe(mode, product)}; nothing was created or charged`
+          : `No provider is available for ${describe(mode, product)} (${names.join(", ")}: disabled or failing); nothing was created or charged`,
+        null,
+        names.length === 0 ? {} : { "retry-after": String(Math.ceil(config.routing.breaker.cooldownMs / 1000)) },
+      );
+    },
+    providerCode: (provider, productCode) => productCodes[provider]?.[productCode],
+    effectiveRoutes() {
+      if (routes.length === 0) {
+        const live = namesOf("live");
+        return live.length === 0 ? [] : services.map((service) => ({ service, network: null, providers: live }));
+      }
+      const specific = routes.filter((r) => r.network !== undefined);
+      const general = routes.filter((r) => r.network === undefined);
+      return [...specific, ...general].map((r) => ({ service: r.service, network: r.network ?? null, providers: r.providers }));
     },
   };
 }

@@ -89,13 +89,19 @@ async function activeProduct(
   return product;
 }
 
+/**
+ * Picks the provider for a resolved product (its name is the metadata `route`); throws 503 NO_ROUTE when
+ * none is available, once the body is known to be valid.
+ */
+export type ChooseRoute = (product: ProductRow) => string;
+
 /** The order, its metadata being the caller's, then `own`, then the product and route, then the customer phone. */
 function order(
   product: ProductRow,
   destination: string,
   amountKobo: number,
   body: { client_reference?: string; metadata?: Record<string, string> },
-  route: string,
+  route: ChooseRoute,
   own: Record<string, string>,
   phone?: string | null,
 ): VendOrder {
@@ -104,7 +110,7 @@ function order(
     ...own,
     plan_name: product.name,
     product_id: product.id,
-    route,
+    route: route(product),
   };
   if (phone) metadata.phone_number = phone;
   return {
@@ -118,7 +124,11 @@ function order(
 }
 
 /** POST /api/v1/vend: airtime and data by product code to a phone number. */
-export async function resolveProductVend(lookup: ProductLookup, body: Schemas["VendRequest"], route: string): Promise<VendOrder> {
+export async function resolveProductVend(
+  lookup: ProductLookup,
+  body: Schemas["VendRequest"],
+  route: ChooseRoute,
+): Promise<VendOrder> {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [productCodeField, phoneField], errors);
   const [code, phone] = found;
@@ -137,7 +147,7 @@ export async function resolveProductVend(lookup: ProductLookup, body: Schemas["V
 export async function resolveElectricityVend(
   lookup: ProductLookup,
   body: Schemas["ElectricityVendRequest"],
-  route: string,
+  route: ChooseRoute,
 ): Promise<VendOrder> {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [billerField, meterField], errors);
@@ -165,7 +175,7 @@ export async function resolveElectricityVend(
 export async function resolveCableVend(
   lookup: ProductLookup,
   body: Schemas["CableVendRequest"],
-  route: string,
+  route: ChooseRoute,
 ): Promise<VendOrder> {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [billerField, smartcardField, bouquetField], errors);

@@ -6,25 +6,37 @@ import type { Transaction } from "../processing/present.ts";
 import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
-import { type ProductLookup, resolveCableVend, resolveElectricityVend, resolveProductVend, type VendOrder } from "./requests.ts";
+import {
+  type ChooseRoute,
+  type ProductLookup,
+  resolveCableVend,
+  resolveElectricityVend,
+  resolveProductVend,
+  type VendOrder,
+} from "./requests.ts";
 import { acceptVend } from "./service.ts";
 
 type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
 const acceptedMessage = "Transaction accepted for processing; the final status arrives by webhook, by wait, or by listing";
 
 export function vendRoutes(deps: AppDeps) {
-  /** Route check first (503 NO_ROUTE stores nothing), then resolve and accept under the Idempotency-Key. */
+  /**
+   * Resolve, route and accept under the Idempotency-Key; a 503 NO_ROUTE (no available provider for the
+   * product) stores nothing, so a retry once a provider is back is a fresh attempt.
+   */
   const vend =
     <Id extends VendOperation>(
-      resolve: (lookup: ProductLookup, body: OperationInput<Id>["body"], route: string) => Promise<VendOrder>,
+      resolve: (lookup: ProductLookup, body: OperationInput<Id>["body"], route: ChooseRoute) => Promise<VendOrder>,
     ) =>
     async (input: OperationInput<Id>) => {
       const principal = principalOf(input);
-      const provider = deps.providers.routeFor(principal.mode).name;
       let acceptedReference: string | undefined;
       const result = await idempotentOperation<Id>(deps, input, accountScope(principal), async (tx, { now, answerFirst }) => {
         const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(tx, code));
-        const order = await resolve(lookup, input.body, provider);
+        const route: ChooseRoute = (product) =>
+          deps.providers.routeFor(principal.mode, { service: product.service, network: product.network }).name;
+        const order = await resolve(lookup, input.body, route);
+        const provider = order.metadata.route ?? route(order.product);
         const answer = (transaction: Transaction) => ({
           status: 202,
           message: acceptedMessage,

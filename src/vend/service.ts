@@ -46,6 +46,7 @@ export async function acceptVend(
     metadata: order.metadata,
     clientReference: order.clientReference,
     provider,
+    providerRequestId: null,
     providerReference: null,
     attempts: 0,
     providerSends: 0,

@@ -66,21 +66,31 @@ async function resolveNetwork(
   return row;
 }
 
-/** Asks the provider for the key's mode; live without a configured provider is 503 NO_ROUTE. */
+/**
+ * Asks the providers of the query's route, in order, skipping those disabled or failing; a provider that
+ * cannot answer hands over to the next (verification changes nothing, so asking twice is safe). No
+ * provider for the route is 503 NO_ROUTE; none answering is 502.
+ */
 async function lookUpCustomer(providers: Providers, mode: Mode, query: CustomerQuery): Promise<CustomerInfo | null> {
-  let provider: ProviderAdapter;
-  try {
-    provider = providers.routeFor(mode);
-  } catch {
-    throw new AppError("NO_ROUTE", `No provider route for live verification at ${query.network}`);
+  const candidates = providers.candidates(mode, { service: query.service, network: query.network });
+  if (candidates.length === 0) throw new AppError("NO_ROUTE", `No provider route for ${mode} verification at ${query.network}`);
+  const usable = candidates.filter((name) => providers.health.usable(name, query.service, false));
+  if (usable.length === 0) {
+    throw new AppError(
+      "NO_ROUTE",
+      `No provider is available for ${mode} verification at ${query.network} (${candidates.join(", ")}: disabled or failing)`,
+    );
   }
-  try {
-    return await provider.verifyCustomer(query);
-  } catch (error) {
-    if (error instanceof ProviderUnavailableError)
-      throw new AppError("PROVIDER_ERROR", `Verification at ${query.network} failed at the provider; try again`);
-    throw error;
+  for (const name of usable) {
+    const provider = providers.get(name);
+    if (!provider) continue;
+    try {
+      return await provider.verifyCustomer(query);
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError)) throw error;
+    }
   }
+  throw new AppError("PROVIDER_ERROR", `Verification at ${query.network} failed at the provider; try again`);
 }
 
 function customerNotFound(what: string, number: string, network: NetworkRow): AppError {

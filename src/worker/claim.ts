@@ -24,7 +24,8 @@ export type LeaseHold = Pick<ClaimedTransaction, "leaseOwner" | "attempts">;
  * re-query time has come, and `processing` ones whose worker lost its lease. FOR UPDATE SKIP
  * LOCKED lets any number of workers claim side by side; the lease keeps others off until it
  * expires. A new one moves to `processing`, and its send to the provider is counted here, before
- * it happens: a crash after the claim overcounts, never undercounts.
+ * it happens: a crash after the claim overcounts, never undercounts. Its attempt at the provider it was
+ * routed to is recorded in the same statement, so where it went is known even if this worker dies.
  */
 export async function claimDueTransactions(
   db: Executor,
@@ -42,16 +43,22 @@ export async function claimDueTransactions(
           order by next_attempt_at
           limit ${limit}
           for update skip locked
+        ), claimed as (
+          update transactions t
+          set status = case when t.status = 'queued' then 'processing' else t.status end,
+              provider_sends = t.provider_sends + (case when t.status = 'queued' then 1 else 0 end),
+              lease_owner = ${workerId},
+              lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
+              attempts = t.attempts + 1,
+              updated_at = now()
+          from due where t.id = due.id
+          returning t.id, t.reference, t.provider, t.provider_request_id, due.previous_status, t.attempts
+        ), sent as (
+          insert into provider_attempts (transaction_id, provider, request_id, status)
+          select id, provider, coalesce(provider_request_id, reference), 'sent' from claimed where previous_status = 'queued'
+          on conflict (transaction_id, provider) do nothing
         )
-        update transactions t
-        set status = case when t.status = 'queued' then 'processing' else t.status end,
-            provider_sends = t.provider_sends + (case when t.status = 'queued' then 1 else 0 end),
-            lease_owner = ${workerId},
-            lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
-            attempts = t.attempts + 1,
-            updated_at = now()
-        from due where t.id = due.id
-        returning t.id, t.reference, due.previous_status, t.attempts`,
+        select id, reference, previous_status, attempts from claimed`,
   );
   if (rows.length === 0) return [];
   const full = await db

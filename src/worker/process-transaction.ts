@@ -1,11 +1,18 @@
-import type { Config } from "../config.ts";
+import type { Config, VendService } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import type { TransactionRow } from "../processing/present.ts";
 import { findProduct, type ProductCache } from "../processing/products.ts";
-import { completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "../processing/transitions.ts";
+import {
+  type AttemptAnswer,
+  completeTransaction,
+  type FinalOutcome,
+  markPending,
+  type TransitionResult,
+} from "../processing/transitions.ts";
 import type { Providers } from "../providers/registry.ts";
-import { type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
+import { type ProviderNotFound, type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
+import { attemptedProviders, deferUnsent, requestIdFor, switchProvider } from "./attempts.ts";
 import { type ClaimedTransaction, countProviderSend } from "./claim.ts";
 import { LeaseLostError, type LeaseWatch, unwatchedLease } from "./lease.ts";
 
@@ -17,12 +24,21 @@ export interface ProcessingDeps {
   logger: Logger;
 }
 
-/** The provider's view of a transaction (the product comes from the process's catalogue cache). */
-export async function toProviderOrder(deps: Pick<ProcessingDeps, "db" | "caches">, row: TransactionRow): Promise<ProviderOrder> {
+/**
+ * The provider's view of a transaction (the product comes from the process's catalogue cache), as sent
+ * to `provider` under `requestId`: by default the provider it is with, under its request id there.
+ */
+export async function toProviderOrder(
+  deps: Pick<ProcessingDeps, "db" | "caches" | "providers">,
+  row: TransactionRow,
+  provider = row.provider,
+  requestId = row.providerRequestId ?? row.reference,
+): Promise<ProviderOrder> {
   const product = await deps.caches.products.getOrLoad(row.productCode, () => findProduct(deps.db, row.productCode));
   const meterType = row.metadata.meter_type;
+  const providerCode = deps.providers.providerCode(provider, row.productCode);
   return {
-    reference: row.reference,
+    reference: requestId,
     mode: row.mode,
     service: row.service as ProviderOrder["service"],
     network: row.network,
@@ -32,6 +48,7 @@ export async function toProviderOrder(deps: Pick<ProcessingDeps, "db" | "caches"
     requestedMb: product?.requestedMb ?? undefined,
     meterType: meterType === "prepaid" || meterType === "postpaid" ? meterType : undefined,
     phoneNumber: row.metadata.phone_number,
+    ...(providerCode ? { providerCode } : {}),
   };
 }
 
@@ -74,64 +91,190 @@ function resendRefusal(config: Config, row: TransactionRow): string | null {
   return `The provider never received the order after ${sends} ${sends === 1 ? "send" : "sends"}; it was not sent again`;
 }
 
-/**
- * Asks the provider about a claimed transaction. A first claim vends (its send was counted by the
- * claim). A re-take (lost lease, earlier timeout) or a pending re-check re-queries first and vends
- * only if the provider never received the order, so one order is never vended twice; and only
- * while the re-send bound allows, else the order fails. Each send is counted before it goes out.
- * An unreachable provider leaves the order's fate unknown: it becomes `pending` and is re-queried
- * later. Before every provider call the job checks it still holds its lease.
- */
-async function askProvider(
-  deps: ProcessingDeps,
-  row: TransactionRow,
-  order: ProviderOrder,
-  claim: ClaimedTransaction,
-  lease: LeaseWatch,
-): Promise<ProviderOutcome> {
-  const provider = deps.providers.get(row.provider);
-  if (!provider) throw new Error(`no provider ${row.provider} for ${row.reference}`);
-  try {
-    lease.assertHeld();
-    if (claim.previousStatus === "queued") return await provider.vend(order);
-    const known = await provider.requery(order);
-    if (known.status !== "not_found") return known;
-    const refusal = resendRefusal(deps.config, row);
-    if (refusal) return { status: "failed", message: refusal };
-    lease.assertHeld();
-    if ((await countProviderSend(deps.db, claim, deps.config.worker.leaseSeconds)) === null)
-      throw new LeaseLostError(row.reference);
-    return await provider.vend(order);
-  } catch (error) {
-    if (!(error instanceof ProviderUnavailableError)) throw error;
-    deps.logger.warn(
-      { reference: row.reference, provider: row.provider, err: error.message },
-      "provider unavailable; will re-query",
-    );
-    return { status: "pending", message: error.message };
-  }
-}
-
 function requeryDelaySeconds(config: Config, attempts: number): number {
   const schedule = config.worker.requerySchedule;
   return schedule[Math.min(Math.max(attempts - 1, 0), schedule.length - 1)] ?? 60;
 }
 
+type Answer =
+  | { kind: "outcome"; outcome: ProviderOutcome | ProviderNotFound; answerMs?: number }
+  | { kind: "unavailable"; error: ProviderUnavailableError; answerMs?: number };
+
+/** One claim's job, with everything its steps share. */
+interface Job {
+  deps: ProcessingDeps;
+  claim: ClaimedTransaction;
+  lease: LeaseWatch;
+  service: VendService;
+}
+
 /**
- * Runs one claimed transaction to its next state. Its transitions are guarded on the claim, so if
- * another worker has taken the job meanwhile they change nothing (`changed: false`); a lease found
- * lost before a provider call throws LeaseLostError.
+ * One call to a provider, timed, its answer counted toward the provider's health: a vend answered
+ * (delivered, or held as pending) closes its breakers; a failure, refusal, timeout or unreadable answer
+ * counts toward opening them, and so does a re-query that gets no answer.
+ */
+async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Promise<Answer> {
+  const { deps, service } = job;
+  const adapter = deps.providers.get(row.provider);
+  if (!adapter) throw new Error(`no provider ${row.provider} for ${row.reference}`);
+  const order = await toProviderOrder(deps, row);
+  job.lease.assertHeld();
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  try {
+    const outcome = what === "vend" ? await adapter.vend(order) : await adapter.requery(order);
+    if (what === "vend") {
+      if (outcome.status === "failed") deps.providers.health.failed(row.provider, service);
+      else deps.providers.health.succeeded(row.provider, service);
+    }
+    return { kind: "outcome", outcome, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
+  } catch (error) {
+    if (!(error instanceof ProviderUnavailableError)) throw error;
+    deps.providers.health.failed(row.provider, service);
+    deps.logger.warn(
+      { reference: row.reference, provider: row.provider, err: error.message },
+      `provider unavailable on ${what}; its fate there is unknown`,
+    );
+    return { kind: "unavailable", error, ...(what === "vend" && error.answered ? { answerMs: elapsed() } : {}) };
+  }
+}
+
+/** The first provider of the order's route that may take it now; a half-open one takes it as its probe. */
+function firstUsable(job: Job, row: TransactionRow, exclude: readonly string[]): string | undefined {
+  const product = { service: job.service, network: row.network };
+  return job.deps.providers
+    .candidates(row.mode, product)
+    .find((name) => !exclude.includes(name) && job.deps.providers.health.usable(name, job.service, true));
+}
+
+function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise<TransitionResult> {
+  return completeTransaction(job.deps.db, row.id, outcome, row, job.claim);
+}
+
+function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
+  const next = new Date(Date.now() + requeryDelaySeconds(job.deps.config, job.claim.attempts) * 1000);
+  return markPending(job.deps.db, row.id, next, providerReference, job.claim, attempt);
+}
+
+/** Sends the order to the provider it is with (its send already counted) and acts on the answer. */
+async function send(job: Job, row: TransactionRow): Promise<TransitionResult> {
+  const answer = await call(job, row, "vend");
+  if (answer.kind === "outcome") return settle(job, row, answer.outcome, answer.answerMs);
+  // An answer we cannot read means the provider is done with the request: its re-query tells its fate now.
+  if (answer.error.answered) return requery(job, row, answer.answerMs);
+  return pending(job, row, { status: "unknown", message: answer.error.message });
+}
+
+/** Asks the provider the order is with where it stands, and acts on the answer. */
+async function requery(job: Job, row: TransactionRow, answerMs?: number): Promise<TransitionResult> {
+  const answer = await call(job, row, "requery");
+  if (answer.kind === "unavailable") return pending(job, row, { status: "unknown", message: answer.error.message, answerMs });
+  return settle(job, row, answer.outcome, answerMs);
+}
+
+async function settle(
+  job: Job,
+  row: TransactionRow,
+  outcome: ProviderOutcome | ProviderNotFound,
+  answerMs: number | undefined,
+): Promise<TransitionResult> {
+  if (outcome.status === "not_found") {
+    return notDelivered(job, row, { status: "not_received", message: "The provider never received the order", answerMs });
+  }
+  if (outcome.status === "failed") {
+    return notDelivered(job, row, { status: "failed", message: outcome.message, answerMs }, outcome.providerReference);
+  }
+  if (outcome.status === "pending") {
+    return pending(job, row, { status: "pending", message: outcome.message, answerMs }, outcome.providerReference);
+  }
+  const order = await toProviderOrder(job.deps, row);
+  const final = toFinalOutcome(order, outcome);
+  return complete(job, row, { ...(final as FinalOutcome), attempt: { status: "successful", answerMs } });
+}
+
+/**
+ * The provider the order is with said definitively that it did not deliver it (it failed or refused it,
+ * or never received it). The order moves on to the next provider of its route it has not been sent to;
+ * with none left, an order the provider never received is sent to it again while the re-send bound
+ * allows, and otherwise fails.
+ */
+async function notDelivered(
+  job: Job,
+  row: TransactionRow,
+  answer: AttemptAnswer,
+  providerReference?: string,
+): Promise<TransitionResult> {
+  const { deps, claim } = job;
+  const tried = await attemptedProviders(deps.db, row.id);
+  const next = firstUsable(job, row, [...tried, row.provider]);
+  if (next) {
+    job.lease.assertHeld();
+    const requestId = requestIdFor(row.reference, new Set([...tried, row.provider]).size + 1);
+    const moved = await switchProvider(
+      deps.db,
+      row,
+      claim,
+      { provider: next, requestId },
+      { answer },
+      deps.config.worker.leaseSeconds,
+    );
+    if (!moved) throw new LeaseLostError(row.reference);
+    deps.logger.info(
+      { reference: row.reference, from: row.provider, to: next, reason: answer.message },
+      "order moved to the next provider of its route",
+    );
+    return send(job, moved);
+  }
+  if (answer.status === "not_received") {
+    const refusal = resendRefusal(deps.config, row);
+    if (refusal) return complete(job, row, { status: "failed", reason: refusal, attempt: { ...answer, message: refusal } });
+    job.lease.assertHeld();
+    const sends = await countProviderSend(deps.db, claim, deps.config.worker.leaseSeconds);
+    if (sends === null) throw new LeaseLostError(row.reference);
+    return send(job, { ...row, providerSends: sends });
+  }
+  return complete(job, row, {
+    status: "failed",
+    providerReference,
+    reason: answer.message ?? "Declined by provider",
+    attempt: answer,
+  });
+}
+
+/** How long a new order none of whose providers may take it waits before it is claimed again. */
+const deferMs = 1000;
+
+/**
+ * Runs one claimed transaction to its next state. A new order goes to the first provider of its route
+ * that may take it now (the one chosen at acceptance, unless it has since been disabled or its breaker
+ * opened); a re-take (lost lease, earlier timeout) or a pending re-check asks the provider it is with
+ * first, and moves on only on a definitive "not delivered", so one order is never delivered twice. While
+ * a provider's fate is unknown the order stays `pending` with it. Its transitions are guarded on the
+ * claim, so if another worker has taken the job meanwhile they change nothing (`changed: false`); a
+ * lease found lost before a provider call throws LeaseLostError.
  */
 export async function processClaimed(
   deps: ProcessingDeps,
   claim: ClaimedTransaction,
   lease: LeaseWatch = unwatchedLease,
 ): Promise<TransitionResult> {
+  const job: Job = { deps, claim, lease, service: claim.row.service as VendService };
   const row = claim.row;
-  const order = await toProviderOrder(deps, row);
-  const outcome = await askProvider(deps, row, order, claim, lease);
-  const final = toFinalOutcome(order, outcome);
-  if (final) return completeTransaction(deps.db, row.id, final, row, claim);
-  const next = new Date(Date.now() + requeryDelaySeconds(deps.config, claim.attempts) * 1000);
-  return markPending(deps.db, row.id, next, outcome.providerReference, claim);
+  if (claim.previousStatus !== "queued") return requery(job, row);
+  const first = firstUsable(job, row, []);
+  if (!first) {
+    const deferred = await deferUnsent(deps.db, row, claim, deferMs);
+    return { row: { ...row, status: "queued" }, changed: deferred };
+  }
+  if (first === row.provider) return send(job, row);
+  const moved = await switchProvider(
+    deps.db,
+    row,
+    claim,
+    { provider: first, requestId: row.providerRequestId ?? row.reference },
+    null,
+    deps.config.worker.leaseSeconds,
+  );
+  if (!moved) throw new LeaseLostError(row.reference);
+  return send(job, moved);
 }

@@ -21,6 +21,8 @@ export function fastProcessing(
     maxWaitSeconds: 10,
     worker: { ...defaults.worker, concurrency: 8, pollMs: 50, leaseSeconds: 5, requerySchedule: [0.2] },
     providers: { ...defaults.providers, sandbox: { ...defaults.providers.sandbox, callbackDelayMs: 150 }, ...providers },
+    // Breakers stay shut unless a test is about them; switches and shared breakers are re-read quickly.
+    routing: { ...defaults.routing, breaker: { failures: 1000, cooldownMs: 1000 }, healthRefreshMs: 100 },
     // Tests run their webhook receivers on 127.0.0.1.
     webhooks: { ...defaults.webhooks, retrySchedule: [0, 0.1, 0.1, 0.1], timeoutMs: 2000, allowPrivateUrls: true },
     ...rest,

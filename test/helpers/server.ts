@@ -75,6 +75,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       await background?.stop();
       await server.stop();
       await deps.waiters.stop();
+      deps.providers.health.stop();
       await database.drop();
     },
   };

@@ -6,6 +6,7 @@ export * from "./ledger-entries.ts";
 export * from "./networks.ts";
 export * from "./products.ts";
 export * from "./provider-callbacks.ts";
+export * from "./providers.ts";
 export * from "./sandbox-orders.ts";
 export * from "./services.ts";
 export * from "./settings.ts";

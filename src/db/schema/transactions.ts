@@ -19,7 +19,10 @@ export const transactions = pgTable(
     priceKobo: kobo("price_kobo").notNull(),
     metadata: jsonb().$type<Record<string, string>>().notNull().default({}),
     clientReference: text("client_reference"),
+    /** The provider the order is with now (the last it was sent to). */
     provider: text().notNull(),
+    /** The request id it was sent to that provider under; null: the reference (the first provider's). */
+    providerRequestId: text("provider_request_id"),
     providerReference: text("provider_reference"),
     attempts: integer().notNull().default(0),
     /** Orders sent to the provider, counted before each send so a crash can only overcount (bounds re-sends). */

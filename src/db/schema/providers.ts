@@ -1,0 +1,86 @@
+import { sql } from "drizzle-orm";
+import { boolean, check, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { insertedAt, kobo, oneOf, timestampMs, uuidPrimaryKey } from "./columns.ts";
+import { transactions } from "./transactions.ts";
+
+export const providerAttemptStatuses = ["sent", "pending", "unknown", "successful", "failed", "not_received"] as const;
+
+/**
+ * Every provider an order was sent to, with the request id it was sent under (its own per provider; a
+ * re-send to the same provider reuses it, so the provider refuses it as a duplicate) and its last answer.
+ * Written before the send (in the claim or the failover statement), so a crash never hides where an order went.
+ */
+export const providerAttempts = pgTable(
+  "provider_attempts",
+  {
+    id: uuidPrimaryKey(),
+    transactionId: uuid("transaction_id")
+      .notNull()
+      .references(() => transactions.id),
+    provider: text().notNull(),
+    requestId: text("request_id").notNull(),
+    status: text({ enum: providerAttemptStatuses }).notNull(),
+    message: text(),
+    providerReference: text("provider_reference"),
+    sentAt: insertedAt("sent_at", "clock"),
+    answeredAt: timestampMs("answered_at"),
+    /** How long the provider took to answer the vend (not re-queries). */
+    answerMs: integer("answer_ms"),
+  },
+  (t) => [
+    uniqueIndex("provider_attempts_transaction_idx").on(t.transactionId, t.provider),
+    uniqueIndex("provider_attempts_request_idx").on(t.provider, t.requestId),
+    index("provider_attempts_stats_idx").on(t.provider, t.sentAt),
+    check("provider_attempts_status", oneOf(t.status, providerAttemptStatuses)),
+  ],
+);
+
+/** Operators' switch per provider (persisted, followed by every process) and its last reported float. */
+export const providerStates = pgTable("provider_states", {
+  provider: text().primaryKey(),
+  enabled: boolean().notNull().default(true),
+  disabledReason: text("disabled_reason"),
+  disabledAt: timestampMs("disabled_at"),
+  balanceKobo: kobo("balance_kobo"),
+  balanceCheckedAt: timestampMs("balance_checked_at"),
+  updatedAt: insertedAt("updated_at"),
+});
+
+/**
+ * Circuit breakers as last changed by any process (`service` '' is the provider-wide one): a process that
+ * opens or closes one writes it here, and every process adopts an open breaker it reads.
+ */
+export const providerBreakers = pgTable(
+  "provider_breakers",
+  {
+    provider: text().notNull(),
+    service: text().notNull(),
+    state: text({ enum: ["closed", "open", "half_open"] }).notNull(),
+    consecutiveFailures: integer("consecutive_failures").notNull(),
+    openUntil: timestampMs("open_until"),
+    updatedAt: insertedAt("updated_at", "clock"),
+  },
+  (t) => [primaryKey({ columns: [t.provider, t.service] })],
+);
+
+export const anomalyKinds = ["double_delivery", "low_balance"] as const;
+
+/** What operators must look at (GET /admin/v1/anomalies); append-only. */
+export const providerAnomalies = pgTable(
+  "provider_anomalies",
+  {
+    id: uuid().primaryKey(),
+    kind: text({ enum: anomalyKinds }).notNull(),
+    provider: text().notNull(),
+    transactionId: uuid("transaction_id").references(() => transactions.id),
+    reference: text(),
+    message: text().notNull(),
+    createdAt: insertedAt("created_at", "clock"),
+  },
+  (t) => [
+    index("provider_anomalies_listing_idx").on(t.createdAt.desc(), t.id.desc()),
+    // A repeated callback about the same double delivery records it once.
+    uniqueIndex("provider_anomalies_once_idx").on(t.kind, t.provider, t.reference).where(sql`${t.reference} is not null`),
+    check("provider_anomalies_kind", oneOf(t.kind, anomalyKinds)),
+  ],
+);

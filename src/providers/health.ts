@@ -1,0 +1,273 @@
+import { sql } from "drizzle-orm";
+import type { RoutingConfig } from "../config.ts";
+import { queryRows } from "../db/rows.ts";
+import type { Executor } from "../db/transaction.ts";
+import type { Logger } from "../logger.ts";
+
+export type BreakerState = "closed" | "open" | "half_open";
+
+/** `service` '' is the provider-wide breaker. */
+interface Breaker {
+  failures: number;
+  /** Epoch ms until which it is open; null when closed. Past: half-open. */
+  openUntil: number | null;
+  /** When the half-open probe was let through (epoch ms); null when none is out. */
+  probeAt: number | null;
+  /** The database clock of the last shared row adopted or written (epoch ms), so an older row is not adopted again. */
+  syncedAt: number;
+}
+
+export interface BreakerView {
+  service: string | null;
+  state: BreakerState;
+  consecutiveFailures: number;
+  openUntil: Date | null;
+}
+
+export interface ProviderSwitch {
+  enabled: boolean;
+  disabledReason: string | null;
+  disabledAt: Date | null;
+  balanceKobo: number | null;
+  balanceCheckedAt: Date | null;
+}
+
+const defaultSwitch: ProviderSwitch = {
+  enabled: true,
+  disabledReason: null,
+  disabledAt: null,
+  balanceKobo: null,
+  balanceCheckedAt: null,
+};
+
+const keyOf = (provider: string, service: string) => `${provider}\u0000${service}`;
+
+/**
+ * The health of every provider as this process sees it: operators' switches (persisted in
+ * `provider_states`, re-read every `healthRefreshMs`) and a circuit breaker per provider and per
+ * provider+service. A breaker opens after `breaker.failures` consecutive failures and stays open for
+ * the cool-down; then it is half-open and lets ONE order through as a probe, whose outcome closes or
+ * re-opens it. A breaker this process opens or closes is written to `provider_breakers`, and each
+ * refresh adopts what other processes wrote since, so every process routes around a failing provider.
+ */
+export class ProviderHealth {
+  private readonly breakers = new Map<string, Breaker>();
+  private switches = new Map<string, ProviderSwitch>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(
+    private readonly db: Executor,
+    private readonly rules: Pick<RoutingConfig, "breaker" | "healthRefreshMs">,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Re-reads the switches and shared breakers every `healthRefreshMs` until stopped. */
+  start(): void {
+    this.timer ??= setInterval(() => {
+      this.refresh().catch((error) =>
+        this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "provider health refresh failed"),
+      );
+    }, this.rules.healthRefreshMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  async refresh(): Promise<void> {
+    const [states, shared] = await Promise.all([
+      queryRows<{
+        provider: string;
+        enabled: boolean;
+        disabled_reason: string | null;
+        disabled_at: Date | string | null;
+        balance_kobo: number | string | null;
+        balance_checked_at: Date | string | null;
+      }>(
+        this.db,
+        sql`select provider, enabled, disabled_reason, disabled_at, balance_kobo, balance_checked_at from provider_states`,
+      ),
+      queryRows<{
+        provider: string;
+        service: string;
+        consecutive_failures: number;
+        open_until: Date | string | null;
+        updated_at: Date | string;
+      }>(this.db, sql`select provider, service, consecutive_failures, open_until, updated_at from provider_breakers`),
+    ]);
+    this.switches = new Map(
+      states.map((s) => [
+        s.provider,
+        {
+          enabled: s.enabled,
+          disabledReason: s.disabled_reason,
+          disabledAt: toDate(s.disabled_at),
+          balanceKobo: s.balance_kobo === null ? null : Number(s.balance_kobo),
+          balanceCheckedAt: toDate(s.balance_checked_at),
+        },
+      ]),
+    );
+    for (const row of shared) {
+      const updatedAt = toDate(row.updated_at)?.getTime() ?? 0;
+      const breaker = this.breaker(row.provider, row.service);
+      if (updatedAt <= breaker.syncedAt) continue;
+      breaker.failures = Number(row.consecutive_failures);
+      breaker.openUntil = toDate(row.open_until)?.getTime() ?? null;
+      breaker.probeAt = null;
+      breaker.syncedAt = updatedAt;
+    }
+  }
+
+  /** The operators' switch and last float of a provider (enabled by default). */
+  switchOf(provider: string): ProviderSwitch {
+    return this.switches.get(provider) ?? defaultSwitch;
+  }
+
+  /** Records an operator's switch and applies it here at once; other processes follow on their next refresh. */
+  async setEnabled(provider: string, enabled: boolean, reason: string | null): Promise<ProviderSwitch> {
+    await this.db.execute(
+      sql`insert into provider_states (provider, enabled, disabled_reason, disabled_at, updated_at)
+          values (${provider}, ${enabled}, ${enabled ? null : reason}, ${enabled ? null : sql`now()`}, now())
+          on conflict (provider) do update
+          set enabled = excluded.enabled, updated_at = now(),
+              disabled_reason = case when excluded.enabled then null
+                                     when provider_states.enabled then excluded.disabled_reason
+                                     else provider_states.disabled_reason end,
+              disabled_at = case when excluded.enabled then null
+                                 when provider_states.enabled then excluded.disabled_at
+                                 else provider_states.disabled_at end`,
+    );
+    await this.refresh();
+    return this.switchOf(provider);
+  }
+
+  /** Records the float a provider reported. */
+  async recordBalance(provider: string, balanceKobo: number): Promise<void> {
+    await this.db.execute(
+      sql`insert into provider_states (provider, balance_kobo, balance_checked_at) values (${provider}, ${balanceKobo}, now())
+          on conflict (provider) do update set balance_kobo = excluded.balance_kobo, balance_checked_at = excluded.balance_checked_at`,
+    );
+    const current = this.switchOf(provider);
+    this.switches.set(provider, { ...current, balanceKobo, balanceCheckedAt: new Date(this.now()) });
+  }
+
+  /**
+   * May a new order go to `provider` for `service` now: enabled, and neither its provider-wide nor its
+   * service breaker open. A half-open breaker lets one probe through when `probe` is set (the worker,
+   * about to send), and counts as usable without it (accept time, which sends nothing).
+   */
+  usable(provider: string, service: string, probe: boolean): boolean {
+    if (!this.switchOf(provider).enabled) return false;
+    const breakers = [this.breaker(provider, ""), this.breaker(provider, service)];
+    const states = breakers.map((b) => this.stateOf(b));
+    if (states.includes("open")) return false;
+    if (!probe) return true;
+    const halfOpen = breakers.filter((b, i) => states[i] === "half_open");
+    const cooldown = this.rules.breaker.cooldownMs;
+    if (halfOpen.some((b) => b.probeAt !== null && this.now() - b.probeAt < cooldown)) return false;
+    for (const b of halfOpen) b.probeAt = this.now();
+    return true;
+  }
+
+  /** The provider delivered (or answered definitively about an order it holds): its breakers close. */
+  succeeded(provider: string, service: string): void {
+    for (const [name, breaker] of this.pair(provider, service)) {
+      const wasOpen = breaker.openUntil !== null;
+      breaker.failures = 0;
+      breaker.openUntil = null;
+      breaker.probeAt = null;
+      if (wasOpen) this.publish(provider, name, breaker, "closed");
+    }
+  }
+
+  /** A failure, refusal, timeout or unreadable answer: counts toward opening its breakers. */
+  failed(provider: string, service: string): void {
+    for (const [name, breaker] of this.pair(provider, service)) {
+      breaker.failures += 1;
+      const state = this.stateOf(breaker);
+      if (state === "half_open" || (state === "closed" && breaker.failures >= this.rules.breaker.failures)) {
+        breaker.openUntil = this.now() + this.rules.breaker.cooldownMs;
+        breaker.probeAt = null;
+        this.logger.warn(
+          { provider, service: name || undefined, failures: breaker.failures, until: new Date(breaker.openUntil).toISOString() },
+          "provider breaker opened",
+        );
+        this.publish(provider, name, breaker, "open");
+      }
+    }
+  }
+
+  /** The provider-wide breaker, then each service breaker this process knows of. */
+  breakersOf(provider: string): BreakerView[] {
+    const views: BreakerView[] = [];
+    for (const [key, breaker] of this.breakers) {
+      const [name, service] = key.split("\u0000") as [string, string];
+      if (name !== provider || service === "") continue;
+      views.push(this.view(service, breaker));
+    }
+    views.sort((a, b) => String(a.service).localeCompare(String(b.service)));
+    return [this.view("", this.breaker(provider, "")), ...views];
+  }
+
+  private view(service: string, breaker: Breaker): BreakerView {
+    return {
+      service: service || null,
+      state: this.stateOf(breaker),
+      consecutiveFailures: breaker.failures,
+      openUntil: breaker.openUntil === null ? null : new Date(breaker.openUntil),
+    };
+  }
+
+  private stateOf(breaker: Breaker): BreakerState {
+    if (breaker.openUntil === null) return "closed";
+    return this.now() < breaker.openUntil ? "open" : "half_open";
+  }
+
+  private breaker(provider: string, service: string): Breaker {
+    const key = keyOf(provider, service);
+    let breaker = this.breakers.get(key);
+    if (!breaker) {
+      breaker = { failures: 0, openUntil: null, probeAt: null, syncedAt: 0 };
+      this.breakers.set(key, breaker);
+    }
+    return breaker;
+  }
+
+  private pair(provider: string, service: string): [string, Breaker][] {
+    return [
+      ["", this.breaker(provider, "")],
+      [service, this.breaker(provider, service)],
+    ];
+  }
+
+  /** Shares a transition with the other processes; a failed write leaves them to find out for themselves. */
+  private publish(provider: string, service: string, breaker: Breaker, state: "open" | "closed"): void {
+    const openUntil = breaker.openUntil === null ? null : new Date(breaker.openUntil).toISOString();
+    queryRows<{ updated_at: Date | string }>(
+      this.db,
+      sql`insert into provider_breakers (provider, service, state, consecutive_failures, open_until, updated_at)
+          values (${provider}, ${service}, ${state}, ${breaker.failures}, ${openUntil}::timestamptz, clock_timestamp())
+          on conflict (provider, service) do update
+          set state = excluded.state, consecutive_failures = excluded.consecutive_failures,
+              open_until = excluded.open_until, updated_at = excluded.updated_at
+          returning updated_at`,
+    ).then(
+      ([row]) => {
+        const at = toDate(row?.updated_at ?? null)?.getTime();
+        if (at !== undefined && at > breaker.syncedAt) breaker.syncedAt = at;
+      },
+      (error) =>
+        this.logger.warn(
+          { provider, service: service || undefined, err: error instanceof Error ? error.message : String(error) },
+          "could not share a breaker change",
+        ),
+    );
+  }
+}
+
+function toDate(value: Date | string | null): Date | null {
+  if (value === null) return null;
+  return value instanceof Date ? value : new Date(value);
+}
