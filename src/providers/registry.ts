@@ -31,7 +31,7 @@ interface ConfiguredPlugin {
   mode: Mode;
   longestCall: ProviderCallBound | undefined;
   createAdapter(context: ProviderContext): ProviderAdapter;
-  callbacks: ProviderCallbacks;
+  callbacks: ProviderCallbacks | undefined;
   tasks(context: ProviderTaskContext): Task[];
 }
 
@@ -43,7 +43,7 @@ function bind<K extends ProviderName>(name: K, configs: ProviderConfigs): Config
     mode: plugin.mode,
     longestCall: plugin.longestCall?.(config),
     createAdapter: (context) => plugin.createAdapter(config, context),
-    callbacks: plugin.callbacks(config),
+    callbacks: plugin.callbacks?.(config),
     tasks: (context) => plugin.tasks?.(config, context) ?? [],
   };
 }
@@ -75,7 +75,9 @@ export function longestProviderCall(configs: ProviderConfigs): ProviderCallBound
 
 /** How each configured provider's callbacks are checked and read, under its name. */
 export function configuredCallbacks(config: Config): Map<string, ProviderCallbacks> {
-  return new Map(configured(config.providers).map(([name, plugin]) => [name, plugin.callbacks]));
+  return new Map(
+    configured(config.providers).flatMap(([name, plugin]) => (plugin.callbacks ? [[name, plugin.callbacks] as const] : [])),
+  );
 }
 
 /** The periodic background work of every configured provider. */
