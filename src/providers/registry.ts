@@ -3,13 +3,14 @@ import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { Task } from "../jobs/queue.ts";
 import type { Mode } from "../lib/scope.ts";
+import { clubkonnectPlugin } from "./clubkonnect/plugin.ts";
 import { sandboxPlugin } from "./sandbox/plugin.ts";
 import { readProviderSettings } from "./settings.ts";
 import type { ProviderAdapter, ProviderCallbacks, ProviderContext, ProviderPlugin, ProviderTaskContext } from "./types.ts";
 import { vtuPlugin } from "./vtu/plugin.ts";
 
 /** Every provider this service can use, under its name. Adding a provider is one line here. */
-const plugins = { sandbox: sandboxPlugin, vtu: vtuPlugin };
+const plugins = { sandbox: sandboxPlugin, vtu: vtuPlugin, clubkonnect: clubkonnectPlugin };
 
 type Plugins = typeof plugins;
 type ProviderName = keyof Plugins;
