@@ -483,7 +483,7 @@ describe("unknown fate: ProviderUnavailableError, then re-query", () => {
       const error = await failure(adapter.vend(order()));
       expect(error.answered).toBe(false);
       expect(error.message).toContain("APIKey=***&");
-    expect(error.message).toEndWith("(key ***)");
+      expect(error.message).toEndWith("(key ***)");
       expect(error.message).not.toContain(new URLSearchParams({ APIKey: key }).toString());
     },
   );
