@@ -4,6 +4,7 @@ import { AppError } from "../errors.ts";
 import type { Task } from "../jobs/queue.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
+import { clubkonnectPlugin } from "./clubkonnect/plugin.ts";
 import { ProviderHealth } from "./health.ts";
 import { sandboxPlugin } from "./sandbox/plugin.ts";
 import { readProviderSettings } from "./settings.ts";
@@ -11,7 +12,7 @@ import type { ProviderAdapter, ProviderCallbacks, ProviderContext, ProviderPlugi
 import { vtuPlugin } from "./vtu/plugin.ts";
 
 /** Every provider this service can use, under its name. Adding a provider is one line here. */
-const plugins = { sandbox: sandboxPlugin, vtu: vtuPlugin };
+const plugins = { sandbox: sandboxPlugin, vtu: vtuPlugin, clubkonnect: clubkonnectPlugin };
 
 type Plugins = typeof plugins;
 type ProviderName = keyof Plugins;
@@ -33,7 +34,7 @@ interface ConfiguredPlugin {
   mode: Mode;
   longestCall: ProviderCallBound | undefined;
   createAdapter(context: ProviderContext): ProviderAdapter;
-  callbacks: ProviderCallbacks;
+  callbacks: ProviderCallbacks | undefined;
   tasks(context: ProviderTaskContext): Task[];
 }
 
@@ -45,7 +46,7 @@ function bind<K extends ProviderName>(name: K, configs: ProviderConfigs): Config
     mode: plugin.mode,
     longestCall: plugin.longestCall?.(config),
     createAdapter: (context) => plugin.createAdapter(config, context),
-    callbacks: plugin.callbacks(config),
+    callbacks: plugin.callbacks?.(config),
     tasks: (context) => plugin.tasks?.(config, context) ?? [],
   };
 }
@@ -77,7 +78,9 @@ export function longestProviderCall(configs: ProviderConfigs): ProviderCallBound
 
 /** How each configured provider's callbacks are checked and read, under its name. */
 export function configuredCallbacks(config: Config): Map<string, ProviderCallbacks> {
-  return new Map(configured(config.providers).map(([name, plugin]) => [name, plugin.callbacks]));
+  return new Map(
+    configured(config.providers).flatMap(([name, plugin]) => (plugin.callbacks ? [[name, plugin.callbacks] as const] : [])),
+  );
 }
 
 /** The periodic background work of every configured provider. */

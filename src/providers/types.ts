@@ -139,7 +139,8 @@ export interface ProviderPlugin<C, N extends string = string> {
   /** The longest one call to it can take; absent when it answers from this service's own database. */
   longestCall?(config: C): ProviderCallBound;
   createAdapter(config: C, context: ProviderContext): ProviderAdapter;
-  callbacks(config: C): ProviderCallbacks;
+  /** How its callbacks to `/callbacks/providers/{name}` are checked; absent when it sends none there. */
+  callbacks?(config: C): ProviderCallbacks;
   /** Periodic work the provider needs done in the background (the sandbox's delayed callbacks). */
   tasks?(config: C, context: ProviderTaskContext): Task[];
 }
