@@ -3,7 +3,7 @@ import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
 import type { Handlers } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
-import { presentAdminTransaction } from "../processing/present.ts";
+import { presentAdminTransaction, providerAttemptsOf } from "../processing/present.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
 import { handleCallback } from "./service.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
@@ -45,10 +45,10 @@ export function callbackRoutes(deps: AppDeps) {
         data: presentStoredCallback(await findStoredCallback(deps.db, result.storedId)),
       };
     },
-    requeryTransaction: async ({ params }) => ({
-      status: 200,
-      data: presentAdminTransaction(await requeryAtProvider(deps, params.reference)),
-    }),
+    requeryTransaction: async ({ params }) => {
+      const row = await requeryAtProvider(deps, params.reference);
+      return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(deps.db, row.id)) };
+    },
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -1,5 +1,7 @@
+import { asc, eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import type { transactions } from "../db/schema/index.ts";
+import { providerAttempts, type transactions } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
 import { maskDestination } from "../lib/mask.ts";
 
 export type Transaction = components["schemas"]["Transaction"];
@@ -38,7 +40,33 @@ export function presentTransaction(row: TransactionRow): Transaction {
   };
 }
 
-export function presentAdminTransaction(row: TransactionRow): AdminTransaction {
+type AttemptRow = typeof providerAttempts.$inferSelect;
+type ProviderAttempt = components["schemas"]["ProviderAttempt"];
+
+const presentAttempt = (a: AttemptRow): ProviderAttempt => ({
+  provider: a.provider,
+  request_id: a.requestId,
+  status: a.status,
+  message: a.message,
+  provider_reference: a.providerReference,
+  sent_at: a.sentAt.toISOString(),
+  answered_at: a.answeredAt?.toISOString() ?? null,
+  answer_ms: a.answerMs,
+});
+
+/** The operators' view: the account, the provider the order is with and, when given, every attempt at a provider. */
+export function presentAdminTransaction(row: TransactionRow, attempts?: AttemptRow[]): AdminTransaction {
   const { id, ...rest } = presentTransaction(row);
-  return { id, account_id: row.accountId, ...rest, provider: row.provider };
+  const view: AdminTransaction = { id, account_id: row.accountId, ...rest, provider: row.provider };
+  if (attempts) view.provider_attempts = attempts.map(presentAttempt);
+  return view;
+}
+
+/** A transaction's attempts at providers, in the order they were sent. */
+export function providerAttemptsOf(db: Executor, transactionId: string): Promise<AttemptRow[]> {
+  return db
+    .select()
+    .from(providerAttempts)
+    .where(eq(providerAttempts.transactionId, transactionId))
+    .orderBy(asc(providerAttempts.sentAt), asc(providerAttempts.id));
 }

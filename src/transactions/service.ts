@@ -10,6 +10,7 @@ import {
   type AdminTransaction,
   presentAdminTransaction,
   presentTransaction,
+  providerAttemptsOf,
   type Transaction,
   type TransactionRow,
 } from "../processing/present.ts";
@@ -118,7 +119,7 @@ export function adminListTransactions(
   if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
   const filters = { ...bound, account_id: query.account_id, mode: query.mode };
   const request = { cursors, scope: "admin-transactions", filters, query, conditions };
-  return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map(presentAdminTransaction));
+  return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map((row) => presentAdminTransaction(row)));
 }
 
 /** The scope's transaction row with this reference, or null (another account's or mode's is null too). */
@@ -144,5 +145,5 @@ export async function getTransactionByReference(db: Executor, scope: Scope, refe
 export async function adminGetTransaction(db: Executor, reference: string): Promise<AdminTransaction> {
   const [row] = await db.select().from(transactions).where(eq(transactions.reference, reference)).limit(1);
   if (!row) throw notFound("Transaction");
-  return presentAdminTransaction(row);
+  return presentAdminTransaction(row, await providerAttemptsOf(db, row.id));
 }
