@@ -139,6 +139,15 @@ async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Pr
   }
 }
 
+/** Whether the route has a provider the order has not been sent to that may take it now. */
+async function canMoveOn(job: Job, row: TransactionRow): Promise<boolean> {
+  const tried = new Set([...(await attemptedProviders(job.deps.db, row.id)), row.provider]);
+  const product = { service: job.service, network: row.network };
+  return job.deps.providers
+    .candidates(row.mode, product)
+    .some((name) => !tried.has(name) && job.deps.providers.health.usable(name, job.service, false));
+}
+
 /** The first provider of the order's route that may take it now; a half-open one takes it as its probe. */
 function firstUsable(job: Job, row: TransactionRow, exclude: readonly string[]): string | undefined {
   const product = { service: job.service, network: row.network };
@@ -160,9 +169,10 @@ function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, provider
 async function send(job: Job, row: TransactionRow): Promise<TransitionResult> {
   const answer = await call(job, row, "vend");
   if (answer.kind === "outcome") return settle(job, row, answer.outcome, answer.answerMs);
-  // An answer we cannot read means the provider is done with the request: its re-query tells its fate now.
-  if (answer.error.answered) return requery(job, row, answer.answerMs);
-  return pending(job, row, { status: "unknown", message: answer.error.message });
+  // An answer we cannot read means the provider is done with the request, so its re-query tells its fate
+  // now; worth asking at once only when the order could move on. Otherwise it waits for the schedule.
+  if (answer.error.answered && (await canMoveOn(job, row))) return requery(job, row, answer.answerMs);
+  return pending(job, row, { status: "unknown", message: answer.error.message, answerMs: answer.answerMs });
 }
 
 /** Asks the provider the order is with where it stands, and acts on the answer. */

@@ -29,7 +29,8 @@ function describeError(error: unknown): string {
 
 /** The live provider adapter, modelled on VTpass (`/api/pay`, `/api/requery`, `/api/merchant-verify`). */
 export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions = {}): ProviderAdapter {
-  const unavailable = (message: string) => new ProviderUnavailableError(vtuName, message);
+  /** `answered`: an HTTP answer came back (VTpass is done with the request), as opposed to a timeout or a broken connection. */
+  const unavailable = (message: string, answered = true) => new ProviderUnavailableError(vtuName, message, answered);
 
   async function post(path: string, payload: object): Promise<{ httpStatus: number; body: unknown }> {
     const send: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
@@ -51,7 +52,10 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
       text = await response.text();
     } catch (error) {
       const reason = describeError(error);
-      throw unavailable(`${path} ${reason === "timed out" ? `timed out after ${config.timeoutMs} ms` : `failed: ${reason}`}`);
+      throw unavailable(
+        `${path} ${reason === "timed out" ? `timed out after ${config.timeoutMs} ms` : `failed: ${reason}`}`,
+        false,
+      );
     }
     if (response.status < 200 || response.status >= 500 || (response.status >= 300 && response.status < 400)) {
       throw unavailable(`${path} answered HTTP ${response.status}`);

@@ -76,7 +76,7 @@ export function buildVtuPayRequest(order: ProviderOrder, fallbackPhone = default
         ...base,
         serviceID: `${network}-data`,
         billersCode: order.destination,
-        variation_code: order.productCode,
+        variation_code: order.providerCode ?? order.productCode,
         phone: order.destination,
       };
     }
@@ -98,7 +98,7 @@ export function buildVtuPayRequest(order: ProviderOrder, fallbackPhone = default
         ...base,
         serviceID,
         billersCode: order.destination,
-        variation_code: order.productCode,
+        variation_code: order.providerCode ?? order.productCode,
         phone: order.phoneNumber ?? fallbackPhone,
         subscription_type: "change",
       };
