@@ -2,6 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { version } from "../package.json";
 import { accountsCommand } from "./commands/accounts.ts";
+import { anomaliesCommand } from "./commands/anomalies.ts";
 import { callbacksCommand } from "./commands/callbacks.ts";
 import { catalogueCommand } from "./commands/catalogue.ts";
 import { completionCommand } from "./commands/completion.ts";
@@ -9,6 +10,7 @@ import { eventsCommand } from "./commands/events.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
 import { pricingCommand } from "./commands/pricing.ts";
+import { providersCommand } from "./commands/providers.ts";
 import { reconcileCommand } from "./commands/reconcile.ts";
 import { transactionsCommand } from "./commands/transactions.ts";
 import { vendCommand } from "./commands/vend.ts";
@@ -73,6 +75,8 @@ export function buildProgram(): Command {
     accountsCommand,
     keysCommand,
     reconcileCommand,
+    providersCommand,
+    anomaliesCommand,
     completionCommand,
   ]) {
     program.addCommand(command);

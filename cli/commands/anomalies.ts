@@ -1,0 +1,52 @@
+import { Command, Option } from "commander";
+import { type AnomalyKind, anomalyKinds } from "../../generated/constants.ts";
+import type { components } from "../../generated/openapi-fetch-client.ts";
+import { unwrap } from "../client.ts";
+import { withExample } from "../context.ts";
+import type { Column } from "../output.ts";
+import { type PagingFlags, pagedListCommand } from "../paging.ts";
+
+type Anomaly = components["schemas"]["Anomaly"];
+
+const anomalyColumns: Column<Anomaly>[] = [
+  { key: "created_at", header: "TIME" },
+  { key: "kind" },
+  { key: "provider" },
+  { key: "reference" },
+  { key: "message" },
+];
+
+interface AnomaliesListFlags extends PagingFlags {
+  kind?: AnomalyKind;
+  provider?: string;
+}
+
+const anomaliesListCommand = pagedListCommand(
+  withExample(
+    new Command("list")
+      .description("What operators must look at, newest first: double deliveries and low provider floats (admin token)")
+      .addOption(new Option("--kind <kind>", "only this kind").choices(anomalyKinds))
+      .option("--provider <name>", "only this provider's"),
+    "vendctl anomalies list --kind double_delivery --all",
+    "vendctl anomalies list --provider vtu --jsonl",
+  ),
+  {
+    columns: anomalyColumns,
+    more: (next) => `More rows: add --cursor ${next} (or use --all)`,
+    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
+    cursorHelp: "start at this cursor (printed when more rows exist)",
+  },
+  (ctx, flags: AnomaliesListFlags) => {
+    const client = ctx.clients.admin();
+    const filters = { kind: flags.kind, provider: flags.provider };
+    return (page) => unwrap(client.GET("/admin/v1/anomalies", { params: { query: { ...filters, ...page } } }));
+  },
+);
+
+export const anomaliesCommand = withExample(
+  new Command("anomalies")
+    .summary("Double deliveries and low provider floats (admin)")
+    .description("Anomalies raised by the providers' work (admin token): double deliveries, low floats")
+    .addCommand(anomaliesListCommand),
+  "vendctl anomalies list --kind low_balance",
+);

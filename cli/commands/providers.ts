@@ -1,0 +1,216 @@
+import { Command } from "commander";
+import type { components } from "../../generated/openapi-fetch-client.ts";
+import { unwrap, type VendClient } from "../client.ts";
+import { type Context, contextOf, integerOption, withExample } from "../context.ts";
+import type { Column } from "../output.ts";
+
+type Schemas = components["schemas"];
+type ProviderStatus = Schemas["ProviderStatus"];
+type ProviderStats = Schemas["ProviderStats"];
+type ProviderBreaker = Schemas["ProviderBreaker"];
+
+/** Operators read an open breaker's deadline against the wall clock, so a local time of day is enough. */
+const clockTime = (iso: string): string => new Date(iso).toTimeString().slice(0, 8);
+
+/** `closed`, `half_open`, or `open (data until 21:40:03)`: which service, and when a probe will be let through. */
+function describeBreaker(breaker: ProviderBreaker): string {
+  if (breaker.state !== "open") return breaker.state;
+  const until = breaker.open_until ? `until ${clockTime(breaker.open_until)}` : "";
+  const detail = [breaker.service ?? "", until].filter(Boolean).join(" ");
+  return detail ? `open (${detail})` : "open";
+}
+
+/** The provider-wide breaker's state, then each service breaker that is open (closed ones are the normal case). */
+function breakerParts(status: ProviderStatus): string[] {
+  const wide = status.breakers.find((b) => b.service === null);
+  const open = status.breakers.filter((b) => b.service !== null && b.state === "open");
+  return [wide ? describeBreaker(wide) : "closed", ...open.map(describeBreaker)];
+}
+
+/** `enabled`, `disabled`, followed by whatever breaker is not closed. */
+function stateOf(status: ProviderStatus): string {
+  const breakers = breakerParts(status).filter((part) => part !== "closed");
+  return [status.enabled ? "enabled" : "disabled", ...breakers].join(", ");
+}
+
+const providerColumns: Column<ProviderStatus>[] = [
+  { key: "name" },
+  { key: "mode" },
+  { key: "enabled" },
+  { key: "available" },
+  { key: "breakers", header: "BREAKER", get: (p) => breakerParts(p).join(", ") },
+  { key: "balance_kobo", money: true },
+  { key: "low_balance", header: "LOW" },
+];
+
+const routeColumns: Column<Schemas["EffectiveRoute"]>[] = [
+  { key: "service" },
+  { key: "network", get: (r) => r.network ?? "*" },
+  { key: "providers", get: (r) => r.providers.join(" → ") },
+];
+
+const percent = (rate: number | null | undefined): string | null =>
+  rate === null || rate === undefined ? null : (rate * 100).toFixed(1);
+
+function latency(window: Schemas["ProviderStatsWindow"] | undefined): string | null {
+  if (!window || (window.p50_ms === null && window.p95_ms === null)) return null;
+  return `${window.p50_ms ?? "-"}/${window.p95_ms ?? "-"}ms`;
+}
+
+/** Rates and answer times of one window; the API sends the 5-minute window, then the 60-minute one. */
+function windowColumns(minutes: 5 | 60): Column<ProviderStats>[] {
+  const windowOf = (s: ProviderStats) => s.windows.find((w) => w.minutes === minutes);
+  return [
+    { key: `success_rate_${minutes}m`, header: `${minutes}M OK%`, get: (s) => percent(windowOf(s)?.success_rate) },
+    { key: `failure_rate_${minutes}m`, header: `${minutes}M FAIL%`, get: (s) => percent(windowOf(s)?.failure_rate) },
+    { key: `p50_p95_${minutes}m`, header: `${minutes}M P50/P95`, get: (s) => latency(windowOf(s)) },
+  ];
+}
+
+/** The stats carry no switch or breaker, so STATE comes from the provider list fetched with them. */
+function statsColumns(states: Map<string, ProviderStatus>): Column<ProviderStats>[] {
+  const state = (s: ProviderStats) => {
+    const status = states.get(s.provider);
+    return status ? stateOf(status) : null;
+  };
+  return [
+    { key: "provider", header: "NAME" },
+    { key: "state", get: state },
+    { key: "pending" },
+    ...windowColumns(5),
+    ...windowColumns(60),
+    { key: "balance_kobo", money: true },
+    { key: "low_balance", header: "LOW" },
+  ];
+}
+
+const listCommand = withExample(
+  new Command("list").description("Providers with their switch, breakers and float, then the effective live routes"),
+  "vendctl providers list",
+  "vendctl providers list --json | jq '.routes'",
+).action(async (_flags: unknown, command: Command) => {
+  const { clients, printer } = contextOf(command);
+  const overview = await unwrap(clients.admin().GET("/admin/v1/providers"));
+  if (printer.format === "json") return printer.record(overview, []);
+  await printer.listAll(providerColumns, overview.providers);
+  if (printer.format !== "table") return;
+  await printer.write("\n");
+  if (overview.routes.length === 0) await printer.write("No live routes.\n");
+  else await printer.listAll(routeColumns, overview.routes);
+  if (overview.providers_file) await printer.write(`\nProviders file: ${overview.providers_file}\n`);
+});
+
+interface Snapshot {
+  states: Map<string, ProviderStatus>;
+  stats: ProviderStats[];
+}
+
+/** The named providers' figures (every provider's when none is named), with their states for the STATE column. */
+async function fetchSnapshot(admin: VendClient, names: string[]): Promise<Snapshot> {
+  const overview = await unwrap(admin.GET("/admin/v1/providers"));
+  const chosen = names.length > 0 ? names : overview.providers.map((p) => p.name);
+  const stats = await Promise.all(
+    chosen.map((name) => unwrap(admin.GET("/admin/v1/providers/{name}/stats", { params: { path: { name } } }))),
+  );
+  return { states: new Map(overview.providers.map((p) => [p.name, p])), stats };
+}
+
+const printSnapshot = (ctx: Context, snapshot: Snapshot): Promise<void> =>
+  ctx.printer.listAll(statsColumns(snapshot.states), snapshot.stats);
+
+/** Waits `ms`, or less when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
+const clearScreen = "\x1b[2J\x1b[H";
+
+/** Redraws until Ctrl-C, which is how the user ends a watch, so it returns normally (exit 0). */
+async function watchSnapshots(ctx: Context, names: string[], intervalSeconds: number): Promise<void> {
+  const admin = ctx.clients.admin();
+  const stop = new AbortController();
+  const interrupt = () => stop.abort();
+  process.once("SIGINT", interrupt);
+  try {
+    for (let first = true; !stop.signal.aborted; first = false) {
+      const snapshot = await fetchSnapshot(admin, names);
+      if (stop.signal.aborted) break;
+      // A terminal shows one table in place; a pipe or file keeps every refresh, a blank line between them.
+      if (process.stdout.isTTY) await ctx.printer.write(clearScreen);
+      else if (!first) await ctx.printer.write("\n");
+      if (ctx.printer.format === "table") {
+        await ctx.printer.write(`${new Date().toTimeString().slice(0, 8)}  every ${intervalSeconds}s, Ctrl-C to stop\n`);
+      }
+      await printSnapshot(ctx, snapshot);
+      await pause(intervalSeconds * 1000, stop.signal);
+    }
+  } finally {
+    process.off("SIGINT", interrupt);
+  }
+}
+
+interface StatusFlags {
+  watch?: boolean;
+  interval: number;
+}
+
+const statusCommand = withExample(
+  new Command("status")
+    .description("Figures per provider over the last 5 and 60 minutes: pending orders, success and failure rates, answer times")
+    .argument("[names...]", "providers to show (default: every provider)")
+    .option("--watch", "redraw until Ctrl-C")
+    .option("--interval <seconds>", "seconds between redraws with --watch", integerOption(1), 2),
+  "vendctl providers status",
+  "vendctl providers status vtu clubkonnect --watch --interval 5",
+).action(async (names: string[], flags: StatusFlags, command: Command) => {
+  const ctx = contextOf(command);
+  if (flags.watch) return watchSnapshots(ctx, names, flags.interval);
+  await printSnapshot(ctx, await fetchSnapshot(ctx.clients.admin(), names));
+});
+
+/** One line for a person, or the API's data for a program. */
+async function printSwitched(ctx: Context, status: ProviderStatus): Promise<void> {
+  if (ctx.printer.format !== "table") return ctx.printer.record(status, providerColumns);
+  const reason = status.disabled_reason ? ` (${status.disabled_reason})` : "";
+  await ctx.printer.write(`Provider ${status.name}: ${stateOf(status)}${reason}\n`);
+}
+
+const disableCommand = withExample(
+  new Command("disable")
+    .description("Take a provider out of every route; orders already with it stay with it")
+    .argument("<name>", "provider name")
+    .requiredOption("--reason <text>", "why; shown to other operators"),
+  'vendctl providers disable vtu --reason "MTN data outage at VTpass, ticket 4411"',
+).action(async (name: string, flags: { reason: string }, command: Command) => {
+  const ctx = contextOf(command);
+  const request = { params: { path: { name } }, body: { reason: flags.reason } };
+  await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/disable", request)));
+});
+
+const enableCommand = withExample(
+  new Command("enable").description("Put a disabled provider back into its routes").argument("<name>", "provider name"),
+  "vendctl providers enable vtu",
+).action(async (name: string, _flags: unknown, command: Command) => {
+  const ctx = contextOf(command);
+  const request = { params: { path: { name } } };
+  await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/enable", request)));
+});
+
+export const providersCommand = withExample(
+  new Command("providers")
+    .summary("Providers, routes and figures; switch a provider off or on (admin)")
+    .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches")
+    .addCommand(listCommand)
+    .addCommand(statusCommand)
+    .addCommand(disableCommand)
+    .addCommand(enableCommand),
+  "vendctl providers status --watch",
+);
