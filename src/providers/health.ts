@@ -143,14 +143,18 @@ export class ProviderHealth {
     return this.switchOf(provider);
   }
 
-  /** Records the float a provider reported. */
-  async recordBalance(provider: string, balanceKobo: number): Promise<void> {
-    await this.db.execute(
-      sql`insert into provider_states (provider, balance_kobo, balance_checked_at) values (${provider}, ${balanceKobo}, now())
-          on conflict (provider) do update set balance_kobo = excluded.balance_kobo, balance_checked_at = excluded.balance_checked_at`,
+  /** Records the float a provider reported; returns the one recorded before (null when none). */
+  async recordBalance(provider: string, balanceKobo: number): Promise<number | null> {
+    const [row] = await queryRows<{ previous: number | string | null }>(
+      this.db,
+      sql`with before as (select balance_kobo from provider_states where provider = ${provider})
+          insert into provider_states (provider, balance_kobo, balance_checked_at) values (${provider}, ${balanceKobo}, now())
+          on conflict (provider) do update set balance_kobo = excluded.balance_kobo, balance_checked_at = excluded.balance_checked_at
+          returning (select balance_kobo from before) as previous`,
     );
     const current = this.switchOf(provider);
     this.switches.set(provider, { ...current, balanceKobo, balanceCheckedAt: new Date(this.now()) });
+    return row?.previous === null || row?.previous === undefined ? null : Number(row.previous);
   }
 
   /**

@@ -59,7 +59,7 @@ export interface VtuBookEntry extends VtuPayBody {
 }
 
 export interface VtuRecordedRequest {
-  path: "pay" | "requery" | "merchant-verify";
+  path: "pay" | "requery" | "merchant-verify" | "balance";
   headers: Record<string, string>;
   body: unknown;
 }
@@ -104,6 +104,8 @@ function electricityExtras(serial: number): Record<string, unknown> {
 export class VtuBook {
   readonly transactions = new Map<string, VtuBookEntry>();
   readonly requests: VtuRecordedRequest[] = [];
+  /** Our float at VTpass, answered by `GET /api/balance` in naira. */
+  balanceKobo = 5_000_000;
   private readonly customers = new Map<string, Record<string, unknown>>();
   private serial = 0;
 
@@ -294,6 +296,12 @@ export function vtuHandlers(options: VtuMockOptions): HttpHandler[] {
       const fault = typeof options.requery === "function" ? options.requery(requestId) : options.requery;
       const answer = book.answer(requestId) ?? { code: "015", response_description: "INVALID REQUEST ID" };
       return fault ? faultResponse(fault, request, answer) : HttpResponse.json(answer);
+    }),
+
+    http.get(`${config.baseUrl}/api/balance`, async ({ request }) => {
+      const { denied } = await receive("balance", request);
+      if (denied) return denied;
+      return HttpResponse.json({ code: 1, contents: { balance: (book.balanceKobo / 100).toFixed(2) } });
     }),
 
     http.post(`${config.baseUrl}/api/merchant-verify`, async ({ request }) => {

@@ -6,6 +6,7 @@ import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { signCallback } from "../../src/lib/shared/callback-signature.ts";
 import { createLogger } from "../../src/logger.ts";
+import { checkProviderBalances } from "../../src/processing/balances.ts";
 import { createDeps, startServer } from "../../src/server.ts";
 import { idem } from "../helpers/accounts.ts";
 import {
@@ -363,4 +364,79 @@ describe("the circuit breaker", () => {
     expect((await transactionRow(server.database.handle.db, after)).provider).toBe("vtu");
     expect(await reconcileWallets(server.database.handle.db)).toEqual([]);
   }, 20_000);
+});
+
+describe("provider floats and figures", () => {
+  let server: TestServer;
+  let client: HttpClient;
+  beforeAll(async () => {
+    server = await startTestServer(routedConfig({ lowBalanceKobo: { clubkonnect: 1_000_000 } }));
+    client = await liveClient(server);
+  });
+  afterAll(() => server.close());
+
+  const check = () => checkProviderBalances(server.deps);
+  const lowBalanceAnomalies = async () =>
+    (await server.admin.get("/admin/v1/anomalies?kind=low_balance&provider=clubkonnect")).json.data.items as unknown[];
+
+  test("each provider's float is recorded; falling below its threshold is raised once per crossing", async () => {
+    vtu.balanceKobo = 7_500_000;
+    ck.balanceKobo = 5_000_000;
+    expect(await check()).toBe(2);
+    let stats = (await server.admin.get("/admin/v1/providers/clubkonnect/stats")).json.data;
+    expect(stats).toMatchObject({ provider: "clubkonnect", balance_kobo: 5_000_000, low_balance: false });
+    const vtuListed = (await server.admin.get("/admin/v1/providers")).json.data.providers.find(
+      (p: { name: string }) => p.name === "vtu",
+    );
+    expect(vtuListed).toMatchObject({ balance_kobo: 7_500_000, low_balance_kobo: null, low_balance: false });
+    expect(await lowBalanceAnomalies()).toHaveLength(0);
+
+    ck.balanceKobo = 400_000;
+    await check();
+    await check();
+    expect(await lowBalanceAnomalies()).toHaveLength(1);
+    stats = (await server.admin.get("/admin/v1/providers/clubkonnect/stats")).json.data;
+    expect(stats).toMatchObject({ balance_kobo: 400_000, low_balance: true });
+
+    // Topped up, then low again: a second crossing, a second anomaly.
+    ck.balanceKobo = 2_000_000;
+    await check();
+    ck.balanceKobo = 900_000;
+    await check();
+    expect(await lowBalanceAnomalies()).toHaveLength(2);
+  });
+
+  test("stats count each provider's orders over 5 and 60 minutes, with answer times", async () => {
+    vtuPays.set("1001", { kind: "refuse", code: "018", description: "LOW WALLET BALANCE" });
+    ckVends.set("1002", { kind: "received" });
+    const moved = await airtime(client, "08031231001");
+    const held = await airtime(client, "08051231002", "glo-airtime");
+    const delivered = await airtime(client, "08031231003");
+    await tick(server);
+    expect((await transactionRow(server.database.handle.db, moved)).provider).toBe("clubkonnect");
+    expect((await transactionRow(server.database.handle.db, held)).status).toBe("pending");
+    expect((await transactionRow(server.database.handle.db, delivered)).provider).toBe("vtu");
+    const vtuStats = (await server.admin.get("/admin/v1/providers/vtu/stats")).json.data;
+    const ckStats = (await server.admin.get("/admin/v1/providers/clubkonnect/stats")).json.data;
+    for (const window of vtuStats.windows) {
+      expect(window).toMatchObject({
+        sent: 2,
+        successful: 1,
+        failed: 1,
+        not_received: 0,
+        open: 0,
+        success_rate: 0.5,
+        failure_rate: 0.5,
+      });
+      expect(window.p50_ms).toBeGreaterThanOrEqual(0);
+      expect(window.p95_ms).toBeGreaterThanOrEqual(window.p50_ms);
+    }
+    expect(vtuStats.windows.map((w: { minutes: number }) => w.minutes)).toEqual([5, 60]);
+    expect(ckStats.windows[0]).toMatchObject({ sent: 2, successful: 1, open: 1, success_rate: 1 });
+    expect(ckStats.pending).toBe(1);
+    expect(vtuStats.pending).toBe(0);
+    const unknown = await server.admin.get("/admin/v1/providers/nope/stats");
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.message).toContain("the providers are sandbox, vtu, clubkonnect");
+  });
 });

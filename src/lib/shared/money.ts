@@ -10,3 +10,9 @@ export function formatNgn(kobo: number): string {
 export function discountedPrice(amountKobo: number, discountBps: number): number {
   return amountKobo - Math.floor((amountKobo * discountBps) / 10_000);
 }
+
+/** A provider's naira figure ("12,345.50", 12345.5) in kobo; undefined when it is not one. */
+export function nairaToKobo(value: unknown): number | undefined {
+  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim().replaceAll(",", "") : "";
+  return /^\d+(\.\d+)?$/.test(text) ? Math.round(Number(text) * 100) : undefined;
+}

@@ -1,3 +1,4 @@
+import { nairaToKobo } from "../../lib/shared/money.ts";
 import {
   type CustomerInfo,
   type CustomerQuery,
@@ -37,11 +38,6 @@ function describeError(error: unknown): string {
 }
 
 /** Naira as ClubKonnect writes it ("3651.449", "1,250.00") → whole kobo; undefined when it is not an amount. */
-function koboOf(value: unknown): number | undefined {
-  const text = typeof value === "number" ? String(value) : typeof value === "string" ? value.trim().replaceAll(",", "") : "";
-  return /^\d+(\.\d+)?$/.test(text) ? Math.round(Number(text) * 100) : undefined;
-}
-
 /**
  * The live provider adapter modelled on ClubKonnect (Nellobyte Systems): GETs to `API*.asp` with `UserID` and
  * `APIKey` in the query string, orders by RequestID (our reference), `APIQueryV1.asp` to re-query,
@@ -138,7 +134,7 @@ export function createClubkonnectProvider(config: ClubkonnectConfig, options: Cl
       const endpoint = "APIWalletBalanceV1.asp";
       const answered = await get(endpoint, {});
       const body = answered.body;
-      const kobo = isRecord(body) ? koboOf(body.balance) : undefined;
+      const kobo = isRecord(body) ? nairaToKobo(body.balance) : undefined;
       if (answered.httpStatus >= 400 || kobo === undefined) {
         const word = isRecord(body) ? readText(body, "status") : undefined;
         throw unavailable(`${endpoint} answered HTTP ${answered.httpStatus} with ${word ?? "no balance"}`, true);

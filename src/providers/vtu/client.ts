@@ -1,3 +1,4 @@
+import { nairaToKobo } from "../../lib/shared/money.ts";
 import {
   type CustomerInfo,
   type CustomerQuery,
@@ -32,20 +33,21 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
   /** `answered`: an HTTP answer came back (VTpass is done with the request), as opposed to a timeout or a broken connection. */
   const unavailable = (message: string, answered = true) => new ProviderUnavailableError(vtuName, message, answered);
 
-  async function post(path: string, payload: object): Promise<{ httpStatus: number; body: unknown }> {
+  /** POSTs `payload` (GET when there is none, as VTpass's balance wants) and reads the JSON answer. */
+  async function post(path: string, payload?: object): Promise<{ httpStatus: number; body: unknown }> {
     const send: FetchFunction = options.fetch ?? ((input, init) => fetch(input, init));
     let response: Response;
     let text: string;
     try {
       response = await send(`${config.baseUrl}${path}`, {
-        method: "POST",
+        method: payload ? "POST" : "GET",
         headers: {
           "api-key": config.apiKey,
           "secret-key": config.secretKey,
-          "content-type": "application/json",
           accept: "application/json",
+          ...(payload ? { "content-type": "application/json" } : {}),
         },
-        body: JSON.stringify(payload),
+        ...(payload ? { body: JSON.stringify(payload) } : {}),
         redirect: "manual",
         signal: AbortSignal.timeout(config.timeoutMs),
       });
@@ -91,6 +93,16 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
     async requery(order: ProviderOrder): Promise<ProviderOutcome | ProviderNotFound> {
       const { httpStatus, body } = await post("/api/requery", { request_id: order.reference });
       return settle("/api/requery", httpStatus, interpretAnswer(body, "requery", order.reference));
+    },
+
+    /** `GET /api/balance`: `{code: 1, contents: {balance}}`, in naira. */
+    async balance(): Promise<number> {
+      const { httpStatus, body } = await post("/api/balance");
+      const contents = isRecord(body) && isRecord(body.contents) ? body.contents : undefined;
+      const kobo = contents ? nairaToKobo(contents.balance) : undefined;
+      if (httpStatus >= 400 || kobo === undefined)
+        throw unavailable(`/api/balance answered HTTP ${httpStatus} without a balance`);
+      return kobo;
     },
 
     async verifyCustomer(query: CustomerQuery): Promise<CustomerInfo | null> {

@@ -1,0 +1,51 @@
+import type { Config } from "../config.ts";
+import type { Executor } from "../db/transaction.ts";
+import type { Task } from "../jobs/queue.ts";
+import { formatNgn } from "../lib/shared/money.ts";
+import type { Logger } from "../logger.ts";
+import type { Providers } from "../providers/registry.ts";
+import { ProviderUnavailableError } from "../providers/types.ts";
+import { raiseAnomaly } from "./anomalies.ts";
+
+export interface BalanceDeps {
+  db: Executor;
+  logger: Logger;
+  providers: Providers;
+  config: Config;
+}
+
+/**
+ * Asks every provider that can report its float for it, records it (shown in the providers' list and
+ * stats), and raises a `low_balance` anomaly when it falls below the provider's threshold: once per
+ * crossing (when the last figure was above it, or there was none); it re-arms once the float is back up.
+ * A provider that cannot answer is logged and asked again next time. Returns how many answered.
+ */
+export async function checkProviderBalances(deps: BalanceDeps): Promise<number> {
+  let answered = 0;
+  for (const { name, adapter } of deps.providers.list()) {
+    if (!adapter.balance) continue;
+    let balanceKobo: number;
+    try {
+      balanceKobo = await adapter.balance();
+    } catch (error) {
+      if (!(error instanceof ProviderUnavailableError)) throw error;
+      deps.logger.warn({ provider: name, err: error.message }, "provider balance check failed");
+      continue;
+    }
+    answered += 1;
+    const previous = await deps.providers.health.recordBalance(name, balanceKobo);
+    const threshold = deps.config.routing.lowBalanceKobo[name];
+    if (threshold === undefined || balanceKobo >= threshold || (previous !== null && previous < threshold)) continue;
+    await raiseAnomaly(deps.db, deps.logger, {
+      kind: "low_balance",
+      provider: name,
+      message: `${name}'s float is NGN ${formatNgn(balanceKobo)}, below its threshold of NGN ${formatNgn(threshold)}; top it up or its orders will be refused`,
+    });
+  }
+  return answered;
+}
+
+/** The balance check as periodic background work, every `balanceCheckMs`. */
+export function providerBalanceTask(deps: BalanceDeps): Task {
+  return { name: "provider balances", everyMs: deps.config.routing.balanceCheckMs, run: () => checkProviderBalances(deps) };
+}
