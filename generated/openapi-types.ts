@@ -364,7 +364,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Receive a provider's unsigned status notification (a hint to re-query)
+         * @description For providers that notify by an unauthenticated GET to the callback URL they were given with the order (ClubKonnect sends `?orderdate=…&orderid=…&requestid=…&statuscode=…&orderstatus=…&orderremark=…`). Anyone could send one, so its status is never believed: the order it names (by the request id it was sent under, or the provider's order id), when it is still open with this provider, is re-queried at the provider at once, and the re-query's answer decides. Always `200` for a provider that notifies this way, whether or not it named an open order (`requery_scheduled` says which); `404` for any other provider. Query parameters other than those listed are `400`.
+         */
+        get: operations["receiveProviderCallbackHint"];
         put?: never;
         /**
          * Receive a provider callback
@@ -1528,6 +1532,10 @@ export interface components {
             /** @description How long it took to answer the vend. */
             answer_ms: number | null;
         };
+        CallbackHintResult: {
+            /** @description The notification named an order still open with this provider, and it will be re-queried now. */
+            requery_scheduled: boolean;
+        };
         /** @enum {string} */
         AnomalyKind: "double_delivery" | "low_balance";
         Anomaly: {
@@ -1828,6 +1836,15 @@ export interface components {
             code: "OK";
             message: string;
             data: components["schemas"]["AnomalyPage"];
+        };
+        /** @description Success envelope carrying a CallbackHintResult. */
+        CallbackHintResultEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["CallbackHintResult"];
         };
         /** @description Success envelope carrying a StoredCallbackPage. */
         StoredCallbackPageEnvelope: {
@@ -2720,6 +2737,49 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveProviderCallbackHint: {
+        parameters: {
+            query?: {
+                /** @description The request id the order was sent under. */
+                requestid?: string;
+                /** @description The provider's own order id. */
+                orderid?: string;
+                /** @description As sent; not believed. */
+                statuscode?: string;
+                /** @description As sent; not believed. */
+                orderstatus?: string;
+                /** @description As sent; ignored. */
+                orderremark?: string;
+                /** @description As sent; ignored. */
+                orderdate?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Provider name, e.g. `clubkonnect`. */
+                provider: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Noted; the order it names is re-queried if it is still open with this provider. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CallbackHintResultEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];

@@ -845,6 +845,13 @@ export type ProviderAttempt = {
     answer_ms: number | null;
 };
 
+export type CallbackHintResult = {
+    /**
+     * The notification named an order still open with this provider, and it will be re-queried now.
+     */
+    requery_scheduled: boolean;
+};
+
 export type AnomalyKind = 'double_delivery' | 'low_balance';
 
 export type Anomaly = {
@@ -1175,6 +1182,16 @@ export type AnomalyPageEnvelope = {
     code: 'OK';
     message: string;
     data: AnomalyPage;
+};
+
+/**
+ * Success envelope carrying a CallbackHintResult.
+ */
+export type CallbackHintResultEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: CallbackHintResult;
 };
 
 /**
@@ -2375,6 +2392,81 @@ export type ResendEventResponses = {
 };
 
 export type ResendEventResponse = ResendEventResponses[keyof ResendEventResponses];
+
+export type ReceiveProviderCallbackHintData = {
+    body?: never;
+    path: {
+        /**
+         * Provider name, e.g. `clubkonnect`.
+         */
+        provider: string;
+    };
+    query?: {
+        /**
+         * The request id the order was sent under.
+         */
+        requestid?: string;
+        /**
+         * The provider's own order id.
+         */
+        orderid?: string;
+        /**
+         * As sent; not believed.
+         */
+        statuscode?: string;
+        /**
+         * As sent; not believed.
+         */
+        orderstatus?: string;
+        /**
+         * As sent; ignored.
+         */
+        orderremark?: string;
+        /**
+         * As sent; ignored.
+         */
+        orderdate?: string;
+    };
+    url: '/callbacks/providers/{provider}';
+};
+
+export type ReceiveProviderCallbackHintErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ReceiveProviderCallbackHintError = ReceiveProviderCallbackHintErrors[keyof ReceiveProviderCallbackHintErrors];
+
+export type ReceiveProviderCallbackHintResponses = {
+    /**
+     * Noted; the order it names is re-queried if it is still open with this provider.
+     */
+    200: CallbackHintResultEnvelope;
+};
+
+export type ReceiveProviderCallbackHintResponse = ReceiveProviderCallbackHintResponses[keyof ReceiveProviderCallbackHintResponses];
 
 export type ReceiveProviderCallbackData = {
     body: ProviderCallback | VtuCallback;

@@ -5,7 +5,7 @@ import type { Handlers } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
 import { presentAdminTransaction, providerAttemptsOf } from "../processing/present.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
-import { handleCallback } from "./service.ts";
+import { handleCallback, scheduleHintedRequery } from "./service.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 
 export function callbackRoutes(deps: AppDeps) {
@@ -27,6 +27,17 @@ export function callbackRoutes(deps: AppDeps) {
       if (result.error) throw result.error;
       if (!result.transaction) throw new Error("callback applied without a transaction");
       return { status: 200, message: "Callback applied", data: result.transaction };
+    },
+    receiveProviderCallbackHint: async ({ params, query }) => {
+      const scheduled = await scheduleHintedRequery(deps.db, providers, params.provider, query as Record<string, string>);
+      if (scheduled) deps.announceWork();
+      return {
+        status: 200,
+        message: scheduled
+          ? "Noted; the order is re-queried at the provider now"
+          : "Noted; it names no order open with this provider",
+        data: { requery_scheduled: scheduled },
+      };
     },
     listCallbacks: async ({ query }) => ({ status: 200, data: await listStoredCallbacks(deps.db, deps.cursors, query) }),
     replayCallback: async ({ params }) => {

@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, or, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { tokensEqual } from "../auth/service.ts";
 import type { Config } from "../config.ts";
@@ -10,8 +10,8 @@ import type { Logger } from "../logger.ts";
 import { raiseAnomaly } from "../processing/anomalies.ts";
 import { presentTransaction, type Transaction, type TransactionRow } from "../processing/present.ts";
 import { completeTransaction, type FinalOutcome, isFinal } from "../processing/transitions.ts";
-import { configuredCallbacks } from "../providers/registry.ts";
-import type { ProviderCallbacks } from "../providers/types.ts";
+import { configuredCallbackHints, configuredCallbacks } from "../providers/registry.ts";
+import type { CallbackHint, ProviderCallbacks } from "../providers/types.ts";
 import { type RecordLimits, recordCallback } from "./record.ts";
 import { checkCallbackSignature } from "./signature.ts";
 
@@ -23,6 +23,8 @@ export type CallbackProvider = ProviderCallbacks;
 /** The providers that may call back, and how their callbacks are checked and stored (per process). */
 export interface CallbackProviders extends RecordLimits {
   byName: Map<string, CallbackProvider>;
+  /** Providers that notify by unsigned GETs: how each names the order. */
+  hints: Map<string, (query: Record<string, string>) => CallbackHint | null>;
   /** How far a timestamped signature may be from now, either way. */
   replayWindowSeconds: number;
 }
@@ -31,6 +33,7 @@ export interface CallbackProviders extends RecordLimits {
 export function callbackProviders(config: Config): CallbackProviders {
   return {
     byName: configuredCallbacks(config),
+    hints: configuredCallbackHints(config),
     replayWindowSeconds: config.callbacks.replayWindowSeconds,
     refusedPerMinute: config.callbacks.rejectedPerMinute,
     refusedStored: new FixedWindowCounter(),
@@ -246,4 +249,40 @@ export async function handleCallback(
     ...namesIn(incoming.rawBody, body),
   });
   return { status: error?.status ?? 200, transaction, error, storedId };
+}
+
+/**
+ * An unsigned notification from a provider that sends them: never believed, it only brings forward the
+ * re-query of the order it names, when that order is pending with this provider. True when one was.
+ * 404 for a provider that sends none.
+ */
+export async function scheduleHintedRequery(
+  db: Database,
+  providers: CallbackProviders,
+  provider: string,
+  query: Record<string, string>,
+): Promise<boolean> {
+  const read = providers.hints.get(provider);
+  if (!read) throw new AppError("NOT_FOUND", `Provider ${provider} sends no unsigned notifications`);
+  const hint = read(query);
+  if (!hint) return false;
+  const named = or(
+    hint.requestId ? eq(providerAttempts.requestId, hint.requestId) : undefined,
+    hint.providerReference ? eq(providerAttempts.providerReference, hint.providerReference) : undefined,
+  );
+  const rows = await db
+    .update(transactions)
+    .set({ nextAttemptAt: sql`now()` })
+    .from(providerAttempts)
+    .where(
+      and(
+        eq(providerAttempts.transactionId, transactions.id),
+        eq(providerAttempts.provider, provider),
+        named,
+        eq(transactions.provider, provider),
+        eq(transactions.status, "pending"),
+      ),
+    )
+    .returning({ reference: transactions.reference });
+  return rows.length > 0;
 }

@@ -8,7 +8,14 @@ import { clubkonnectPlugin } from "./clubkonnect/plugin.ts";
 import { ProviderHealth } from "./health.ts";
 import { sandboxPlugin } from "./sandbox/plugin.ts";
 import { readProviderSettings } from "./settings.ts";
-import type { ProviderAdapter, ProviderCallbacks, ProviderContext, ProviderPlugin, ProviderTaskContext } from "./types.ts";
+import type {
+  CallbackHint,
+  ProviderAdapter,
+  ProviderCallbacks,
+  ProviderContext,
+  ProviderPlugin,
+  ProviderTaskContext,
+} from "./types.ts";
 import { vtuPlugin } from "./vtu/plugin.ts";
 
 /** Every provider this service can use, under its name. Adding a provider is one line here. */
@@ -35,6 +42,7 @@ interface ConfiguredPlugin {
   longestCall: ProviderCallBound | undefined;
   createAdapter(context: ProviderContext): ProviderAdapter;
   callbacks: ProviderCallbacks | undefined;
+  callbackHint: ((query: Record<string, string>) => CallbackHint | null) | undefined;
   tasks(context: ProviderTaskContext): Task[];
 }
 
@@ -47,6 +55,7 @@ function bind<K extends ProviderName>(name: K, configs: ProviderConfigs): Config
     longestCall: plugin.longestCall?.(config),
     createAdapter: (context) => plugin.createAdapter(config, context),
     callbacks: plugin.callbacks?.(config),
+    callbackHint: "callbackHint" in plugin ? plugin.callbackHint : undefined,
     tasks: (context) => plugin.tasks?.(config, context) ?? [],
   };
 }
@@ -80,6 +89,13 @@ export function longestProviderCall(configs: ProviderConfigs): ProviderCallBound
 export function configuredCallbacks(config: Config): Map<string, ProviderCallbacks> {
   return new Map(
     configured(config.providers).flatMap(([name, plugin]) => (plugin.callbacks ? [[name, plugin.callbacks] as const] : [])),
+  );
+}
+
+/** How each configured provider that notifies by unsigned GETs names the order, under its name. */
+export function configuredCallbackHints(config: Config): Map<string, (query: Record<string, string>) => CallbackHint | null> {
+  return new Map(
+    configured(config.providers).flatMap(([name, plugin]) => (plugin.callbackHint ? [[name, plugin.callbackHint] as const] : [])),
   );
 }
 

@@ -107,6 +107,14 @@ export interface ProviderCallbacks {
   translate?: (body: unknown) => CommonCallback | null;
 }
 
+/** The order an unsigned status notification names (never its outcome: that is re-queried). */
+export interface CallbackHint {
+  /** The request id the order was sent under. */
+  requestId?: string;
+  /** The provider's own id of the order. */
+  providerReference?: string;
+}
+
 /** What a plugin's adapter may use of this process. */
 export interface ProviderContext {
   db: Database;
@@ -141,6 +149,11 @@ export interface ProviderPlugin<C, N extends string = string> {
   createAdapter(config: C, context: ProviderContext): ProviderAdapter;
   /** How its callbacks to `/callbacks/providers/{name}` are checked; absent when it sends none there. */
   callbacks?(config: C): ProviderCallbacks;
+  /**
+   * Reads an unsigned GET notification to `/callbacks/providers/{name}` (its query parameters): the order it
+   * names, to be re-queried at once; null when it names none. Absent: the provider sends none.
+   */
+  callbackHint?(query: Record<string, string>): CallbackHint | null;
   /** Periodic work the provider needs done in the background (the sandbox's delayed callbacks). */
   tasks?(config: C, context: ProviderTaskContext): Task[];
 }

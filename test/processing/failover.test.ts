@@ -13,6 +13,7 @@ import {
   ClubkonnectBook,
   type ClubkonnectOrderRequest,
   type ClubkonnectVendScenario,
+  clubkonnectCallbackQuery,
   clubkonnectHandlers,
   clubkonnectTestConfig,
 } from "../helpers/clubkonnect-mock.ts";
@@ -276,6 +277,38 @@ describe("routing and failover between two live providers", () => {
     ]);
     expect(await reconcileWallets(server.database.handle.db)).toEqual([]);
   }, 20_000);
+
+  test("ClubKonnect's unsigned GET notification only brings the re-query forward; a forged one changes nothing", async () => {
+    ckVends.set("1101", { kind: "received" });
+    ckVends.set("1102", { kind: "received" });
+    const settled = await airtime(client, "08051231101", "glo-airtime");
+    const forged = await airtime(client, "08051231102", "glo-airtime");
+    await tick(server);
+    for (const reference of [settled, forged]) {
+      expect((await transactionRow(server.database.handle.db, reference)).status).toBe("pending");
+    }
+    const notify = (query: Record<string, string>) =>
+      server.anonymous.get(`/callbacks/providers/clubkonnect?${new URLSearchParams(query)}`);
+
+    ck.settle(settled, "ORDER_COMPLETED");
+    const real = await notify(clubkonnectCallbackQuery(ck, settled));
+    expect(real.status).toBe(200);
+    expect(real.json.data).toEqual({ requery_scheduled: true });
+    // Someone claims the other order completed; ClubKonnect still holds it as received.
+    const fake = await notify({ requestid: forged, orderstatus: "ORDER_COMPLETED", statuscode: "200" });
+    expect(fake.json.data).toEqual({ requery_scheduled: true });
+    await tick(server);
+    expect((await transactionRow(server.database.handle.db, settled)).status).toBe("successful");
+    expect((await transactionRow(server.database.handle.db, forged)).status).toBe("pending");
+    expect(await ledgerKinds(server, forged)).toEqual(["hold"]);
+
+    expect((await notify({ requestid: "txn_nosuchorder000000000000000" })).json.data).toEqual({ requery_scheduled: false });
+    // A final order is not re-queried again.
+    expect((await notify({ requestid: settled })).json.data).toEqual({ requery_scheduled: false });
+    expect((await server.anonymous.get("/callbacks/providers/vtu?requestid=x")).status).toBe(404);
+    const stray = await server.anonymous.get("/callbacks/providers/clubkonnect?requestid=x&token=abc");
+    expect(stray.status).toBe(400);
+  });
 
   test("an operator disables A: new orders go to B in every process within seconds", async () => {
     // A second process on the same database: its own deps, health and HTTP listener.

@@ -1,4 +1,5 @@
 import type { ProviderPlugin } from "../types.ts";
+import { readClubkonnectCallback } from "./callbacks.ts";
 import { clubkonnectName, createClubkonnectProvider } from "./client.ts";
 import { type ClubkonnectConfig, readClubkonnectConfig } from "./config.ts";
 
@@ -15,4 +16,12 @@ export const clubkonnectPlugin = {
   // A job may re-query then send: the lease must outlast two calls.
   longestCall: (config) => ({ ms: config.timeoutMs, variable: "CLUBKONNECT_TIMEOUT_MS" }),
   createAdapter: (config) => createClubkonnectProvider(config),
+  callbackHint(query) {
+    const hint = readClubkonnectCallback(query);
+    if (!hint) return null;
+    return {
+      ...(hint.requestId ? { requestId: hint.requestId } : {}),
+      ...(hint.orderId ? { providerReference: hint.orderId } : {}),
+    };
+  },
 } satisfies ProviderPlugin<ClubkonnectConfig, typeof clubkonnectName>;
