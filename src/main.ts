@@ -14,9 +14,10 @@ const args = new Set(process.argv.slice(2));
 const runApi = !args.has("--worker-only");
 const runWorker = !args.has("--no-worker");
 
-function readConfig() {
+/** A bad setting stops start-up with its message alone (no stack): it names the variable or file entry. */
+async function configured<T>(read: () => T | Promise<T>): Promise<T> {
   try {
-    return loadConfig();
+    return await read();
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -26,7 +27,7 @@ function readConfig() {
   }
 }
 
-const config = readConfig();
+const config = await configured(loadConfig);
 const logger = createLogger(config.logLevel);
 
 async function openConfiguredDatabase() {
@@ -55,7 +56,7 @@ async function openConfiguredDatabase() {
 
 const database = await openConfiguredDatabase();
 await runMigrations(database);
-const deps = await createDeps(config, database, logger);
+const deps = await configured(() => createDeps(config, database, logger));
 
 if (runApi && !(await hasAnyAccount(database.db))) {
   const created = await createAccount(database.db, "default");

@@ -22,6 +22,7 @@ import { randomBase62 } from "./lib/random.ts";
 import { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import { FinalityWaiters } from "./processing/waiters.ts";
+import { checkRoutingAgainstCatalogue } from "./providers/catalogue-check.ts";
 import { createProviders } from "./providers/registry.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
 
@@ -48,6 +49,7 @@ export async function createDeps(
   logger: Logger,
   liveProviders?: ProviderAdapter[],
 ): Promise<AppDeps> {
+  await checkRoutingAgainstCatalogue(database.db, config.routing);
   const spec = loadSpec();
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
   const caches: Caches = { apiKeys: new TtlCache(60_000), products: new TtlCache(30_000) };

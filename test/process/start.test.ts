@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -58,4 +58,28 @@ describe("npm start", () => {
     await proc.waitFor(/Invalid configuration/, 2000);
     expect(proc.output()).toContain("Invalid configuration: PORT");
   });
+
+  test("a providers file naming a product the catalogue lacks stops start-up, naming the entry", async () => {
+    const file = join(dataDir, "providers.yaml");
+    writeFileSync(
+      file,
+      `providers:
+  vtu:
+    base_url: https://vtu.provider.test
+    api_key_env: START_VTU_KEY
+    secret_key_env: START_VTU_KEY
+    callback_token_env: START_VTU_KEY
+    callback_secret_env: START_VTU_KEY
+    products:
+      mtn-data-9tb-1d: mtn-9tb
+`,
+    );
+    const env = { VEND_DATA_DIR: join(dataDir, "catalogue-check"), PROVIDERS_FILE: file, START_VTU_KEY: "start-test-secret" };
+    const proc = spawnProcess([process.execPath, main], childEnv(env));
+    expect(await proc.proc.exited).toBe(1);
+    expect(proc.output()).toContain(
+      `Invalid configuration: PROVIDERS_FILE ${file}: providers.vtu.products.mtn-data-9tb-1d is not a product in the catalogue`,
+    );
+    expect(proc.output()).not.toContain("    at ");
+  }, 60_000);
 });

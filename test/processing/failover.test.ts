@@ -310,6 +310,18 @@ describe("routing and failover between two live providers", () => {
     expect(stray.status).toBe(400);
   });
 
+  test("routes and product codes are checked against the catalogue at start-up, naming the entry", async () => {
+    const routing = { ...server.deps.config.routing, file: "/etc/vend/providers.yaml" };
+    const start = (changes: Partial<Config["routing"]>) =>
+      createDeps({ ...server.deps.config, routing: { ...routing, ...changes } }, server.database.handle, createLogger("silent"));
+    await expect(start({ routes: [{ service: "data", network: "ikedc", providers: ["vtu"] }] })).rejects.toThrow(
+      'Invalid configuration: PROVIDERS_FILE /etc/vend/providers.yaml: routes[0].network "ikedc" sells no data in the catalogue (it has: 9mobile, airtel, glo, mtn)',
+    );
+    await expect(start({ productCodes: { clubkonnect: { "mtn-data-1tb": "1" } } })).rejects.toThrow(
+      "providers.clubkonnect.products.mtn-data-1tb is not a product in the catalogue",
+    );
+  });
+
   test("an operator disables A: new orders go to B in every process within seconds", async () => {
     // A second process on the same database: its own deps, health and HTTP listener.
     const other = await createDeps(server.deps.config, server.database.handle, createLogger("silent"));
