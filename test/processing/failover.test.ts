@@ -1,12 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { eq, sql } from "drizzle-orm";
 import { processingRunner } from "../../src/background.ts";
 import type { Config } from "../../src/config.ts";
 import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { signCallback } from "../../src/lib/shared/callback-signature.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { checkProviderBalances } from "../../src/processing/balances.ts";
+import { checkRoutingAgainstCatalogue } from "../../src/providers/catalogue-check.ts";
 import { createDeps, startServer } from "../../src/server.ts";
 import { idem } from "../helpers/accounts.ts";
 import {
@@ -320,6 +326,31 @@ describe("routing and failover between two live providers", () => {
     await expect(start({ productCodes: { clubkonnect: { "mtn-data-1tb": "1" } } })).rejects.toThrow(
       "providers.clubkonnect.products.mtn-data-1tb is not a product in the catalogue",
     );
+  });
+
+  test("providers.example.yaml and the README's example load with the real plugins and match the catalogue", async () => {
+    const readme = await Bun.file(new URL("../../README.md", import.meta.url)).text();
+    const block = /### Live providers[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+    const dir = await mkdtemp(join(tmpdir(), "vend-readme-"));
+    try {
+      await writeFile(join(dir, "providers.yaml"), block);
+      const secrets = {
+        VTPASS_API_KEY: "k",
+        VTPASS_SECRET_KEY: "s",
+        VTPASS_CALLBACK_TOKEN: "t",
+        VTPASS_CALLBACK_SECRET: "c",
+        CLUBKONNECT_API_KEY: "ck",
+      };
+      for (const file of [fileURLToPath(new URL("../../providers.example.yaml", import.meta.url)), join(dir, "providers.yaml")]) {
+        const config = loadConfig({ PROVIDERS_FILE: file, WORKER_LEASE_SECONDS: "60", ...secrets });
+        expect(config.providers.vtu?.baseUrl).toBe("https://vtpass.com");
+        expect(config.providers.clubkonnect?.userId).toBe("CK100000001");
+        expect(config.routing.routes.length).toBeGreaterThanOrEqual(4);
+        await checkRoutingAgainstCatalogue(server.database.handle.db, config.routing);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test("an operator disables A: new orders go to B in every process within seconds", async () => {
