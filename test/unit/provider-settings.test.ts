@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
 import { ConfigError, type Env, type ProviderConfigs, readConfig } from "../../src/config.ts";
 import { loadConfig } from "../../src/load-config.ts";
+import { clubkonnectPlugin } from "../../src/providers/clubkonnect/plugin.ts";
 import { sandboxPlugin } from "../../src/providers/sandbox/plugin.ts";
 import { readProviderSettings, type SettingsPlugin } from "../../src/providers/settings.ts";
 import { vtuPlugin } from "../../src/providers/vtu/plugin.ts";
@@ -70,25 +71,6 @@ function fakeLivePlugin(name: string): SettingsPlugin {
     },
   };
 }
-
-/** Stands in for the ClubKonnect plugin (written elsewhere): the settings providers.example.yaml gives it. */
-const clubkonnectPlugin: SettingsPlugin = {
-  name: "clubkonnect",
-  mode: "live",
-  envPrefix: "CLUBKONNECT_",
-  readConfig(read) {
-    const baseUrl = read.url("CLUBKONNECT_BASE_URL");
-    if (!baseUrl) return undefined;
-    const required = (name: string) => read.text(name) ?? read.refuse(name, "is required when CLUBKONNECT_BASE_URL is set");
-    return {
-      baseUrl,
-      userId: required("CLUBKONNECT_USER_ID"),
-      apiKey: read.secret("CLUBKONNECT_API_KEY") ?? read.refuse("CLUBKONNECT_API_KEY", "is required"),
-      callbackUrl: read.url("CLUBKONNECT_CALLBACK_URL"),
-      timeoutMs: read.integer("CLUBKONNECT_TIMEOUT_MS", 15_000, 100, 120_000),
-    };
-  },
-};
 
 const vtuEntry = {
   base_url: "https://vtpass.example.test",
@@ -351,13 +333,13 @@ balance_check_seconds: 60
     [
       "a provider that does not exist",
       { providers: { vtux: vtuEntry } },
-      "providers.vtux is not a live provider; the live providers are: vtu",
+      "providers.vtux is not a live provider; the live providers are: vtu, clubkonnect",
     ],
     [
       "the test-mode sandbox",
       { providers: { sandbox: { latency_ms: 5 } } },
       "providers.sandbox is not a live provider (sandbox is a test-mode provider, read from its SANDBOX_ variables); " +
-        "the live providers are: vtu",
+        "the live providers are: vtu, clubkonnect",
     ],
     [
       "an unknown top-level key",
