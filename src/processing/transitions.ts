@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { queryRows } from "../db/rows.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";

@@ -168,7 +168,7 @@ export class ProviderHealth {
     const states = breakers.map((b) => this.stateOf(b));
     if (states.includes("open")) return false;
     if (!probe) return true;
-    const halfOpen = breakers.filter((b, i) => states[i] === "half_open");
+    const halfOpen = breakers.filter((_, i) => states[i] === "half_open");
     const cooldown = this.rules.breaker.cooldownMs;
     if (halfOpen.some((b) => b.probeAt !== null && this.now() - b.probeAt < cooldown)) return false;
     for (const b of halfOpen) b.probeAt = this.now();

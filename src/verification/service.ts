@@ -7,7 +7,7 @@ import { maskDestination } from "../lib/mask.ts";
 import type { Mode } from "../lib/scope.ts";
 import { isMeterNumber, isSmartcardNumber } from "../lib/shared/destinations.ts";
 import type { Providers } from "../providers/registry.ts";
-import { type CustomerInfo, type CustomerQuery, type ProviderAdapter, ProviderUnavailableError } from "../providers/types.ts";
+import { type CustomerInfo, type CustomerQuery, ProviderUnavailableError } from "../providers/types.ts";
 
 type MeterVerifyRequest = components["schemas"]["MeterVerifyRequest"];
 type MeterVerification = components["schemas"]["MeterVerification"];
