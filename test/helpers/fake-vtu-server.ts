@@ -1,4 +1,4 @@
-import { isRecord } from "../../src/providers/vtu/mapping.ts";
+import { isRecord } from "../../src/providers/readings.ts";
 import { VtuBook, type VtuPayBody, vtuAnswer, vtuTestConfig } from "./vtu-mock.ts";
 
 /**

@@ -2,7 +2,7 @@ import { FetchInterceptor } from "@mswjs/interceptors/fetch/web";
 import { delay, type HttpHandler, HttpResponse, http } from "msw";
 import { defineNetwork, InterceptorSource } from "msw/experimental";
 import type { VtuConfig } from "../../src/providers/vtu/config.ts";
-import { isRecord } from "../../src/providers/vtu/mapping.ts";
+import { isRecord } from "../../src/providers/readings.ts";
 
 /**
  * A scriptable VTpass-style provider for msw. A `VtuBook` remembers what pay did (including orders whose

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { type ProviderOrder, ProviderUnavailableError } from "../../src/providers/types.ts";
 import { translateVtuCallback } from "../../src/providers/vtu/callbacks.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
-import { buildVtuPayRequest, defaultCustomerPhone, readElectricityResult } from "../../src/providers/vtu/mapping.ts";
+import { readElectricityResult } from "../../src/providers/readings.ts";
+import { buildVtuPayRequest, defaultCustomerPhone } from "../../src/providers/vtu/mapping.ts";
 import {
   setupMockFetch,
   VtuBook,

@@ -1,7 +1,6 @@
+import type { Unrecognised } from "../http.ts";
+import { isRecord, readElectricityResult, readText } from "../readings.ts";
 import type { ProviderNotFound, ProviderOutcome } from "../types.ts";
-import { isRecord, readElectricityResult, readText } from "../vtu/mapping.ts";
-
-export type Unrecognised = { status: "unrecognised"; reason: string };
 
 /** Words for an order ClubKonnect holds and has not settled (it retries on-hold orders itself). */
 const heldWords = new Set(["ORDER_RECEIVED", "ORDER_PROCESSED", "ORDER_ONHOLD"]);

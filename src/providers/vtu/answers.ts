@@ -1,5 +1,6 @@
+import type { Unrecognised } from "../http.ts";
+import { isRecord, readElectricityResult, readText } from "../readings.ts";
 import type { ProviderNotFound, ProviderOutcome } from "../types.ts";
-import { isRecord, readElectricityResult, readText } from "./mapping.ts";
 
 /** Pay answers that mean the order was refused and will never be carried out. */
 const payRefusalCodes = new Set([
@@ -36,7 +37,7 @@ const processingCode = "099";
 const duplicateRequestCode = "014";
 const unknownRequestCode = "015";
 
-export type Interpretation = ProviderOutcome | ProviderNotFound | { status: "unrecognised"; reason: string };
+export type Interpretation = ProviderOutcome | ProviderNotFound | Unrecognised;
 
 export function readCode(answer: Record<string, unknown>): string | undefined {
   const code = answer.code;

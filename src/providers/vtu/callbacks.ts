@@ -1,5 +1,5 @@
+import { isRecord, readText } from "../readings.ts";
 import { interpretAnswer } from "./answers.ts";
-import { isRecord, readText } from "./mapping.ts";
 
 /** A VTU callback in the common provider-callback format (the `ProviderCallback` schema). */
 export interface VtuCallbackTranslation {
