@@ -1,5 +1,6 @@
 import { delay, type HttpHandler, HttpResponse, http } from "msw";
 import type { ClubkonnectConfig } from "../../src/providers/clubkonnect/config.ts";
+import { type FaultLooks, faultResponse, type ProviderFault } from "./provider-faults.ts";
 
 /**
  * A scriptable ClubKonnect-style provider, for msw (`clubkonnectHandlers`) or as a real HTTP server
@@ -67,11 +68,7 @@ export interface ClubkonnectBookEntry {
 export type ClubkonnectHiddenOutcome = "completed" | "received" | "cancelled" | "not-received";
 
 /** A broken answer: the client cannot tell what happened. */
-export type ClubkonnectFault =
-  | { kind: "timeout"; delayMs?: number }
-  | { kind: "server-error"; httpStatus?: number }
-  | { kind: "network-error" }
-  | { kind: "malformed" };
+export type ClubkonnectFault = ProviderFault;
 
 export type ClubkonnectVendScenario =
   /** ORDER_COMPLETED (200); with `afterMs` it is held as ORDER_RECEIVED that long first, as a slow vend. */
@@ -235,24 +232,11 @@ export interface ClubkonnectMockOptions {
 
 const word = (status: string, httpStatus = 200) => HttpResponse.json({ status }, { status: httpStatus });
 
-async function faultResponse(fault: ClubkonnectFault, request: Request, lateBody: Record<string, unknown>): Promise<Response> {
-  switch (fault.kind) {
-    case "timeout": {
-      const aborted = new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
-      await Promise.race([delay(fault.delayMs ?? 10_000), aborted]);
-      return HttpResponse.json(lateBody);
-    }
-    case "server-error":
-      return new HttpResponse("<html><body>500 - Internal server error.</body></html>", {
-        status: fault.httpStatus ?? 500,
-        headers: { "content-type": "text/html" },
-      });
-    case "network-error":
-      return HttpResponse.error();
-    case "malformed":
-      return new HttpResponse('{"orderid":"6500000001","statuscode":"1', { headers: { "content-type": "application/json" } });
-  }
-}
+const clubkonnectLooks: FaultLooks = {
+  errorPage: "<html><body>500 - Internal server error.</body></html>",
+  defaultErrorStatus: 500,
+  malformedBody: '{"orderid":"6500000001","statuscode":"1',
+};
 
 /**
  * The provider's answers to one GET, from the book: orders, queries, verifications and the balance. A
@@ -288,7 +272,7 @@ export function clubkonnectResponder(options: ClubkonnectMockOptions): (request:
       case "refuse":
         return word(scenario.word, scenario.httpStatus);
       default:
-        return faultResponse(scenario, request, hidden(order, scenario.outcome));
+        return faultResponse(scenario, request, hidden(order, scenario.outcome), clubkonnectLooks);
     }
   }
 
@@ -305,13 +289,13 @@ export function clubkonnectResponder(options: ClubkonnectMockOptions): (request:
     const answer = requestId ? book.answer(requestId) : book.answer(params.OrderID ?? "", "orderid");
     const unknown = { status: requestId ? "INVALID_REQUESTID" : "INVALID_ORDERID" };
     const fault = typeof options.query === "function" ? options.query(requestId ?? "") : options.query;
-    return fault ? faultResponse(fault, request, answer ?? unknown) : HttpResponse.json(answer ?? unknown);
+    return fault ? faultResponse(fault, request, answer ?? unknown, clubkonnectLooks) : HttpResponse.json(answer ?? unknown);
   }
 
   async function verify(company: string, number: string, unknownWord: string, request: Request): Promise<Response> {
     const customer = book.customer(company, number);
     const answer = customer ?? { customer_name: unknownWord };
-    return options.verify ? faultResponse(options.verify, request, answer) : HttpResponse.json(answer);
+    return options.verify ? faultResponse(options.verify, request, answer, clubkonnectLooks) : HttpResponse.json(answer);
   }
 
   return async (request) => {

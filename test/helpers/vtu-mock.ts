@@ -1,8 +1,9 @@
 import { FetchInterceptor } from "@mswjs/interceptors/fetch/web";
-import { delay, type HttpHandler, HttpResponse, http } from "msw";
+import { type HttpHandler, HttpResponse, http } from "msw";
 import { defineNetwork, InterceptorSource } from "msw/experimental";
-import type { VtuConfig } from "../../src/providers/vtu/config.ts";
 import { isRecord } from "../../src/providers/readings.ts";
+import type { VtuConfig } from "../../src/providers/vtu/config.ts";
+import { type FaultLooks, faultResponse, type ProviderFault } from "./provider-faults.ts";
 
 /**
  * A scriptable VTpass-style provider for msw. A `VtuBook` remembers what pay did (including orders whose
@@ -68,12 +69,7 @@ export interface VtuRecordedRequest {
 export type VtuHiddenOutcome = "delivered" | "failed" | "pending" | "not-received";
 
 /** A broken answer: the client cannot tell what happened. */
-export type VtuFault =
-  | { kind: "timeout"; delayMs?: number }
-  | { kind: "server-error"; httpStatus?: number }
-  | { kind: "network-error" }
-  | { kind: "malformed" }
-  | { kind: "wrong-shape" };
+export type VtuFault = ProviderFault | { kind: "wrong-shape" };
 
 export type VtuPayScenario =
   | { kind: "deliver"; extras?: Record<string, unknown> }
@@ -200,25 +196,15 @@ function readPayBody(body: unknown): VtuPayBody | null {
   return { request_id, serviceID, billersCode, amount, phone, ...(variation_code ? { variation_code } : {}) };
 }
 
-async function faultResponse(fault: VtuFault, request: Request, lateBody: Record<string, unknown>): Promise<Response> {
-  switch (fault.kind) {
-    case "timeout": {
-      const aborted = new Promise<void>((resolve) => request.signal.addEventListener("abort", () => resolve()));
-      await Promise.race([delay(fault.delayMs ?? 10_000), aborted]);
-      return HttpResponse.json(lateBody);
-    }
-    case "server-error":
-      return new HttpResponse("<html><body>502 Bad Gateway</body></html>", {
-        status: fault.httpStatus ?? 502,
-        headers: { "content-type": "text/html" },
-      });
-    case "network-error":
-      return HttpResponse.error();
-    case "malformed":
-      return new HttpResponse('{"code": "000", "content": {"transac', { headers: { "content-type": "application/json" } });
-    case "wrong-shape":
-      return HttpResponse.json({ success: true, data: [] });
-  }
+const vtuLooks: FaultLooks = {
+  errorPage: "<html><body>502 Bad Gateway</body></html>",
+  defaultErrorStatus: 502,
+  malformedBody: '{"code": "000", "content": {"transac',
+};
+
+function vtuFaultResponse(fault: VtuFault, request: Request, lateBody: Record<string, unknown>): Promise<Response> {
+  if (fault.kind === "wrong-shape") return Promise.resolve(HttpResponse.json({ success: true, data: [] }));
+  return faultResponse(fault, request, lateBody, vtuLooks);
 }
 
 export interface VtuMockOptions {
@@ -284,7 +270,7 @@ export function vtuHandlers(options: VtuMockOptions): HttpHandler[] {
             { status: scenario.httpStatus ?? 200 },
           );
         default:
-          return faultResponse(scenario, request, hidden(order, scenario.outcome));
+          return vtuFaultResponse(scenario, request, hidden(order, scenario.outcome));
       }
     }),
 
@@ -295,7 +281,7 @@ export function vtuHandlers(options: VtuMockOptions): HttpHandler[] {
       if (typeof requestId !== "string") return HttpResponse.json({ code: "011", response_description: "INVALID ARGUMENTS" });
       const fault = typeof options.requery === "function" ? options.requery(requestId) : options.requery;
       const answer = book.answer(requestId) ?? { code: "015", response_description: "INVALID REQUEST ID" };
-      return fault ? faultResponse(fault, request, answer) : HttpResponse.json(answer);
+      return fault ? vtuFaultResponse(fault, request, answer) : HttpResponse.json(answer);
     }),
 
     http.get(`${config.baseUrl}/api/balance`, async ({ request }) => {
@@ -315,7 +301,7 @@ export function vtuHandlers(options: VtuMockOptions): HttpHandler[] {
             code: "000",
             content: { error: "This customer number is invalid. Please check and try again", WrongBillersCode: true },
           };
-      return options.verify ? faultResponse(options.verify, request, answer) : HttpResponse.json(answer);
+      return options.verify ? vtuFaultResponse(options.verify, request, answer) : HttpResponse.json(answer);
     }),
   ];
 }
