@@ -1414,7 +1414,7 @@ export interface components {
             page: components["schemas"]["Page"];
         };
         /**
-         * @description `closed`: orders flow. `open`: consecutive failures reached the threshold; new orders go to the next provider of their route until the cool-down ends. `half_open`: the cool-down is over; one order probes the provider, and its outcome closes or re-opens the breaker.
+         * @description `closed`: orders flow. `open`: consecutive calls without a usable answer (timeouts, 5xx, unreadable answers) reached the threshold; new orders go to the next provider of their route until the cool-down ends. `half_open`: the cool-down is over; one order probes the provider, and its outcome closes or re-opens the breaker.
          * @enum {string}
          */
         BreakerState: "closed" | "open" | "half_open";

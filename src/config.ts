@@ -234,7 +234,7 @@ export interface RoutingConfig {
   /** Per provider: the float (kobo) below which its balance is raised to operators. */
   lowBalanceKobo: Record<string, number>;
   breaker: {
-    /** Consecutive failures (refusals, failures, timeouts, unreadable answers) that open a provider's breaker. */
+    /** Consecutive calls without a usable answer (timeouts, broken connections, 5xx, garbage) that open a provider's breaker. */
     failures: number;
     /** How long an open breaker keeps new orders off the provider before one probe is let through. */
     cooldownMs: number;

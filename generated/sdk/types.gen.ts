@@ -684,7 +684,7 @@ export type StoredCallbackPage = {
 };
 
 /**
- * `closed`: orders flow. `open`: consecutive failures reached the threshold; new orders go to the next provider of their route until the cool-down ends. `half_open`: the cool-down is over; one order probes the provider, and its outcome closes or re-opens the breaker.
+ * `closed`: orders flow. `open`: consecutive calls without a usable answer (timeouts, 5xx, unreadable answers) reached the threshold; new orders go to the next provider of their route until the cool-down ends. `half_open`: the cool-down is over; one order probes the provider, and its outcome closes or re-opens the breaker.
  */
 export type BreakerState = 'closed' | 'open' | 'half_open';
 

@@ -6,7 +6,7 @@ import type { Logger } from "../logger.ts";
 
 export type BreakerState = "closed" | "open" | "half_open";
 
-/** `service` '' is the provider-wide breaker. */
+/** `service` '' is the provider-wide breaker. Only live providers' calls are counted (the worker decides). */
 interface Breaker {
   failures: number;
   /** Epoch ms until which it is open; null when closed. Past: half-open. */
@@ -175,7 +175,7 @@ export class ProviderHealth {
     return true;
   }
 
-  /** The provider delivered (or answered definitively about an order it holds): its breakers close. */
+  /** The provider answered a vend (whatever it said): its breakers close. */
   succeeded(provider: string, service: string): void {
     for (const [name, breaker] of this.pair(provider, service)) {
       const wasOpen = breaker.openUntil !== null;
@@ -186,7 +186,7 @@ export class ProviderHealth {
     }
   }
 
-  /** A failure, refusal, timeout or unreadable answer: counts toward opening its breakers. */
+  /** No answer or an unreadable one (timeout, broken connection, 5xx, garbage): counts toward opening its breakers. */
   failed(provider: string, service: string): void {
     for (const [name, breaker] of this.pair(provider, service)) {
       breaker.failures += 1;

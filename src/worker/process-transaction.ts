@@ -109,28 +109,28 @@ interface Job {
 }
 
 /**
- * One call to a provider, timed, its answer counted toward the provider's health: a vend answered
- * (delivered, or held as pending) closes its breakers; a failure, refusal, timeout or unreadable answer
- * counts toward opening them, and so does a re-query that gets no answer.
+ * One call to a provider, timed, its answer counted toward a live provider's health: a vend answered
+ * (whatever it says) closes its breakers; no answer or an unreadable one (timeout, broken connection, 5xx,
+ * garbage) counts toward opening them, for a vend or a re-query. An order's own failure (a refused number,
+ * a low float) is no outage: counting it would let one client's bad orders shut a healthy provider. The
+ * sandbox's deliberate failures never count.
  */
 async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Promise<Answer> {
   const { deps, service } = job;
   const adapter = deps.providers.get(row.provider);
   if (!adapter) throw new Error(`no provider ${row.provider} for ${row.reference}`);
   const order = await toProviderOrder(deps, row);
+  const live = row.mode === "live";
   job.lease.assertHeld();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     const outcome = what === "vend" ? await adapter.vend(order) : await adapter.requery(order);
-    if (what === "vend") {
-      if (outcome.status === "failed") deps.providers.health.failed(row.provider, service);
-      else deps.providers.health.succeeded(row.provider, service);
-    }
+    if (what === "vend" && live) deps.providers.health.succeeded(row.provider, service);
     return { kind: "outcome", outcome, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
-    deps.providers.health.failed(row.provider, service);
+    if (live) deps.providers.health.failed(row.provider, service);
     deps.logger.warn(
       { reference: row.reference, provider: row.provider, err: error.message },
       `provider unavailable on ${what}; its fate there is unknown`,
@@ -251,8 +251,11 @@ async function notDelivered(
   });
 }
 
-/** How long a new order none of whose providers may take it waits before it is claimed again. */
-const deferMs = 1000;
+/**
+ * How long a new order none of whose providers may take it waits before it is claimed again: about a
+ * breaker's cool-down (between 1 and 30 s), so a long outage does not churn the backlog.
+ */
+const deferMs = (config: Config) => Math.min(Math.max(config.routing.breaker.cooldownMs, 1000), 30_000);
 
 /**
  * Runs one claimed transaction to its next state. A new order goes to the first provider of its route
@@ -273,7 +276,7 @@ export async function processClaimed(
   if (claim.previousStatus !== "queued") return requery(job, row);
   const first = firstUsable(job, row, []);
   if (!first) {
-    const deferred = await deferUnsent(deps.db, row, claim, deferMs);
+    const deferred = await deferUnsent(deps.db, row, claim, deferMs(deps.config));
     return { row: { ...row, status: "queued" }, changed: deferred };
   }
   if (first === row.provider) return send(job, row);

@@ -14,7 +14,7 @@ import { createLogger } from "../../src/logger.ts";
 import { checkProviderBalances } from "../../src/processing/balances.ts";
 import { checkRoutingAgainstCatalogue } from "../../src/providers/catalogue-check.ts";
 import { createDeps, startServer } from "../../src/server.ts";
-import { idem } from "../helpers/accounts.ts";
+import { fundedAccount, idem } from "../helpers/accounts.ts";
 import {
   ClubkonnectBook,
   type ClubkonnectOrderRequest,
@@ -24,7 +24,7 @@ import {
   clubkonnectTestConfig,
 } from "../helpers/clubkonnect-mock.ts";
 import { HttpClient } from "../helpers/http.ts";
-import { fastProcessing, transactionRow } from "../helpers/processing.ts";
+import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
 import { captureLogs, startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
 import {
   setupMockFetch,
@@ -353,6 +353,33 @@ describe("routing and failover between two live providers", () => {
     }
   });
 
+  test("an accepted order none of whose providers may take it any more waits unsent, then goes out", async () => {
+    const reference = await airtime(client, "08031231201");
+    for (const name of ["vtu", "clubkonnect"])
+      await server.admin.post(`/admin/v1/providers/${name}/disable`, { reason: "drill" });
+    try {
+      await tick(server);
+      const waiting = await transactionRow(server.database.handle.db, reference);
+      expect(waiting).toMatchObject({ status: "queued", providerSends: 0, leaseOwner: null });
+      expect(await attempts(server, reference)).toEqual([]);
+      expect(vtuPaysFor(reference) + ckOrdersFor(reference)).toBe(0);
+      // New orders are refused meanwhile, and nothing is charged for them.
+      const refused = await client.post(
+        "/api/v1/vend",
+        { product_code: "mtn-airtime", phone_number: "08031231202", amount_kobo: 10_000 },
+        idem(),
+      );
+      expect(refused.status).toBe(503);
+      expect(refused.json.code).toBe("NO_ROUTE");
+    } finally {
+      for (const name of ["vtu", "clubkonnect"]) await server.admin.post(`/admin/v1/providers/${name}/enable`);
+    }
+    await server.database.handle.db.execute(sql`update transactions set next_attempt_at = now() where reference = ${reference}`);
+    await tick(server);
+    expect(await transactionRow(server.database.handle.db, reference)).toMatchObject({ status: "successful", provider: "vtu" });
+    expect(vtuPaysFor(reference)).toBe(1);
+  });
+
   test("an operator disables A: new orders go to B in every process within seconds", async () => {
     // A second process on the same database: its own deps, health and HTTP listener.
     const other = await createDeps(server.deps.config, server.database.handle, createLogger("silent"));
@@ -407,6 +434,29 @@ describe("the circuit breaker", () => {
     const providers = (await server.admin.get("/admin/v1/providers")).json.data.providers;
     return providers.find((p: { name: string }) => p.name === "vtu").breakers[0].state;
   };
+
+  test("orders A refuses move on but do not open its breaker; the sandbox's deliberate failures never trip one", async () => {
+    vtuPays.set("0801", { kind: "refuse", code: "016", description: "TRANSACTION FAILED" });
+    for (let i = 0; i < 4; i++) {
+      const reference = await airtime(client, "08031230801");
+      await tick(server);
+      expect((await transactionRow(server.database.handle.db, reference)).provider).toBe("clubkonnect");
+    }
+    expect(await vtuBreaker()).toBe("closed");
+
+    const { client: testClient } = await fundedAccount(server, 10_000_000);
+    // 1111 fails; 5555 answers with a provider error first.
+    for (let i = 0; i < 4; i++) {
+      await vendAirtime(testClient, "08031231111");
+      await vendAirtime(testClient, "08031235555");
+    }
+    await tick(server);
+    expect((await server.admin.get("/admin/v1/providers")).json.data.providers[0]).toMatchObject({
+      name: "sandbox",
+      available: true,
+    });
+    expect(await vendAirtime(testClient, "08031234567")).toStartWith("txn_");
+  });
 
   test("opens after N failures (new orders skip A), half-opens after the cool-down, closes on a success", async () => {
     vtuPays.set("0901", { kind: "server-error", outcome: "failed" });
