@@ -1,8 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { readElectricityResult } from "../../src/providers/readings.ts";
 import { type ProviderOrder, ProviderUnavailableError } from "../../src/providers/types.ts";
 import { translateVtuCallback } from "../../src/providers/vtu/callbacks.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
-import { readElectricityResult } from "../../src/providers/readings.ts";
 import { buildVtuPayRequest, defaultCustomerPhone } from "../../src/providers/vtu/mapping.ts";
 import {
   setupMockFetch,
