@@ -15,6 +15,8 @@ interface Breaker {
   probeAt: number | null;
   /** The database clock of the last shared row adopted or written (epoch ms), so an older row is not adopted again. */
   syncedAt: number;
+  /** Writes of this process's own change still under way: until they land, the shared row is older than it. */
+  writing: number;
 }
 
 export interface BreakerView {
@@ -54,6 +56,8 @@ export class ProviderHealth {
   private readonly breakers = new Map<string, Breaker>();
   private switches = new Map<string, ProviderSwitch>();
   private timer: ReturnType<typeof setInterval> | undefined;
+  /** Breaker changes being written for the other processes. */
+  private readonly sharing = new Set<Promise<void>>();
 
   constructor(
     private readonly db: Executor,
@@ -112,7 +116,7 @@ export class ProviderHealth {
     for (const row of shared) {
       const updatedAt = toDate(row.updated_at)?.getTime() ?? 0;
       const breaker = this.breaker(row.provider, row.service);
-      if (updatedAt <= breaker.syncedAt) continue;
+      if (updatedAt <= breaker.syncedAt || breaker.writing > 0) continue;
       breaker.failures = Number(row.consecutive_failures);
       breaker.openUntil = toDate(row.open_until)?.getTime() ?? null;
       breaker.probeAt = null;
@@ -233,7 +237,7 @@ export class ProviderHealth {
     const key = keyOf(provider, service);
     let breaker = this.breakers.get(key);
     if (!breaker) {
-      breaker = { failures: 0, openUntil: null, probeAt: null, syncedAt: 0 };
+      breaker = { failures: 0, openUntil: null, probeAt: null, syncedAt: 0, writing: 0 };
       this.breakers.set(key, breaker);
     }
     return breaker;
@@ -246,10 +250,15 @@ export class ProviderHealth {
     ];
   }
 
+  /** Resolves once every breaker change this process has made is written for the others. */
+  async flush(): Promise<void> {
+    await Promise.all(this.sharing);
+  }
+
   /** Shares a transition with the other processes; a failed write leaves them to find out for themselves. */
   private publish(provider: string, service: string, breaker: Breaker, state: "open" | "closed"): void {
     const openUntil = breaker.openUntil === null ? null : new Date(breaker.openUntil).toISOString();
-    queryRows<{ updated_at: Date | string }>(
+    const write = queryRows<{ updated_at: Date | string }>(
       this.db,
       sql`insert into provider_breakers (provider, service, state, consecutive_failures, open_until, updated_at)
           values (${provider}, ${service}, ${state}, ${breaker.failures}, ${openUntil}::timestamptz, clock_timestamp())
@@ -268,6 +277,12 @@ export class ProviderHealth {
           "could not share a breaker change",
         ),
     );
+    breaker.writing += 1;
+    this.sharing.add(write);
+    void write.finally(() => {
+      breaker.writing -= 1;
+      this.sharing.delete(write);
+    });
   }
 }
 

@@ -214,7 +214,8 @@ export interface VtuMockOptions {
   pay?: VtuPayScenario | ((body: VtuPayBody) => VtuPayScenario);
   /** A fault for a requery; undefined (the default) answers from the book. */
   requery?: VtuFault | ((requestId: string) => VtuFault | undefined);
-  verify?: VtuFault;
+  /** A fault for merchant-verify, or one chosen by the number verified. */
+  verify?: VtuFault | ((billersCode: string) => VtuFault | undefined);
 }
 
 /** msw handlers for `/api/pay`, `/api/requery` and `/api/merchant-verify`. */
@@ -301,7 +302,8 @@ export function vtuHandlers(options: VtuMockOptions): HttpHandler[] {
             code: "000",
             content: { error: "This customer number is invalid. Please check and try again", WrongBillersCode: true },
           };
-      return options.verify ? vtuFaultResponse(options.verify, request, answer) : HttpResponse.json(answer);
+      const fault = typeof options.verify === "function" ? options.verify(String(fields.billersCode)) : options.verify;
+      return fault ? vtuFaultResponse(fault, request, answer) : HttpResponse.json(answer);
     }),
   ];
 }

@@ -69,6 +69,7 @@ function routedConfig(overrides: Partial<Config["routing"]> = {}): Partial<Confi
         { service: "data", network: "mtn", providers: ["vtu", "clubkonnect"] },
         { service: "airtime", network: "glo", providers: ["clubkonnect", "vtu"] },
         { service: "airtime", providers: ["vtu", "clubkonnect"] },
+        { service: "electricity", providers: ["vtu", "clubkonnect"] },
       ],
       productCodes: { vtu: { [dataProduct]: "mtn-1gb-daily" }, clubkonnect: { [dataProduct]: "1000.01" } },
       ...overrides,
@@ -120,7 +121,12 @@ const ckOrdersFor = (reference: string) =>
 beforeAll(() => {
   network.enable();
   network.use(
-    ...vtuHandlers({ book: vtu, pay: vtuPay, requery: vtuRequery }),
+    ...vtuHandlers({
+      book: vtu,
+      pay: vtuPay,
+      requery: vtuRequery,
+      verify: (number) => (number.endsWith("0001") ? { kind: "server-error" } : undefined),
+    }),
     ...clubkonnectHandlers({ book: ck, vend: ckVend }),
   );
 });
@@ -157,6 +163,7 @@ describe("routing and failover between two live providers", () => {
       { service: "data", network: "mtn", providers: ["vtu", "clubkonnect"] },
       { service: "airtime", network: "glo", providers: ["clubkonnect", "vtu"] },
       { service: "airtime", network: null, providers: ["vtu", "clubkonnect"] },
+      { service: "electricity", network: null, providers: ["vtu", "clubkonnect"] },
     ]);
     expect(listed.product_codes.clubkonnect).toEqual({ [dataProduct]: "1000.01" });
   });
@@ -378,6 +385,23 @@ describe("routing and failover between two live providers", () => {
     await tick(server);
     expect(await transactionRow(server.database.handle.db, reference)).toMatchObject({ status: "successful", provider: "vtu" });
     expect(vtuPaysFor(reference)).toBe(1);
+  });
+
+  test("verification asks the route's next provider when the first cannot answer, and trusts a 'no such customer'", async () => {
+    ck.addCustomer("02", "45031230001", { customer_name: "ADA OBI" }); // 02: IKEDC at ClubKonnect
+    const verify = (meter: string) => client.post("/api/v1/bills/electricity/verify", { network: "ikedc", meter_number: meter });
+    const answered = await verify("45031230001");
+    expect(answered.status).toBe(200);
+    expect(answered.json.data.customer_name).toBe("ADA OBI");
+    const asked = (meter: string) => ({
+      vtu: vtu.requestsTo("merchant-verify").filter((r) => (r.body as { billersCode: string }).billersCode === meter).length,
+      clubkonnect: ck.requests.filter((r) => r.query.MeterNo === meter).length,
+    });
+    expect(asked("45031230001")).toEqual({ vtu: 1, clubkonnect: 1 });
+    // VTU answers that it knows no such meter: that is an answer, not a reason to ask elsewhere.
+    const unknown = await verify("45031230002");
+    expect(unknown.status).toBe(404);
+    expect(asked("45031230002")).toEqual({ vtu: 1, clubkonnect: 0 });
   });
 
   test("an operator disables A: new orders go to B in every process within seconds", async () => {

@@ -8,8 +8,6 @@ let database: TestDatabase;
 let now = 1_700_000_000_000;
 const rules = { breaker: { failures: 3, cooldownMs: 10_000 }, healthRefreshMs: 100_000 };
 const health = () => new ProviderHealth(database.handle.db, rules, createLogger("silent"), () => now);
-/** Lets a fire-and-forget breaker write reach the database. */
-const settle = () => Bun.sleep(50);
 
 beforeAll(async () => {
   database = await createTestDatabase();
@@ -61,7 +59,7 @@ describe("provider health", () => {
     const one = health();
     const two = health();
     for (let i = 0; i < 3; i++) one.failed("delta", "airtime");
-    await settle();
+    await one.flush();
     expect(two.usable("delta", "airtime", false)).toBe(true);
     await two.refresh();
     expect(two.usable("delta", "airtime", false)).toBe(false);
@@ -71,7 +69,7 @@ describe("provider health", () => {
     now += 10_001;
     expect(one.usable("delta", "airtime", true)).toBe(true);
     one.succeeded("delta", "airtime");
-    await settle();
+    await one.flush();
     await two.refresh();
     expect(two.breakersOf("delta")[0]?.state).toBe("closed");
 
