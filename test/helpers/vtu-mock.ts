@@ -3,6 +3,7 @@ import { type HttpHandler, HttpResponse, http } from "msw";
 import { defineNetwork, InterceptorSource } from "msw/experimental";
 import { isRecord } from "../../src/providers/readings.ts";
 import type { VtuConfig } from "../../src/providers/vtu/config.ts";
+import type { VtuPayRequest } from "../../src/providers/vtu/mapping.ts";
 import { type FaultLooks, faultResponse, type ProviderFault } from "./provider-faults.ts";
 
 /**
@@ -43,14 +44,8 @@ export const vtuTestConfig: VtuConfig = {
 
 export type VtuTransactionStatus = "delivered" | "initiated" | "pending" | "failed" | "reversed";
 
-export interface VtuPayBody {
-  request_id: string;
-  serviceID: string;
-  billersCode: string;
-  variation_code?: string;
-  amount: number;
-  phone: string;
-}
+/** A pay as the mock receives it (the adapter's request; cable's `subscription_type` is not looked at). */
+export type VtuPayBody = Omit<VtuPayRequest, "subscription_type">;
 
 export interface VtuBookEntry extends VtuPayBody {
   transactionId: string;

@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/load-config.ts";
 import { readClubkonnectCallback } from "../../src/providers/clubkonnect/callbacks.ts";
 import { createClubkonnectProvider } from "../../src/providers/clubkonnect/client.ts";
 import { fallbackCustomerPhone, planClubkonnectOrder } from "../../src/providers/clubkonnect/mapping.ts";
-import { type ProviderOrder, ProviderUnavailableError } from "../../src/providers/types.ts";
+import { ProviderUnavailableError } from "../../src/providers/types.ts";
 import {
   ClubkonnectBook,
   type ClubkonnectMockOptions,
@@ -14,6 +14,7 @@ import {
   clubkonnectTestConfig,
   startFakeClubkonnectServer,
 } from "../helpers/clubkonnect-mock.ts";
+import { providerOrders } from "../helpers/provider-orders.ts";
 import { setupMockFetch } from "../helpers/vtu-mock.ts";
 
 const network = setupMockFetch();
@@ -24,21 +25,7 @@ afterAll(() => network.disable());
 const provider = createClubkonnectProvider(clubkonnectTestConfig);
 const fast = createClubkonnectProvider({ ...clubkonnectTestConfig, timeoutMs: 100 });
 const { apiKey } = clubkonnectTestConfig;
-let serial = 0;
-
-function order(overrides: Partial<ProviderOrder> = {}): ProviderOrder {
-  serial += 1;
-  return {
-    reference: `txn_cktest${String(serial).padStart(16, "0")}`,
-    mode: "live",
-    service: "airtime",
-    network: "mtn",
-    productCode: "mtn-airtime",
-    destination: "08031234567",
-    amountKobo: 50_000,
-    ...overrides,
-  };
-}
+const order = providerOrders("cktest");
 
 function mock(options: Omit<ClubkonnectMockOptions, "book"> = {}): ClubkonnectBook {
   const book = new ClubkonnectBook();

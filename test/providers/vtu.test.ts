@@ -1,9 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { readElectricityResult } from "../../src/providers/readings.ts";
-import { type ProviderOrder, ProviderUnavailableError } from "../../src/providers/types.ts";
+import { ProviderUnavailableError } from "../../src/providers/types.ts";
 import { translateVtuCallback } from "../../src/providers/vtu/callbacks.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { buildVtuPayRequest, defaultCustomerPhone } from "../../src/providers/vtu/mapping.ts";
+import { providerOrders } from "../helpers/provider-orders.ts";
 import {
   setupMockFetch,
   VtuBook,
@@ -19,21 +20,7 @@ afterEach(() => network.resetHandlers());
 afterAll(() => network.disable());
 
 const provider = createVtuProvider(vtuTestConfig);
-let serial = 0;
-
-function order(overrides: Partial<ProviderOrder> = {}): ProviderOrder {
-  serial += 1;
-  return {
-    reference: `txn_vtutest${String(serial).padStart(16, "0")}`,
-    mode: "live",
-    service: "airtime",
-    network: "mtn",
-    productCode: "mtn-airtime",
-    destination: "08031234567",
-    amountKobo: 50_000,
-    ...overrides,
-  };
-}
+const order = providerOrders("vtutest");
 
 function mock(options: Omit<VtuMockOptions, "book"> = {}): VtuBook {
   const book = new VtuBook();
