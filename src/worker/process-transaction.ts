@@ -96,9 +96,11 @@ function requeryDelaySeconds(config: Config, attempts: number): number {
   return schedule[Math.min(Math.max(attempts - 1, 0), schedule.length - 1)] ?? 60;
 }
 
-type Answer =
-  | { kind: "outcome"; outcome: ProviderOutcome | ProviderNotFound; answerMs?: number }
-  | { kind: "unavailable"; error: ProviderUnavailableError; answerMs?: number };
+/** A provider's answer, with the order as it was sent to it. */
+type Answer = { order: ProviderOrder; answerMs?: number } & (
+  | { kind: "outcome"; outcome: ProviderOutcome | ProviderNotFound }
+  | { kind: "unavailable"; error: ProviderUnavailableError }
+);
 
 /** One claim's job, with everything its steps share. */
 interface Job {
@@ -127,7 +129,7 @@ async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Pr
   try {
     const outcome = what === "vend" ? await adapter.vend(order) : await adapter.requery(order);
     if (what === "vend" && live) deps.providers.health.succeeded(row.provider, service);
-    return { kind: "outcome", outcome, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
+    return { kind: "outcome", outcome, order, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
     if (live) deps.providers.health.failed(row.provider, service);
@@ -135,25 +137,24 @@ async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Pr
       { reference: row.reference, provider: row.provider, err: error.message },
       `provider unavailable on ${what}; its fate there is unknown`,
     );
-    return { kind: "unavailable", error, ...(what === "vend" && error.answered ? { answerMs: elapsed() } : {}) };
+    return { kind: "unavailable", error, order, ...(what === "vend" && error.answered ? { answerMs: elapsed() } : {}) };
   }
 }
 
-/** Whether the route has a provider the order has not been sent to that may take it now. */
-async function canMoveOn(job: Job, row: TransactionRow): Promise<boolean> {
-  const tried = new Set([...(await attemptedProviders(job.deps.db, row.id)), row.provider]);
+/**
+ * The first provider of the order's route, other than those in `exclude`, that may take it now. With
+ * `probe` (about to send) a half-open one takes it as its probe; without, nothing is reserved.
+ */
+function usableProvider(job: Job, row: TransactionRow, exclude: ReadonlySet<string>, probe: boolean): string | undefined {
   const product = { service: job.service, network: row.network };
   return job.deps.providers
     .candidates(row.mode, product)
-    .some((name) => !tried.has(name) && job.deps.providers.health.usable(name, job.service, false));
+    .find((name) => !exclude.has(name) && job.deps.providers.health.usable(name, job.service, probe));
 }
 
-/** The first provider of the order's route that may take it now; a half-open one takes it as its probe. */
-function firstUsable(job: Job, row: TransactionRow, exclude: readonly string[]): string | undefined {
-  const product = { service: job.service, network: row.network };
-  return job.deps.providers
-    .candidates(row.mode, product)
-    .find((name) => !exclude.includes(name) && job.deps.providers.health.usable(name, job.service, true));
+/** The providers an order has been sent to, the one it is with included. */
+async function triedProviders(job: Job, row: TransactionRow): Promise<Set<string>> {
+  return new Set([...(await attemptedProviders(job.deps.db, row.id)), row.provider]);
 }
 
 function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise<TransitionResult> {
@@ -168,10 +169,11 @@ function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, provider
 /** Sends the order to the provider it is with (its send already counted) and acts on the answer. */
 async function send(job: Job, row: TransactionRow): Promise<TransitionResult> {
   const answer = await call(job, row, "vend");
-  if (answer.kind === "outcome") return settle(job, row, answer.outcome, answer.answerMs);
+  if (answer.kind === "outcome") return settle(job, row, answer);
   // An answer we cannot read means the provider is done with the request, so its re-query tells its fate
   // now; worth asking at once only when the order could move on. Otherwise it waits for the schedule.
-  if (answer.error.answered && (await canMoveOn(job, row))) return requery(job, row, answer.answerMs);
+  const canMoveOn = answer.error.answered && usableProvider(job, row, await triedProviders(job, row), false) !== undefined;
+  if (canMoveOn) return requery(job, row, answer.answerMs);
   return pending(job, row, { status: "unknown", message: answer.error.message, answerMs: answer.answerMs });
 }
 
@@ -179,14 +181,13 @@ async function send(job: Job, row: TransactionRow): Promise<TransitionResult> {
 async function requery(job: Job, row: TransactionRow, answerMs?: number): Promise<TransitionResult> {
   const answer = await call(job, row, "requery");
   if (answer.kind === "unavailable") return pending(job, row, { status: "unknown", message: answer.error.message, answerMs });
-  return settle(job, row, answer.outcome, answerMs);
+  return settle(job, row, { ...answer, answerMs });
 }
 
 async function settle(
   job: Job,
   row: TransactionRow,
-  outcome: ProviderOutcome | ProviderNotFound,
-  answerMs: number | undefined,
+  { outcome, order, answerMs }: Extract<Answer, { kind: "outcome" }>,
 ): Promise<TransitionResult> {
   if (outcome.status === "not_found") {
     return notDelivered(job, row, { status: "not_received", message: "The provider never received the order", answerMs });
@@ -197,7 +198,6 @@ async function settle(
   if (outcome.status === "pending") {
     return pending(job, row, { status: "pending", message: outcome.message, answerMs }, outcome.providerReference);
   }
-  const order = await toProviderOrder(job.deps, row);
   const final = toFinalOutcome(order, outcome);
   return complete(job, row, { ...(final as FinalOutcome), attempt: { status: "successful", answerMs } });
 }
@@ -215,11 +215,11 @@ async function notDelivered(
   providerReference?: string,
 ): Promise<TransitionResult> {
   const { deps, claim } = job;
-  const tried = await attemptedProviders(deps.db, row.id);
-  const next = firstUsable(job, row, [...tried, row.provider]);
+  const tried = await triedProviders(job, row);
+  const next = usableProvider(job, row, tried, true);
   if (next) {
     job.lease.assertHeld();
-    const requestId = requestIdFor(row.reference, new Set([...tried, row.provider]).size + 1);
+    const requestId = requestIdFor(row.reference, tried.size + 1);
     const moved = await switchProvider(
       deps.db,
       row,
@@ -274,7 +274,7 @@ export async function processClaimed(
   const job: Job = { deps, claim, lease, service: claim.row.service as VendService };
   const row = claim.row;
   if (claim.previousStatus !== "queued") return requery(job, row);
-  const first = firstUsable(job, row, []);
+  const first = usableProvider(job, row, new Set(), true);
   if (!first) {
     const deferred = await deferUnsent(deps.db, row, claim, deferMs(deps.config));
     return { row: { ...row, status: "queued" }, changed: deferred };
