@@ -1,17 +1,6 @@
 import { isRecord, readText } from "../readings.ts";
+import type { CommonCallback } from "../types.ts";
 import { interpretAnswer } from "./answers.ts";
-
-/** A VTU callback in the common provider-callback format (the `ProviderCallback` schema). */
-export interface VtuCallbackTranslation {
-  event_id: string;
-  reference: string;
-  status: "successful" | "failed";
-  provider_reference: string;
-  token?: string;
-  units?: string;
-  receipt_number?: string;
-  message?: string;
-}
 
 /**
  * Translates a VTpass callback, `{type: "transaction-update", data: <a requery answer with requestId>}`:
@@ -24,7 +13,7 @@ export interface VtuCallbackTranslation {
  *   repeats collapse into one event.
  * Anything else (other types, non-final states, malformed bodies) → null.
  */
-export function translateVtuCallback(body: unknown): VtuCallbackTranslation | null {
+export function translateVtuCallback(body: unknown): CommonCallback | null {
   if (!isRecord(body) || body.type !== "transaction-update" || !isRecord(body.data)) return null;
   const reference = readText(body.data, "requestId");
   if (!reference || reference.length > 64) return null;
