@@ -104,3 +104,58 @@ export const fund = (wallet: Scope, amountKobo: number, note?: string): Movement
  */
 export const credit = (wallet: Scope, amountKobo: number, note?: string, transactionId?: string): MovementParts =>
   move("credit", { wallet, amountKobo, note, transactionId });
+
+/**
+ * Settling several transactions in one statement, as parts of it. `wallet` and `entry` are CTEs
+ * (`settled_wallets`, `settled_entries`) for a caller's `with …`, after its CTE `transactionsCte` of
+ * `transactions` rows (`id`, `account_id`, `mode`, `price_kobo`, `status`: `successful` captures
+ * the held price, `failed` releases it) and `ord`, the order in which they apply.
+ *
+ * The wallets are locked in id order before any of them changes, so two such statements (or one and a
+ * single movement) never wait on each other in a cycle. Each wallet is updated once, by the sum of its
+ * transactions' movements (`update … from` with several matching rows would apply only one of them);
+ * each transaction still gets its own ledger entry with its own amount, and running balances as if the
+ * movements had applied one after another in `ord` order (the entries' ids follow that order too).
+ * Capture and release never lower the available balance, so none of them waits on it; a missing hold
+ * makes `held_kobo >= 0` fail the whole statement.
+ */
+export function settleEach(transactionsCte: string): Pick<MovementParts, "wallet" | "entry"> {
+  const source = sql.raw(transactionsCte);
+  const delta = (column: "balance" | "held") =>
+    sql.raw(
+      `case s.status when 'successful' then ${effects.capture[column]} when 'failed' then ${effects.release[column]} end * s.price_kobo`,
+    );
+  const wallet = sql`settled_locked as materialized (
+      select w.id, w.account_id, w.mode from wallets w
+      where (w.account_id, w.mode) in (select account_id, mode from ${source})
+      order by w.id
+      for update
+    ), settled_steps as materialized (
+      select l.id as wallet_id, s.id as transaction_id, s.ord, s.price_kobo as amount_kobo,
+             case s.status when 'successful' then 'capture' when 'failed' then 'release' end as kind,
+             ${delta("balance")} as balance_delta, ${delta("held")} as held_delta
+      from ${source} s join settled_locked l on l.account_id = s.account_id and l.mode = s.mode
+    ), settled_wallets as (
+      update wallets w
+      set balance_kobo = w.balance_kobo + t.balance_delta, held_kobo = w.held_kobo + t.held_delta, updated_at = now()
+      from (select wallet_id, sum(balance_delta)::bigint as balance_delta, sum(held_delta)::bigint as held_delta
+            from settled_steps group by wallet_id) t
+      where w.id = t.wallet_id
+      returning w.id, w.balance_kobo, w.held_kobo
+    )`;
+  const entry = sql`settled_entries as (
+      insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
+                                  balance_after_kobo, held_after_kobo, transaction_id)
+      select wallet_id, kind, amount_kobo, balance_delta, held_delta,
+             (balance_kobo - balance_later)::bigint, (held_kobo - held_later)::bigint, transaction_id
+      from (select s.*, w.balance_kobo, w.held_kobo,
+                   coalesce(sum(s.balance_delta) over later, 0) as balance_later,
+                   coalesce(sum(s.held_delta) over later, 0) as held_later
+            from settled_steps s join settled_wallets w on w.id = s.wallet_id
+            window later as (partition by s.wallet_id order by s.ord rows between 1 following and unbounded following)) r
+      where amount_kobo > 0
+      order by wallet_id, ord
+      returning id, transaction_id
+    )`;
+  return { wallet, entry };
+}

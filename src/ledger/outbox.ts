@@ -122,3 +122,19 @@ export async function scheduleEventDeliveries(
     sql`with ${scheduleDeliveries(eventRows, options.reset ? "reset" : "keep")} select ${notifyDue(event.id)} as webhooks_due`,
   );
 }
+
+/**
+ * The events of several transactions as parts of one statement: for each row of the caller's CTE
+ * `eventsCte` (`event_id`, `event_type`, `payload` (jsonb), `event_created_at`, `account_id`, `mode`,
+ * `id`: the transaction) its event row and one pending delivery per current endpoint of its account
+ * and mode. `notify` wakes delivery ONCE for the whole statement, when any delivery was scheduled.
+ */
+export function emitEach(eventsCte: string): EmittedEvent {
+  const parts = sql`event as (
+      insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
+      select event_id, account_id, mode, event_type, id, payload, event_created_at from ${sql.raw(eventsCte)}
+      returning id, account_id, mode
+    ), ${scheduleDeliveries(sql`event`, "none")}`;
+  const notify = sql`(select pg_notify(${webhookDueChannel}, min(event_id)) from deliveries having count(*) > 0)`;
+  return { parts, notify };
+}

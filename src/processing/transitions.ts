@@ -25,19 +25,53 @@ export function finalAnnouncement(reference: string, transaction: Transaction): 
   return Buffer.byteLength(full) <= maxAnnouncementBytes ? full : JSON.stringify({ reference });
 }
 
-export function parseFinalAnnouncement(payload: string): { reference: string; transaction?: Transaction } {
+/** A final-state announcement (`vend_txn_final`): one transaction, or several of one completion. */
+export interface FinalAnnouncement {
+  reference: string;
+  transaction?: Transaction;
+}
+
+/**
+ * The transactions a final announcement names: a JSON array of announcements (a batch), one
+ * announcement, or a bare reference.
+ */
+export function parseFinalAnnouncements(payload: string): FinalAnnouncement[] {
+  const one = (value: unknown): FinalAnnouncement[] => {
+    const parsed = value as { reference?: unknown; transaction?: Transaction } | null;
+    return typeof parsed?.reference === "string" ? [{ reference: parsed.reference, transaction: parsed.transaction }] : [];
+  };
   try {
-    const parsed = JSON.parse(payload) as { reference?: unknown; transaction?: Transaction };
-    if (typeof parsed.reference === "string") return { reference: parsed.reference, transaction: parsed.transaction };
+    const parsed: unknown = JSON.parse(payload);
+    if (Array.isArray(parsed)) return parsed.flatMap(one);
+    const single = one(parsed);
+    if (single.length > 0) return single;
   } catch {}
-  return { reference: payload };
+  return [{ reference: payload }];
+}
+
+/**
+ * Groups announcements (in order) into NOTIFY payloads of JSON arrays, each within the size limit;
+ * returns each announcement's group number.
+ */
+export function groupAnnouncements(announcements: readonly string[]): number[] {
+  let group = 0;
+  let bytes = 2;
+  return announcements.map((announcement) => {
+    const size = Buffer.byteLength(announcement) + 1;
+    if (bytes > 2 && bytes + size > maxAnnouncementBytes) {
+      group += 1;
+      bytes = 2;
+    }
+    bytes += size;
+    return group;
+  });
 }
 
 /**
  * The transitions the service makes. Anything else changes nothing.
  * `reversed` and `refunded` are never set; `created` is not used.
  */
-const allowedFrom: Record<"processing" | "pending" | "successful" | "failed", readonly Status[]> = {
+export const allowedFrom: Record<"processing" | "pending" | "successful" | "failed", readonly Status[]> = {
   processing: ["queued"],
   pending: ["processing", "pending"],
   successful: ["processing", "pending"],
@@ -63,6 +97,10 @@ export type FinalOutcome = (
  * The CTE that records the provider's answer on the attempt of the provider the order is with
  * (`txnCte` must return `id` and `provider`).
  */
+/** The answer recorded on the attempt when the outcome does not say more. */
+export const attemptAnswerOf = (outcome: FinalOutcome): AttemptAnswer =>
+  outcome.attempt ?? { status: outcome.status, message: outcome.status === "failed" ? outcome.reason : undefined };
+
 export function answerAttempt(txnCte: string, answer: AttemptAnswer, providerReference: string | null | undefined) {
   return sql`answered as (
     update provider_attempts a
@@ -84,7 +122,7 @@ export interface LeaseGuard {
   attempts: number;
 }
 
-const holdsLease = (row: TransactionRow, lease: LeaseGuard | undefined) =>
+export const holdsLease = (row: TransactionRow, lease: LeaseGuard | undefined) =>
   !lease || (row.leaseOwner === lease.leaseOwner && row.attempts === lease.attempts);
 
 const leaseCondition = (lease: LeaseGuard | undefined) =>
@@ -96,7 +134,23 @@ export interface TransitionResult {
   changed: boolean;
 }
 
-async function current(tx: Executor, id: string): Promise<TransactionRow> {
+/** The row as a completion leaves it: what the event reports and the caller gets back. */
+export function finalRow(row: TransactionRow, outcome: FinalOutcome, completedAt: Date): TransactionRow {
+  return {
+    ...row,
+    status: outcome.status,
+    completedAt,
+    updatedAt: completedAt,
+    metadata: { ...row.metadata, ...outcome.metadata },
+    providerReference: outcome.providerReference ?? row.providerReference,
+    failureReason: outcome.status === "failed" ? outcome.reason : null,
+    leaseOwner: null,
+    leaseExpiresAt: null,
+    nextAttemptAt: null,
+  };
+}
+
+export async function current(tx: Executor, id: string): Promise<TransactionRow> {
   const [row] = await tx.select().from(transactions).where(eq(transactions.id, id));
   if (!row) throw new Error(`transaction ${id} not found`);
   return row;
@@ -127,18 +181,7 @@ export async function completeTransaction(
   for (let attempt = 0; attempt < 5; attempt++) {
     if (!allowedFrom[outcome.status].includes(row.status) || !holdsLease(row, lease)) return { row, changed: false };
     const completedAt = new Date();
-    const next: TransactionRow = {
-      ...row,
-      status: outcome.status,
-      completedAt,
-      updatedAt: completedAt,
-      metadata: { ...row.metadata, ...outcome.metadata },
-      providerReference: outcome.providerReference ?? row.providerReference,
-      failureReason: outcome.status === "failed" ? outcome.reason : null,
-      leaseOwner: null,
-      leaseExpiresAt: null,
-      nextAttemptAt: null,
-    };
+    const next = finalRow(row, outcome, completedAt);
     const event = buildTransactionEvent(presentTransaction(next));
     const announcement = finalAnnouncement(next.reference, event.payload.data);
     const at = completedAt.toISOString();
@@ -154,7 +197,7 @@ export async function completeTransaction(
             where id = ${id}::uuid and status = ${row.status} and updated_at = ${row.updatedAt.toISOString()}::timestamptz${leaseCondition(lease)}
             returning id, account_id, mode, price_kobo, reference, provider
           ), ${settle.wallet}, ${settle.entry}, ${emitted.parts},
-          ${answerAttempt("txn", outcome.attempt ?? { status: outcome.status, message: outcome.status === "failed" ? outcome.reason : undefined }, next.providerReference)}
+          ${answerAttempt("txn", attemptAnswerOf(outcome), next.providerReference)}
           select count(*)::int as changed,
                  ${emitted.notify} as webhooks_due,
                  (select pg_notify(${finalChannel}, ${announcement}) where exists (select 1 from txn)) as final_announced

@@ -1,6 +1,6 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
 import type { Transaction } from "./present.ts";
-import { finalChannel, parseFinalAnnouncement } from "./transitions.ts";
+import { finalChannel, parseFinalAnnouncements } from "./transitions.ts";
 
 /**
  * Long-poll wake-ups: one LISTEN per process on the finality channel, fanned out to the requests
@@ -29,8 +29,7 @@ export class FinalityWaiters {
   ready(): Promise<Unlisten> {
     this.listening ??= this.database
       .listen(finalChannel, (payload) => {
-        const { reference, transaction } = parseFinalAnnouncement(payload);
-        this.announce(reference, transaction);
+        for (const { reference, transaction } of parseFinalAnnouncements(payload)) this.announce(reference, transaction);
       })
       .catch((error: unknown) => {
         // The database did not answer: the next long-poll tries again rather than failing forever.

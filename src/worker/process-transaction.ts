@@ -1,6 +1,7 @@
 import type { Config, VendService } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
+import type { CompletionRequest } from "../processing/complete-many.ts";
 import type { TransactionRow } from "../processing/present.ts";
 import { findProduct, type ProductCache } from "../processing/products.ts";
 import {
@@ -102,12 +103,21 @@ type Answer = { order: ProviderOrder; answerMs?: number } & (
   | { kind: "unavailable"; error: ProviderUnavailableError }
 );
 
+/** Completes one transaction: alone (`completeTransaction`), or with others in one statement (`completionBatcher`). */
+export type Completer = (request: CompletionRequest) => Promise<TransitionResult>;
+
+const completeAlone =
+  (deps: Pick<ProcessingDeps, "db">): Completer =>
+  ({ id, outcome, known, lease }) =>
+    completeTransaction(deps.db, id, outcome, known, lease);
+
 /** One claim's job, with everything its steps share. */
 interface Job {
   deps: ProcessingDeps;
   claim: ClaimedTransaction;
   lease: LeaseWatch;
   service: VendService;
+  complete: Completer;
 }
 
 /**
@@ -158,7 +168,7 @@ async function triedProviders(job: Job, row: TransactionRow): Promise<Set<string
 }
 
 function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise<TransitionResult> {
-  return completeTransaction(job.deps.db, row.id, outcome, row, job.claim);
+  return job.complete({ id: row.id, outcome, known: row, lease: job.claim });
 }
 
 function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
@@ -264,14 +274,16 @@ const deferMs = (config: Config) => Math.min(Math.max(config.routing.breaker.coo
  * first, and moves on only on a definitive "not delivered", so one order is never delivered twice. While
  * a provider's fate is unknown the order stays `pending` with it. Its transitions are guarded on the
  * claim, so if another worker has taken the job meanwhile they change nothing (`changed: false`); a
- * lease found lost before a provider call throws LeaseLostError.
+ * lease found lost before a provider call throws LeaseLostError. Its completion goes through `complete`
+ * (a worker's batches), by default alone.
  */
 export async function processClaimed(
   deps: ProcessingDeps,
   claim: ClaimedTransaction,
   lease: LeaseWatch = unwatchedLease,
+  complete: Completer = completeAlone(deps),
 ): Promise<TransitionResult> {
-  const job: Job = { deps, claim, lease, service: claim.row.service as VendService };
+  const job: Job = { deps, claim, lease, service: claim.row.service as VendService, complete };
   const row = claim.row;
   if (claim.previousStatus !== "queued") return requery(job, row);
   const first = usableProvider(job, row, new Set(), true);

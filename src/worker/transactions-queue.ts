@@ -1,14 +1,21 @@
 import { workChannel } from "../jobs/channels.ts";
 import type { Job, Queue } from "../jobs/queue.ts";
+import { completionBatcher } from "../processing/complete-many.ts";
 import { isFinal } from "../processing/transitions.ts";
 import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
 import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "./lease.ts";
-import { type ProcessingDeps, processClaimed } from "./process-transaction.ts";
+import { type Completer, type ProcessingDeps, processClaimed } from "./process-transaction.ts";
 
 /** Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. Never throws. */
-function processSafely(deps: ProcessingDeps, leases: LeaseKeeper, claim: ClaimedTransaction, claimedAt: number): Promise<void> {
+function processSafely(
+  deps: ProcessingDeps,
+  leases: LeaseKeeper,
+  complete: Completer,
+  claim: ClaimedTransaction,
+  claimedAt: number,
+): Promise<void> {
   const lease = leases.watch(claim, claimedAt);
-  return processClaimed(deps, claim, lease)
+  return processClaimed(deps, claim, lease, complete)
     .then(
       (result) => {
         if (!result.changed && !isFinal(result.row.status))
@@ -37,6 +44,8 @@ function processSafely(deps: ProcessingDeps, leases: LeaseKeeper, claim: Claimed
  */
 export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue {
   const { concurrency, leaseSeconds } = deps.config.worker;
+  // One per process: the completions of all its jobs are group-committed together.
+  const complete = completionBatcher(deps.db);
   return {
     name: "transactions",
     channel: workChannel,
@@ -48,7 +57,7 @@ export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue 
         async claim({ limit }): Promise<Job[]> {
           const claimedAt = performance.now();
           const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds);
-          return claimed.map((claim) => ({ run: () => processSafely(deps, leases, claim, claimedAt) }));
+          return claimed.map((claim) => ({ run: () => processSafely(deps, leases, complete, claim, claimedAt) }));
         },
         async close({ release }) {
           leases.stop();

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../../src/db/client.ts";
 import { queryRows } from "../../src/db/rows.ts";
-import { finalChannel } from "../../src/processing/transitions.ts";
+import { finalChannel, parseFinalAnnouncements } from "../../src/processing/transitions.ts";
 import { childEnv, type StartedProcess, spawnProcess } from "./process.ts";
 
 const main = join(import.meta.dir, "../../src/main.ts");
@@ -22,12 +22,12 @@ export async function apiUrl(api: StartedProcess): Promise<string> {
   return url ?? "";
 }
 
-/** Counts final-state announcements (LISTEN), so a test waits for events rather than sleeping. */
+/** Counts transactions announced final (LISTEN; one announcement may name several), so a test waits for events rather than sleeping. */
 export async function finalCounter(database: DbHandle) {
   let count = 0;
   const waiters: { target: number; resolve: () => void }[] = [];
-  const unlisten = await database.listen(finalChannel, () => {
-    count += 1;
+  const unlisten = await database.listen(finalChannel, (payload) => {
+    count += parseFinalAnnouncements(payload).length;
     for (const waiter of waiters.filter((w) => count >= w.target)) waiter.resolve();
   });
   return {
