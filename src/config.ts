@@ -31,7 +31,14 @@ export interface Config {
   /** Base URL at which this service is reachable (a provider that calls back from inside this process posts there). */
   publicBaseUrl: string | undefined;
   worker: {
+    /** Transactions a worker process handles at once, at most. */
     concurrency: number;
+    /**
+     * Rows one claim takes, at least and at most: the claim size starts at the least, doubles while
+     * claims come back full (a backlog) and halves when they come back less than half full.
+     */
+    claimMin: number;
+    claimMax: number;
     pollMs: number;
     leaseSeconds: number;
     /** Seconds between re-queries of a pending transaction; the last value repeats. */
@@ -161,6 +168,11 @@ export function minimumLeaseSeconds(longestCall: ProviderCallBound | undefined):
 }
 
 function readWorker(env: Env, longestCall: ProviderCallBound | undefined): Config["worker"] {
+  const concurrency = readInteger(env, "WORKER_CONCURRENCY", 32, 1, 256);
+  const claimMin = readInteger(env, "WORKER_CLAIM_MIN", 1, 1, 256);
+  const claimMax = readInteger(env, "WORKER_CLAIM_MAX", Math.max(claimMin, Math.min(32, concurrency)), 1, 256);
+  if (claimMax < claimMin)
+    throw new ConfigError("WORKER_CLAIM_MAX", `must be at least WORKER_CLAIM_MIN (${claimMin}), got ${claimMax}`);
   const leaseSeconds = readInteger(env, "WORKER_LEASE_SECONDS", 60, 1, 3600);
   const minimum = minimumLeaseSeconds(longestCall);
   if (longestCall && leaseSeconds < minimum) {
@@ -171,7 +183,9 @@ function readWorker(env: Env, longestCall: ProviderCallBound | undefined): Confi
     );
   }
   return {
-    concurrency: readInteger(env, "WORKER_CONCURRENCY", 8, 1, 256),
+    concurrency,
+    claimMin,
+    claimMax,
     pollMs: readInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
     leaseSeconds,
     requerySchedule: readSchedule(env, "REQUERY_SCHEDULE", [15, 30, 60, 120, 300, 600, 1800, 3600]),

@@ -27,8 +27,8 @@ export function runJob(job: Job, queue: Queue, context: Pick<LoopContext, "logge
 export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wakeup, context: LoopContext): Promise<void> {
   const inFlight = new Set<Promise<void>>();
   const busy = new Map<string, number>();
-  const minFree = Math.max(1, queue.minFreeToClaim ?? 1);
   const free = () => queue.concurrency - inFlight.size;
+  const claimSize = adaptiveClaimSize(queue);
   const track = (job: Job) => {
     const key = job.key;
     if (key !== undefined) busy.set(key, (busy.get(key) ?? 0) + 1);
@@ -47,18 +47,45 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
   while (!context.signal.aborted) {
     wakeup.clear();
     let claimed: Job[] = [];
-    if (free() >= minFree) {
+    if (free() >= claimSize.minFree()) {
+      const limit = claimSize.limit(free());
       try {
-        claimed = await session.claim({ limit: free(), perKeyLimit: queue.perKeyLimit, busy });
+        claimed = await session.claim({ limit, perKeyLimit: queue.perKeyLimit, busy });
+        claimSize.claimed(claimed.length, limit);
       } catch (error) {
         context.logger().error({ workerId: context.workerId, queue: queue.name, err: error }, "job claim failed");
       }
     }
     for (const job of claimed) track(job);
-    if (claimed.length > 0 && free() >= minFree) continue;
+    if (claimed.length > 0 && free() >= claimSize.minFree()) continue;
     if (!context.signal.aborted) await wakeup.wait(context.pollMs);
   }
   await Promise.all(inFlight);
+}
+
+/**
+ * How many free slots a claim waits for and how many it takes: fixed (`minFreeToClaim`, taking every
+ * free slot), or adaptive (`claimSize`: taking up to the current size, made once that many slots are
+ * free, or half the concurrency, so the next claim goes out while the last batch's jobs still run).
+ */
+function adaptiveClaimSize(queue: Queue) {
+  const adaptive = queue.claimSize;
+  if (!adaptive) {
+    const minFree = Math.max(1, queue.minFreeToClaim ?? 1);
+    return { minFree: () => minFree, limit: (free: number) => free, claimed: () => {} };
+  }
+  const min = Math.max(1, Math.min(adaptive.min, queue.concurrency));
+  const max = Math.max(min, Math.min(adaptive.max, queue.concurrency));
+  const waitCap = Math.max(1, Math.floor(queue.concurrency / 2));
+  let size = min;
+  return {
+    minFree: () => Math.min(size, waitCap),
+    limit: (free: number) => Math.min(free, size),
+    claimed(count: number, limit: number) {
+      if (count >= limit) size = Math.min(size * 2, max);
+      else if (count * 2 < limit) size = Math.max(Math.ceil(size / 2), min);
+    },
+  };
 }
 
 /** One task's loop: a pass at start, then one every `everyMs` from the start of the last, until abort. */

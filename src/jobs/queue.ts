@@ -37,6 +37,13 @@ export interface Queue {
   readonly concurrency: number;
   /** Claims only when at least this many slots are free, so claims come in batches (default 1). */
   readonly minFreeToClaim?: number;
+  /**
+   * An adaptive claim size instead of `minFreeToClaim`: a claim takes at most `max` (and the free
+   * slots) and is made once `size` slots are free; `size` starts at `min`, doubles (up to `max`) while
+   * claims come back full, and halves (down to `min`) when they come back less than half full. Under a
+   * backlog claims grow into few large ones; when work trickles in, each is claimed at once.
+   */
+  readonly claimSize?: { min: number; max: number };
   /** Jobs in flight at most per `Job.key` (the claim enforces it, told what is busy). */
   readonly perKeyLimit?: number;
   open(): QueueSession;

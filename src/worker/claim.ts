@@ -90,7 +90,8 @@ export async function claimDueTransactions(
 
 /**
  * The heartbeat: extends, in one statement, the leases of the claims this worker is still working
- * on. Returns the keys (`id:attempts`) still held; a claim missing from them was taken over.
+ * on. Returns the keys (`id:attempts`) still held; a claim missing from them was taken over. Rows
+ * are locked in id order, as a batch completion locks them, so the two never wait on each other.
  */
 export async function extendLeases(
   db: Executor,
@@ -105,10 +106,16 @@ export async function extendLeases(
   );
   const rows = await queryRows<{ id: string; attempts: number }>(
     db,
-    sql`update transactions
+    sql`with held as (
+          select id from transactions
+          where lease_owner = ${workerId} and status in ('processing', 'pending') and (id, attempts) in (${pairs})
+          order by id
+          for update
+        )
+        update transactions t
         set lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
-        where lease_owner = ${workerId} and status in ('processing', 'pending') and (id, attempts) in (${pairs})
-        returning id, attempts`,
+        from held where t.id = held.id
+        returning t.id, t.attempts`,
   );
   return new Set(rows.map((r) => leaseKey(r.id, Number(r.attempts))));
 }

@@ -37,20 +37,21 @@ function processSafely(
 }
 
 /**
- * Transactions to vend or re-query, leased to `workerId`. Claims come in batches (when half the
- * slots or more are free): one claim query per job would cost more than it saves. While a session
+ * Transactions to vend or re-query, leased to `workerId`. Claims come in batches whose size adapts
+ * (`WORKER_CLAIM_MIN`..`WORKER_CLAIM_MAX`: growing under a backlog, shrinking when work trickles in),
+ * and the completions of all its jobs are group-committed. While a session
  * is open its lease keeper heart-beats the leases of the jobs in flight; at a graceful stop the
  * leases still held are given back.
  */
 export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue {
-  const { concurrency, leaseSeconds } = deps.config.worker;
+  const { concurrency, claimMin, claimMax, leaseSeconds } = deps.config.worker;
   // One per process: the completions of all its jobs are group-committed together.
   const complete = completionBatcher(deps.db);
   return {
     name: "transactions",
     channel: workChannel,
     concurrency,
-    minFreeToClaim: Math.max(1, Math.floor(concurrency / 2)),
+    claimSize: { min: claimMin, max: claimMax },
     open() {
       const leases = startLeaseKeeper(deps, workerId, leaseSeconds);
       return {

@@ -89,6 +89,32 @@ describe("the job runner", () => {
     await runner.stop();
   });
 
+  test("an adaptive claim size doubles while claims come back full and halves when they come back short", async () => {
+    const backlog = Array.from({ length: 200 }, () => heldJob());
+    for (const entry of backlog) entry.finish();
+    const handlers: (() => void)[] = [];
+    const listen = async (_channel: string, onPayload: (payload: string) => void) => {
+      handlers.push(() => onPayload(""));
+      return async () => {};
+    };
+    const { queue, requests } = memoryQueue({ backlog, channel: "work", concurrency: 16, claimSize: { min: 1, max: 16 } });
+    const runner = createRunner(deps(listen), { queues: [queue], pollMs: 60_000 });
+    runner.start();
+    while (backlog.length > 0) await settle();
+    const limits = requests.map((r) => r.limit);
+    // From one row, growing while the backlog fills every claim, to the largest size.
+    expect(limits.slice(0, 4)).toEqual([1, 2, 4, 8]);
+    expect(Math.max(...limits)).toBe(16);
+    expect(limits.every((limit) => limit <= 16)).toBe(true);
+    // The backlog is gone: each empty claim halves the size, down to one row.
+    for (let n = 0; n < 6; n++) {
+      for (const handler of handlers) handler();
+      await settle();
+    }
+    expect(requests.slice(-2).map((r) => r.limit)).toEqual([1, 1]);
+    await runner.stop();
+  });
+
   test("stop lets in-flight jobs finish, then closes the queue with its leases given back", async () => {
     const entry = heldJob();
     const { queue, closed } = memoryQueue({ backlog: [entry] });
