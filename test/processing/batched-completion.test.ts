@@ -3,7 +3,7 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { processingRunner } from "../../src/background.ts";
 import { events, ledgerEntries, transactions, wallets } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { type CompletionRequest, completeTransactions } from "../../src/processing/complete-many.ts";
+import { type CompletionRequest, completeTransactions, completionBatcher } from "../../src/processing/complete-many.ts";
 import type { TransactionRow } from "../../src/processing/present.ts";
 import { completeTransaction, finalChannel, parseFinalAnnouncements } from "../../src/processing/transitions.ts";
 import { type ClaimedTransaction, claimDueTransactions } from "../../src/worker/claim.ts";
@@ -138,9 +138,11 @@ describe("completing a batch in one statement", () => {
     const [retaken] = await claimDueTransactions(db(), "w-other", 1, 30);
     expect(retaken?.id).toBe(takenOver.id);
 
-    const requests = claims.map((c, n) => (n % 2 === 0 ? success(c) : failure(c)));
+    // The third is asked twice in the same batch: the second asking runs after, alone, and finds it final.
+    const requests = [...claims.map((c, n) => (n % 2 === 0 ? success(c) : failure(c))), success(claims[2] as ClaimedTransaction)];
     const results = await completeTransactions(db(), requests);
-    expect(results.map((r) => r.changed)).toEqual(claims.map((_, n) => n >= 2));
+    expect(results.map((r) => r.changed)).toEqual([...claims.map((_, n) => n >= 2), false]);
+    expect(results.at(-1)?.row.status).toBe("successful");
     // Unchanged, exactly as a lone completion answers: the callback's final row, and the other worker's row.
     expect(results[0]?.row).toMatchObject({ status: "failed", failureReason: "callback says no" });
     expect(results[1]?.row).toMatchObject({ status: "processing", leaseOwner: "w-other" });
@@ -160,6 +162,34 @@ describe("completing a batch in one statement", () => {
     expect((await completeTransactions(db(), [success(retaken as ClaimedTransaction)]))[0]?.changed).toBe(true);
     expect((await settlementsOf([takenOver.id])).get(takenOver.id)).toEqual(["capture"]);
     await expectSequentialReplay((await walletOf(account.id)).id);
+    expect(await reconcileWallets(db())).toEqual([]);
+  });
+
+  test("the worker's batcher: a batch that fails (a missing hold) is completed one by one, so only the faulty one fails", async () => {
+    const good = await fundedAccount(server, 1_000_000, "good");
+    const broken = await fundedAccount(server, 1_000_000, "broken");
+    const references = [...(await vendMany(good.client, 3)), ...(await vendMany(broken.client, 1))];
+    const claims = await claim("w-fallback", references);
+    // The broken account's hold has gone missing: capturing it would take held_kobo below zero.
+    await db()
+      .update(wallets)
+      .set({ heldKobo: 0 })
+      .where(eq(wallets.id, (await walletOf(broken.id)).id));
+    const complete = completionBatcher(db());
+    const results = await Promise.all(claims.map((c) => complete(success(c)).catch((error: unknown) => error)));
+    expect(results.slice(0, 3).map((r) => (r as { changed: boolean }).changed)).toEqual([true, true, true]);
+    expect(results[3]).toBeInstanceOf(Error);
+    // Money moved once: one capture for each good one, none for the broken one (still processing).
+    const settlements = await settlementsOf(claims.map((c) => c.id));
+    expect(claims.map((c) => settlements.get(c.id))).toEqual([["capture"], ["capture"], ["capture"], []]);
+    expect((await statusOf([claims[3]?.id ?? ""])).get(claims[3]?.id ?? "")?.status).toBe("processing");
+    await expectSequentialReplay((await walletOf(good.id)).id);
+    // Put the hold back and complete it, so the books balance again.
+    await db()
+      .update(wallets)
+      .set({ heldKobo: claims[3]?.row.priceKobo ?? 0 })
+      .where(eq(wallets.id, (await walletOf(broken.id)).id));
+    expect((await complete(success(claims[3] as ClaimedTransaction))).changed).toBe(true);
     expect(await reconcileWallets(db())).toEqual([]);
   });
 
