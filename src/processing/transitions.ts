@@ -93,14 +93,14 @@ export type FinalOutcome = (
   | { status: "failed"; providerReference?: string; reason: string; metadata?: Record<string, string> }
 ) & { attempt?: AttemptAnswer };
 
-/**
- * The CTE that records the provider's answer on the attempt of the provider the order is with
- * (`txnCte` must return `id` and `provider`).
- */
 /** The answer recorded on the attempt when the outcome does not say more. */
 export const attemptAnswerOf = (outcome: FinalOutcome): AttemptAnswer =>
   outcome.attempt ?? { status: outcome.status, message: outcome.status === "failed" ? outcome.reason : undefined };
 
+/**
+ * The CTE that records the provider's answer on the attempt of the provider the order is with
+ * (`txnCte` must return `id` and `provider`).
+ */
 export function answerAttempt(txnCte: string, answer: AttemptAnswer, providerReference: string | null | undefined) {
   return sql`answered as (
     update provider_attempts a
@@ -150,7 +150,7 @@ export function finalRow(row: TransactionRow, outcome: FinalOutcome, completedAt
   };
 }
 
-export async function current(tx: Executor, id: string): Promise<TransactionRow> {
+async function current(tx: Executor, id: string): Promise<TransactionRow> {
   const [row] = await tx.select().from(transactions).where(eq(transactions.id, id));
   if (!row) throw new Error(`transaction ${id} not found`);
   return row;
