@@ -110,3 +110,32 @@ export async function openLoop(
   await Promise.all(inFlight);
   return failures;
 }
+
+/** Exactly `total` requests from `concurrency` loops (to queue work, not to time it). */
+export async function closedLoopCount(
+  targets: Target[],
+  concurrency: number,
+  total: number,
+  expected = 202,
+): Promise<LoadResult> {
+  let next = 0;
+  let ok = 0;
+  let failed = 0;
+  const failures: string[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < total && !stopping()) {
+        const target = targets[next++ % targets.length] as Target;
+        const problem = await send(target, expected).catch((error: unknown) => String(error));
+        if (problem === undefined) ok += 1;
+        else {
+          failed += 1;
+          if (failures.length < 3) failures.push(problem);
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  return { ok, failed, seconds: elapsed, perSecond: ok / elapsed, failures };
+}
