@@ -147,6 +147,8 @@ async function run(handle: DbHandle): Promise<void> {
     );
   } finally {
     await server.stop();
+    await deps.waiters.stop();
+    deps.providers.health.stop();
   }
 }
 

@@ -52,6 +52,8 @@ export async function runBench(body: () => Promise<void>): Promise<void> {
   } finally {
     await cleanUp();
   }
+  // A timer left by in-process service code (health refresh, waiters) must not keep a finished bench alive.
+  process.exit();
 }
 
 /** Exits with a message when the bench needs PostgreSQL and DATABASE_URL is not set. */
