@@ -45,7 +45,7 @@ async function count(sql: postgres.Sql, query: string): Promise<number> {
 
 await runBench(async () => {
   const base = requirePostgres();
-  const serviceUrl = await serviceDatabase();
+  const serviceUrl = await serviceDatabase(base);
   const graphileUrl = await blankDatabase(base, "graphile");
 
   const api = startService(serviceUrl, "api");

@@ -47,8 +47,7 @@ async function drainedAfter(sql: postgres.Sql, since: number): Promise<number> {
 }
 
 await runBench(async () => {
-  requirePostgres();
-  const url = await serviceDatabase();
+  const url = await serviceDatabase(requirePostgres());
   const api = startService(url, "api", { ADMIN_TOKEN: benchAdminToken });
   const workers = Array.from({ length: processCount }, () => startService(url, "worker"));
   const base = await apiUrl(api);

@@ -54,8 +54,7 @@ async function driverLoop(sql: postgres.Sql, wallets: number): Promise<LoadResul
 }
 
 await runBench(async () => {
-  requirePostgres();
-  const url = await serviceDatabase();
+  const url = await serviceDatabase(requirePostgres());
   const poolEnv = { DATABASE_POOL_SIZE: String(poolSize) };
   const api = startService(url, "api", { ADMIN_TOKEN: benchAdminToken, ...poolEnv });
   const bare = startAnchor("bare-accept-server.ts", { DATABASE_URL: url, ...poolEnv });

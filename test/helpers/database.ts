@@ -65,6 +65,11 @@ export async function createTestDatabase(options: { maxConnections?: number } = 
   };
 }
 
+/** The name of this process's template database (whether or not it exists yet). */
+export function testTemplateName(): string {
+  return templateName;
+}
+
 /**
  * Drops the migrated template of this process (a later createTestDatabase makes a new one). Benches call
  * it when they finish or are interrupted; test runs get it through dropAllTestDatabases.
