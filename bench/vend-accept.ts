@@ -15,7 +15,7 @@
  */
 import type postgres from "postgres";
 import { bareAccept, bareWalletCount } from "./anchors/bare-accept-sql.ts";
-import { benchAdminToken, fundedAccounts, vendTargets } from "./lib/accounts.ts";
+import { benchAdminToken, fundedAccounts, vendBody, vendTargets } from "./lib/accounts.ts";
 import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
 import { benchClient, serviceDatabase } from "./lib/databases.ts";
 import { closedLoop, type LoadResult, type Target } from "./lib/load.ts";
@@ -67,7 +67,7 @@ await runBench(async () => {
   const bareTarget = (wallet: number): Target => ({
     url: `${bareUrl}/api/v1/vend`,
     headers: { authorization: `Bearer ${wallet}`, "content-type": "application/json" },
-    body: serviceSpread[0]?.body ?? "",
+    body: vendBody,
   });
   const bareSpread = Array.from({ length: bareWalletCount }, (_, i) => bareTarget(i + 1));
   const bareHot = [bareTarget(1)];
