@@ -50,29 +50,30 @@ function parseInstant(field: "from" | "to", value: string): Date {
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, "\\$&");
 
 /** Fewer digits than this match too many destinations to be worth a substring search. */
-export const minimumDestinationDigits = 4;
+const minimumDestinationDigits = 4;
 
 /**
- * The destination digits a search looks for: a phone number in any accepted form as its 11-digit form, other
- * digit strings (spaces and dashes dropped) as given; null when the search is not digits or too short.
+ * How a search matches destinations: a whole phone number in any accepted form is that phone exactly (its
+ * 11-digit form); other digits (spaces and dashes dropped), at least `minimumDestinationDigits`, anywhere in it.
  */
-function destinationNeedle(search: string): string | null {
+function destinationAlternative(search: string): SQL | undefined {
   const phone = normalisePhone(search);
-  if (phone) return phone;
-  const compact = search.replace(/[\s-]/g, "");
-  return /^\d+$/.test(compact) && compact.length >= minimumDestinationDigits ? compact : null;
+  if (phone) return eq(transactions.destination, phone);
+  const digits = search.replace(/[\s-]/g, "");
+  if (!/^\d+$/.test(digits) || digits.length < minimumDestinationDigits) return undefined;
+  return like(transactions.destination, `%${digits}%`);
 }
 
 /**
  * What a search matches, one alternative per index: the reference exactly, the client reference by prefix
- * (both case-sensitive), the destination by substring.
+ * (both case-sensitive; `%`, `_` and backslash are plain characters), the destination (`destinationAlternative`).
  */
 function searchAlternatives(search: string): SQL[] {
-  const needle = destinationNeedle(search);
+  const destination = destinationAlternative(search);
   return [
     eq(transactions.reference, search),
     like(transactions.clientReference, `${escapeLike(search)}%`),
-    ...(needle ? [like(transactions.destination, `%${escapeLike(needle)}%`)] : []),
+    ...(destination ? [destination] : []),
   ];
 }
 
