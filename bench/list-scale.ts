@@ -125,7 +125,9 @@ async function run(database: TestDatabase): Promise<void> {
 
     const loadStarted = performance.now();
     await seed(url, accountId);
-    console.log(`loaded ${totalRows} transactions (half in the listed account and mode) in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`);
+    console.log(
+      `loaded ${totalRows} transactions (half in the listed account and mode) in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s`,
+    );
 
     const cases = await pickCases(url, accountId);
     const samples = new Map<string, number[]>(cases.map((c) => [c.name, []]));

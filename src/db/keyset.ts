@@ -57,9 +57,7 @@ export async function readNewestFirst<TimeKey extends string, Table extends List
   const limit = pageLimit(query.limit);
   const conditions = [...request.conditions];
   if (query.cursor) conditions.push(afterPosition(time, table.id, cursors.decode(scope, filters, query.cursor)));
-  const where = request.anyOf?.length
-    ? newestOfEach(db, table, time, conditions, request.anyOf, limit + 1)
-    : and(...conditions);
+  const where = request.anyOf?.length ? newestOfEach(db, table, time, conditions, request.anyOf, limit + 1) : and(...conditions);
   const rows = await db
     .select()
     .from(table as PgTable)

@@ -33,8 +33,9 @@ async function planOf(list: (db: ReturnType<typeof drizzle<typeof schema>>) => P
   const [statement] = logged;
   if (!statement || logged.length !== 1) throw new Error(`expected one statement, got ${logged.length}`);
   const [row] = await sql.unsafe(`explain (format json) ${statement.query}`, statement.params as never[]);
-  const plan = (row?.["QUERY PLAN"] as [{ Plan: PlanNode }])[0].Plan;
-  return nodesOf(plan);
+  const [explained] = (row?.["QUERY PLAN"] ?? []) as { Plan: PlanNode }[];
+  if (!explained) throw new Error("no plan");
+  return nodesOf(explained.Plan);
 }
 
 describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => {
@@ -66,7 +67,10 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
     ["network", () => ({ network: "glo" })],
     ["service", () => ({ service: "cable" })],
     ["destination", () => ({ destination: sample.destination })],
-    ["from and to", () => ({ from: new Date(sample.created_at.getTime() - 3_600_000).toISOString(), to: sample.created_at.toISOString() })],
+    [
+      "from and to",
+      () => ({ from: new Date(sample.created_at.getTime() - 3_600_000).toISOString(), to: sample.created_at.toISOString() }),
+    ],
     ["search: reference", () => ({ search: sample.reference })],
     ["search: client reference", () => ({ search: sample.client_reference })],
     ["search: client reference prefix", () => ({ search: sample.client_reference.slice(0, 9) })],

@@ -409,21 +409,19 @@ describe("search", () => {
     expect(await find("802")).toEqual([]);
   });
 
-  test.each([
-    "08031234567",
-    "2348031234567",
-    "+2348031234567",
-    "0803 123 4567",
-    "+234-803-123-4567",
-  ])("phone %p finds that phone exactly, in whichever form", async (search) => {
-    const expected = references(cTest().filter((r) => r.destination === "08031234567"));
-    expect(expected).toHaveLength(2);
-    const found = await find(search);
-    // The 11-digit spelling is also a client reference prefix of another row.
-    if (search === "08031234567") expected.unshift(...references(cTest().filter((r) => r.clientReference === "08031234567-retry")));
-    expect(new Set(found)).toEqual(new Set(expected));
-    expect(found).toEqual(references(cTest().filter((r) => expected.includes(r.reference))));
-  });
+  test.each(["08031234567", "2348031234567", "+2348031234567", "0803 123 4567", "+234-803-123-4567"])(
+    "phone %p finds that phone exactly, in whichever form",
+    async (search) => {
+      const expected = references(cTest().filter((r) => r.destination === "08031234567"));
+      expect(expected).toHaveLength(2);
+      const found = await find(search);
+      // The 11-digit spelling is also a client reference prefix of another row.
+      if (search === "08031234567")
+        expected.unshift(...references(cTest().filter((r) => r.clientReference === "08031234567-retry")));
+      expect(new Set(found)).toEqual(new Set(expected));
+      expect(found).toEqual(references(cTest().filter((r) => expected.includes(r.reference))));
+    },
+  );
 
   test("a row matching several alternatives is listed once; pages across alternatives follow the cursor", async () => {
     const matches = (r: TransactionRow) => (r.clientReference ?? "").startsWith("7777") || r.destination.includes("7777");
@@ -437,7 +435,9 @@ describe("search", () => {
   });
 
   test("a reference and the client references it begins are found together", async () => {
-    const expected = references(cTest().filter((r) => r.reference === ourReference || r.clientReference?.startsWith(ourReference)));
+    const expected = references(
+      cTest().filter((r) => r.reference === ourReference || r.clientReference?.startsWith(ourReference)),
+    );
     expect(expected).toHaveLength(3);
     expect((await collect(server.client(c.testKey), "/api/v1/transactions", { search: ourReference }, 1)).seen).toEqual(expected);
   });
