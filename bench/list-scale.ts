@@ -73,6 +73,7 @@ async function pickCases(url: string, accountId: string): Promise<Case[]> {
       { name: "search= client reference (whole)", path: api, query: { search: row.client_reference } },
       { name: "search= client reference prefix", path: api, query: { search: row.client_reference.slice(0, 10) } },
       { name: "search= destination substring (4 digits)", path: api, query: { search: phone.slice(5, 9) } },
+      { name: "search= destination substring (6 digits)", path: api, query: { search: phone.slice(5, 11) } },
       { name: "search= phone (+234… form)", path: api, query: { search: `+234${phone.slice(1)}` } },
       { name: "status=failed (12%)", path: api, query: { status: "failed" } },
       { name: "status=processing (1%)", path: api, query: { status: "processing" } },
