@@ -180,7 +180,7 @@ export async function deleteExpiredIdempotencyRecords(db: Executor, now = new Da
   const deleted = await db
     .delete(idempotencyRecords)
     .where(lt(idempotencyRecords.expiresAt, now))
-    .returning({ id: idempotencyRecords.id });
+    .returning({ key: idempotencyRecords.key });
   return deleted.length;
 }
 

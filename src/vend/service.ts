@@ -232,7 +232,7 @@ function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promis
         delete from idempotency_records r using input i, free_keys f
         where f.ord = i.ord and r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
           and r.expires_at <= now()
-        returning r.id
+        returning r.key
       ),
       recorded as (
         insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
