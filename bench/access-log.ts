@@ -167,6 +167,26 @@ function cpuMs(pid: number): number {
   }
 }
 
+let cleaning: Promise<void> | undefined;
+/** Stops both servers and drops every database this run created (the template too); once, whoever asks first. */
+function cleanUp(): Promise<void> {
+  cleaning ??= (async () => {
+    for (const server of servers) {
+      if (server.proc.exitCode === null) server.proc.kill("SIGKILL");
+      await server.proc.exited;
+    }
+    for (const database of databases) await database.drop().catch(() => {});
+    await dropAllTestDatabases();
+    rmSync(directory, { recursive: true, force: true });
+  })();
+  return cleaning;
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    console.error(`\n${signal}: cleaning up`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+
 const stats = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return { min: sorted[0] ?? 0, median: sorted[Math.floor(sorted.length / 2)] ?? 0, max: sorted.at(-1) ?? 0 };
@@ -202,6 +222,11 @@ try {
   console.log(
     `ratio info/error (accepts/s) per round  min ${r.min.toFixed(2)}  median ${r.median.toFixed(2)}  max ${r.max.toFixed(2)};  of medians ${medianRatio.toFixed(2)}  (target ≥ 0.97)`,
   );
+  const cpuRatios = info.cpuPerRequest.map((cpu, i) => cpu / (error.cpuPerRequest[i] ?? cpu));
+  const c = stats(cpuRatios);
+  console.log(
+    `server CPU per request info/error per round  min ${c.min.toFixed(2)}  median ${c.median.toFixed(2)}  max ${c.max.toFixed(2)}  (what the log costs the server, less sensitive to other load on the machine)`,
+  );
   // Stop both the way an operator does; every answered request's line must be written by then.
   for (const server of servers) {
     server.proc.kill("SIGTERM");
@@ -215,11 +240,6 @@ try {
   for (const server of servers)
     if (server.failed > 0) console.log(`${server.label}: ${server.failed} requests without an answer`);
 } finally {
-  for (const server of servers) {
-    if (server.proc.exitCode === null) server.proc.kill("SIGKILL");
-    await server.proc.exited;
-  }
-  for (const database of databases) await database.drop().catch(() => {});
-  await dropAllTestDatabases();
-  rmSync(directory, { recursive: true, force: true });
+  await cleanUp();
 }
+process.exit();
