@@ -8,6 +8,9 @@
  * server wrote against the requests it answered, so a lost line shows.
  * BENCH_LOG_SINK: where the info server's stdout goes: `file` (default, a temporary file), `pipe`
  * (read and discarded by this process, like a log collector) or `null` (/dev/null).
+ * BENCH_PROFILE=1: both servers run under Bun's CPU profiler, and the share of their sampled CPU spent
+ * logging (a stack through logResponse, pino or sonic-boom) is printed: the log's cost without the noise
+ * of whatever else the machine runs.
  * BENCH_ROUNDS (default 5), BENCH_SECONDS per round (default 5). Extra variables for both servers
  * pass through (ACCESS_LOG_SAMPLE, for instance).
  */
@@ -23,6 +26,7 @@ const concurrency = 64;
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const roundMs = Number(process.env.BENCH_SECONDS ?? 5) * 1000;
 const sink = (process.env.BENCH_LOG_SINK ?? "file") as "file" | "pipe" | "null";
+const profile = process.env.BENCH_PROFILE === "1";
 const poolSize = 20;
 const adminToken = "bench-admin-token-0123456789abcdef";
 
@@ -69,7 +73,8 @@ async function startServer(label: string, logLevel: string): Promise<Server> {
   const file = join(directory, `${label}.log`);
   const port = freePort();
   const target = sink === "file" || logLevel !== "info" ? Bun.file(file) : sink === "pipe" ? "pipe" : "ignore";
-  const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../src/main.ts"), "--no-worker"], {
+  const profiling = profile ? ["--cpu-prof", `--cpu-prof-dir=${directory}`, `--cpu-prof-name=${label}.cpuprofile`] : [];
+  const proc = Bun.spawn([process.execPath, ...profiling, join(import.meta.dir, "../src/main.ts"), "--no-worker"], {
     env: childEnv({
       DATABASE_URL: database.url,
       PORT: String(port),
@@ -167,6 +172,34 @@ function cpuMs(pid: number): number {
   }
 }
 
+interface CpuProfile {
+  nodes: { id: number; callFrame: { functionName: string; url: string }; children?: number[] }[];
+  samples: number[];
+}
+
+/** Share of a server's CPU samples whose stack passes through the logging code. */
+function loggingShare(label: string): number {
+  const { nodes, samples } = JSON.parse(readFileSync(join(directory, `${label}.cpuprofile`), "utf8")) as CpuProfile;
+  const parent = new Map<number, number>();
+  for (const node of nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const logging = new Map<number, boolean>();
+  const isLogging = (id: number): boolean => {
+    const known = logging.get(id);
+    if (known !== undefined) return known;
+    const frame = byId.get(id)?.callFrame;
+    const own =
+      frame !== undefined && (frame.functionName === "logResponse" || /\/node_modules\/(pino|sonic-boom)\//.test(frame.url));
+    const up = parent.get(id);
+    const result = own || (up !== undefined && isLogging(up));
+    logging.set(id, result);
+    return result;
+  };
+  const idle = new Set(nodes.filter((n) => ["(idle)", "(program)"].includes(n.callFrame.functionName)).map((n) => n.id));
+  const busy = samples.filter((id) => !idle.has(id));
+  return busy.filter(isLogging).length / Math.max(1, busy.length);
+}
+
 let cleaning: Promise<void> | undefined;
 /** Stops both servers and drops every database this run created (the template too); once, whoever asks first. */
 function cleanUp(): Promise<void> {
@@ -232,6 +265,11 @@ try {
     server.proc.kill("SIGTERM");
     await server.proc.exited;
   }
+  if (profile)
+    for (const server of servers)
+      console.log(
+        `LOG_LEVEL=${server.label}: ${(loggingShare(server.label) * 100).toFixed(2)}% of the server's busy CPU samples in logging`,
+      );
   if (sink === "file") {
     console.log(
       `info server: ${info.answered} vend requests answered, ${info.accessLines()} access lines for them after SIGTERM`,
