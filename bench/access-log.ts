@@ -5,14 +5,15 @@
  * database: one at LOG_LEVEL=info, one at LOG_LEVEL=error. Rounds alternate between them, each
  * driving POST /api/v1/vend with 64 connections; prints min/median/max accepts/s for each and the
  * ratio info/error (target ≥ 0.97). After stopping with SIGTERM it counts the access lines the info
- * server wrote against the requests it answered, so a lost line shows.
+ * server wrote against the requests it answered, so a lost line shows. Server CPU per request (from
+ * /proc) is printed too.
  * BENCH_LOG_SINK: where the info server's stdout goes: `file` (default, a temporary file), `pipe`
  * (read and discarded by this process, like a log collector) or `null` (/dev/null).
  * BENCH_PROFILE=1: both servers run under Bun's CPU profiler, and the share of their sampled CPU spent
  * logging (a stack through logResponse, pino or sonic-boom) is printed: the log's cost without the noise
  * of whatever else the machine runs.
- * BENCH_ROUNDS (default 5), BENCH_SECONDS per round (default 5). Extra variables for both servers
- * pass through (ACCESS_LOG_SAMPLE, for instance).
+ * BENCH_ROUNDS (default 5), BENCH_SECONDS per round (default 5). Other variables of this process pass
+ * through to both servers.
  */
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
