@@ -4,7 +4,8 @@
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/list-depth.ts
  *
- * Creates its own database and drops it at the end (in-memory PGlite without DATABASE_URL).
+ * Seeding is one long statement per account, so its connection has no statement timeout to speak of.
+ * Creates its own database and drops it at the end, also on an error or Ctrl-C (in-memory PGlite without DATABASE_URL).
  */
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
@@ -15,6 +16,7 @@ import { randomBase62 } from "../src/lib/random.ts";
 import { loadConfig } from "../src/load-config.ts";
 import { createLogger } from "../src/logger.ts";
 import { createDeps, startServer } from "../src/server.ts";
+import { onCleanup, runBench } from "./lib/cleanup.ts";
 
 const rowsForAccount = 200_000;
 const otherRows = 50_000;
@@ -81,9 +83,16 @@ async function timed(
 }
 
 async function openBenchDatabase(): Promise<DbHandle> {
-  if (!baseUrl) return openDatabase({ dataDir: "memory://" });
+  if (!baseUrl) {
+    const handle = await openDatabase({ dataDir: "memory://" });
+    onCleanup("close the database", () => handle.close());
+    return handle;
+  }
   await adminSql(`create database ${databaseName}`);
-  return openDatabase({ databaseUrl: urlFor(databaseName), maxConnections: 10 });
+  onCleanup(`drop ${databaseName}`, () => adminSql(`drop database if exists ${databaseName} with (force)`));
+  const handle = await openDatabase({ databaseUrl: urlFor(databaseName), maxConnections: 10, statementTimeoutMs: 600_000 });
+  onCleanup("close the database", () => handle.close());
+  return handle;
 }
 
 async function run(handle: DbHandle): Promise<void> {
@@ -138,13 +147,11 @@ async function run(handle: DbHandle): Promise<void> {
     );
   } finally {
     await server.stop();
+    await deps.waiters.stop();
+    deps.providers.health.stop();
   }
 }
 
-const handle = await openBenchDatabase();
-try {
-  await run(handle);
-} finally {
-  await handle.close();
-  if (baseUrl) await adminSql(`drop database if exists ${databaseName} with (force)`);
-}
+await runBench(async () => {
+  await run(await openBenchDatabase());
+});

@@ -1,135 +1,119 @@
 /**
- * Processing throughput (issue 4, bench a). Run by hand against PostgreSQL:
+ * Processing throughput, the service against graphile-worker in one run (issue 11). By hand:
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/processing.ts
- * N queued vends (sandbox, instant success) are processed by 2 real worker processes; the
- * baseline runs the same SQL cycle (claim a batch and read its rows in one query; per vend (its product
- * comes from the process's catalogue cache, so neither reads it): record the
- * provider order, then the single completion statement: state, capture + ledger entry, outbox event
- * and deliveries, NOTIFYs) in a tight loop through the `postgres` driver, 2 loops side by side,
- * without the service code. Prints vends/s for each and the ratio (target ≥ 0.5).
+ *
+ * Subject: vends fully processed per second (claim, sandbox provider answering success at once, completion
+ * with capture, ledger entry and event) by real worker processes (src/main.ts --worker-only, default
+ * settings, LOG_LEVEL=error). Anchor: graphile-worker (bench/anchors/graphile-noop-worker.ts, default
+ * settings) running no-op jobs on its own database, as many processes, the same number of items.
+ * Each round, for each side: its workers are paused (SIGSTOP), the items are queued (vends accepted over
+ * HTTP by the API process; jobs added with addJobs), then the clock starts as the workers are resumed
+ * (SIGCONT) and stops when the last item is done (polled every 10 ms on both sides). The side going first
+ * alternates. Env: BENCH_VENDS (items per side per round, 2000), BENCH_ROUNDS (5),
+ * BENCH_WORKER_PROCESSES (2), BENCH_WORKER_CONCURRENCY (unset: the service's default WORKER_CONCURRENCY).
  */
-import { randomUUID } from "node:crypto";
-import postgres from "postgres";
-import { apiUrl, finalCounter, fundDefaultAccount, spawnService, vendMany } from "../test/helpers/cluster.ts";
-import { createTestDatabase } from "../test/helpers/database.ts";
+import { makeWorkerUtils, runMigrations } from "graphile-worker";
+import type postgres from "postgres";
+import { fundTestWallet, vendTargets } from "./lib/accounts.ts";
+import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
+import { benchClient, blankDatabase, serviceDatabase } from "./lib/databases.ts";
+import { closedLoopCount } from "./lib/load.ts";
+import { apiUrl, type BenchProcess, startAnchor, startService } from "./lib/processes.ts";
+import { printFigure, printRatio } from "./lib/stats.ts";
 
-const count = Number(process.env.BENCH_VENDS ?? 3000);
-/** Worker processes (default 2, the issue's setting); BENCH_WORKER_PROCESSES=1 shows what one process does. */
-const processCount = Number(process.env.BENCH_WORKER_PROCESSES ?? 2);
-const batch = 16;
+const items = envNumber("BENCH_VENDS", 2000);
+const rounds = envNumber("BENCH_ROUNDS", 5);
+const processCount = envNumber("BENCH_WORKER_PROCESSES", 2);
+const workerConcurrency = process.env.BENCH_WORKER_CONCURRENCY;
 
-if (!process.env.DATABASE_URL) {
-  console.error("Set DATABASE_URL to a PostgreSQL server (the bench creates and drops its own database).");
-  process.exit(2);
-}
-
-const database = await createTestDatabase({ maxConnections: 4 });
-const url = database.url ?? "";
-const api = spawnService(url, "api", { LOG_LEVEL: "error" });
-const workers: ReturnType<typeof spawnService>[] = [];
-try {
-  const base = await apiUrl(api);
-  const [, key] = await api.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
-  await fundDefaultAccount(base, key ?? "", 1_000_000_000);
-
-  // Service: accept 2N vends first (not timed); the workers start on the first N only after
-  // the baseline has used the other N, so both process the same kind of rows.
-  await vendMany([base], key ?? "", count * 2, 64);
-  const sql = postgres(url, { max: 4, onnotice: () => {} });
-  const all = await sql`select id from transactions order by created_at, id`;
-  const serviceIds = all.slice(0, count).map((r) => r.id as string);
-  const baselineIds = all.slice(count).map((r) => r.id as string);
-  // Parked (not due) until their turn.
-  await sql`update transactions set next_attempt_at = 'infinity'`;
-
-  // Baseline: the same statements, straight through the driver.
-  const baselineStarted = performance.now();
-  await sql`update transactions set next_attempt_at = now() where id = any(${baselineIds}::uuid[])`;
-  await Promise.all(
-    [1, 2].map(async (n) => {
-      for (;;) {
-        const claimed = await sql`with due as (
-            select id, status as previous_status from transactions
-            where next_attempt_at <= now() and (status = 'queued' or (status in ('pending','processing') and (lease_expires_at is null or lease_expires_at < now())))
-            order by next_attempt_at limit ${batch} for update skip locked)
-          update transactions t set status = case when t.status = 'queued' then 'processing' else t.status end,
-            lease_owner = ${`baseline-${n}`}, lease_expires_at = now() + make_interval(secs => 30), attempts = t.attempts + 1, updated_at = now()
-          from due where t.id = due.id returning t.id, t.reference, due.previous_status, t.attempts`;
-        if (claimed.length === 0) break;
-        const rows = await sql`select * from transactions where id = any(${claimed.map((c) => c.id as string)}::uuid[])`;
-        await Promise.all(
-          claimed.map(async (c) => {
-            const t = rows.find((r) => r.id === c.id);
-            await sql`insert into sandbox_orders (reference, provider_reference, status, result) values (${c.reference}, ${`SBX-${randomUUID().slice(0, 12)}`}, 'successful', '{}'::jsonb)
-              on conflict (reference) do update set vend_count = sandbox_orders.vend_count + 1 returning *`;
-            const eventId = `evt_${randomUUID().replaceAll("-", "")}`;
-            const at = new Date().toISOString();
-            await sql`with txn as (
-                update transactions set status = 'successful', completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz,
-                    metadata = ${JSON.stringify(t?.metadata ?? {})}::jsonb, provider_reference = ${"SBX"}, failure_reason = ${null},
-                    lease_owner = null, lease_expires_at = null, next_attempt_at = null
-                where id = ${c.id}::uuid and status = ${t?.status} and updated_at = ${t?.updated_at}
-                returning id, account_id, mode, price_kobo, reference
-              ), settled as (
-                update wallets w set held_kobo = w.held_kobo - txn.price_kobo,
-                    balance_kobo = w.balance_kobo - (case when ${"capture"} = 'capture' then txn.price_kobo else 0 end), updated_at = now()
-                from txn where w.account_id = txn.account_id and w.mode = txn.mode
-                returning w.id, w.balance_kobo, w.held_kobo, txn.price_kobo, txn.id as transaction_id
-              ), entry as (
-                insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo, balance_after_kobo, held_after_kobo, transaction_id)
-                select id, ${"capture"}, price_kobo, (case when ${"capture"} = 'capture' then -price_kobo else 0 end), -price_kobo, balance_kobo, held_kobo, transaction_id
-                from settled where price_kobo > 0
-              ), event as (
-                insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
-                select ${eventId}, txn.account_id, txn.mode, 'transaction.successful', txn.id, ${JSON.stringify({ id: eventId, data: t ?? {} })}::jsonb, ${at}::timestamptz
-                from txn returning id, account_id, mode
-              ), deliveries as (
-                insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
-                select event.id, e.id, 'pending', now() from event
-                join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null
-                returning event_id
-              )
-              select count(*)::int as changed,
-                     (select pg_notify('vend_webhook_due', ${eventId}) where exists (select 1 from deliveries)) as webhooks_due,
-                     (select pg_notify('vend_txn_final', ${c.reference}) where exists (select 1 from txn)) as final_announced
-              from txn`;
-          }),
-        );
-      }
-    }),
-  );
-  const baselineSeconds = (performance.now() - baselineStarted) / 1000;
-
-  // Service: real worker processes, started and ready before the clock starts.
-  const finals = await finalCounter(database.handle);
-  for (let i = 0; i < processCount; i++) {
-    workers.push(
-      spawnService(url, "worker", {
-        WORKER_CONCURRENCY: String(process.env.BENCH_WORKER_CONCURRENCY ?? batch),
-        WORKER_POLL_MS: "50",
-        LOG_LEVEL: "error",
-      }),
-    );
+/** Resumes `workers`, then waits until `remaining()` is 0; items per second. */
+async function timeUntilDone(workers: BenchProcess[], remaining: () => Promise<number>): Promise<number> {
+  const started = performance.now();
+  for (const worker of workers) worker.resume();
+  const deadline = started + 600_000;
+  while ((await remaining()) > 0) {
+    if (performance.now() > deadline || stopping()) throw new Error("items not done after 10 minutes");
+    await Bun.sleep(10);
   }
-  await Promise.all(workers.map((worker) => worker.waitFor(/Vend worker running/)));
-  const serviceStarted = performance.now();
-  await sql`update transactions set next_attempt_at = now() where id = any(${serviceIds}::uuid[])`;
-  await sql`select pg_notify('vend_work', '')`;
-  await finals.reached(count, 300_000);
-  const serviceSeconds = (performance.now() - serviceStarted) / 1000;
-  await finals.stop();
-  await sql.end();
-
-  const service = count / serviceSeconds;
-  const baseline = count / baselineSeconds;
-  console.log(
-    `service: ${processCount} worker process(es)     ${service.toFixed(0).padStart(6)} vends/s  (${count} in ${serviceSeconds.toFixed(2)} s)`,
-  );
-  console.log(
-    `baseline: same SQL cycle, 2 loops   ${baseline.toFixed(0).padStart(6)} vends/s  (${count} in ${baselineSeconds.toFixed(2)} s)`,
-  );
-  console.log(`\nratio service / baseline: ${(service / baseline).toFixed(2)}  (target ≥ 0.5)`);
-} finally {
-  await Promise.all([...workers, api].map((p) => p.stop("SIGTERM")));
-  await database.drop();
+  return items / ((performance.now() - started) / 1000);
 }
+
+async function count(sql: postgres.Sql, query: string): Promise<number> {
+  const [row] = await sql.unsafe(query);
+  return Number(row?.n ?? -1);
+}
+
+await runBench(async () => {
+  const base = requirePostgres();
+  const serviceUrl = await serviceDatabase(base);
+  const graphileUrl = await blankDatabase(base, "graphile");
+
+  const api = startService(serviceUrl, "api");
+  const apiBase = await apiUrl(api);
+  const [, key = ""] = await api.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
+  await fundTestWallet(apiBase, key, 100_000_000_000);
+  const targets = vendTargets(apiBase, [key]);
+  const serviceSql = benchClient(serviceUrl);
+  const workerEnv: Record<string, string> = workerConcurrency ? { WORKER_CONCURRENCY: workerConcurrency } : {};
+  const serviceWorkers = Array.from({ length: processCount }, () => startService(serviceUrl, "worker", workerEnv));
+
+  await runMigrations({ connectionString: graphileUrl });
+  const utils = await makeWorkerUtils({ connectionString: graphileUrl });
+  const graphileSql = benchClient(graphileUrl);
+  const graphileWorkers = Array.from({ length: processCount }, () =>
+    startAnchor("graphile-noop-worker.ts", { DATABASE_URL: graphileUrl }),
+  );
+  await Promise.all(serviceWorkers.map((w) => w.waitFor(/Vend worker running/)));
+  await Promise.all(graphileWorkers.map((w) => w.waitFor(/graphile worker running/)));
+
+  const sides = [
+    {
+      label: `service: ${processCount} worker process(es), vends`,
+      async run() {
+        for (const worker of serviceWorkers) worker.pause();
+        const accepted = await closedLoopCount(targets, 64, items);
+        if (accepted.failed > 0) throw new Error(`accepts failed: ${accepted.failures.join(" | ")}`);
+        return timeUntilDone(serviceWorkers, () =>
+          count(serviceSql, "select count(*) as n from transactions where status in ('queued', 'processing', 'pending')"),
+        );
+      },
+    },
+    {
+      label: `graphile-worker: ${processCount} process(es), no-op jobs`,
+      async run() {
+        for (const worker of graphileWorkers) worker.pause();
+        await utils.addJobs(Array.from({ length: items }, () => ({ identifier: "noop", payload: {} })));
+        return timeUntilDone(graphileWorkers, () =>
+          count(graphileSql, "select count(*) as n from graphile_worker._private_jobs"),
+        );
+      },
+    },
+  ];
+  const results = sides.map(() => [] as number[]);
+  console.log(`${items} items per side per round, ${rounds} rounds (+ 1 warm-up); items done per second`);
+  try {
+    for (let round = 0; round <= rounds; round++) {
+      const order = round % 2 === 1 ? [1, 0] : [0, 1];
+      const line: string[] = [];
+      for (const i of order) {
+        const side = sides[i];
+        if (!side) continue;
+        const perSecond = await side.run();
+        if (round > 0) results[i]?.push(perSecond);
+        line.push(`${side.label} ${perSecond.toFixed(0)}`);
+      }
+      console.log(`${round === 0 ? "warm-up" : `round ${round}`}: ${line.join(", ")}`);
+    }
+  } finally {
+    await utils.release();
+  }
+  const failed = await count(serviceSql, "select count(*) as n from transactions where status <> 'successful'");
+  if (failed !== 0) console.log(`warning: ${failed} vends did not end successful`);
+
+  console.log(`\n${"items/s".padEnd(46)} ${"min / median / max".padStart(22)}`);
+  sides.forEach((side, i) => {
+    printFigure(side.label, results[i] ?? [], "/s", 46);
+  });
+  console.log("");
+  printRatio("service / graphile-worker", results[0] ?? [], results[1] ?? [], "≥ 1.0");
+});

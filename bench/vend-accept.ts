@@ -1,126 +1,110 @@
 /**
- * Vend accept throughput (issue 3, bench b). Run by hand against PostgreSQL:
+ * Vend accept throughput, the service against its anchors in one run (issue 11). By hand:
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/vend-accept.ts
- * Spawns the real server in its own process, drives POST /api/v1/vend with 64 concurrent
- * connections, then runs the same SQL transaction directly through the `postgres` driver
- * (no HTTP, no service code) with 64 concurrent callers, and prints the ratio. Target ≥ 0.6.
- * The baseline's statements are the service's: claim the key (advisory lock + stored answer +
- * clock), the idempotency record, the single guarded accept statement, commit. Auth and product
- * lookups are served from the service's caches, so the baseline has none either.
+ *
+ * Subject: the real service (src/main.ts --no-worker, LOG_LEVEL=error) taking POST /api/v1/vend over HTTP from
+ * 64 concurrent connections spread over 200 funded accounts, each with its own key, a new Idempotency-Key
+ * per request. Anchors, on their own tables in the same database:
+ *   bare    bench/anchors/bare-accept-server.ts, a bare Elysia server doing the 3-statement transaction
+ *           over 1,000 wallets (same pool size, same load generator);
+ *   driver  the same transaction from 64 concurrent callers through the `postgres` driver, no HTTP.
+ * Then the hot-wallet variant: every connection on one account, against the bare server on one wallet.
+ * Rounds interleave (the order flips every round); prints min / median / max and the per-round ratios.
+ * Env: BENCH_SECONDS (per side per round, 3), BENCH_ROUNDS (5), BENCH_CONCURRENCY (64), BENCH_ACCOUNTS (200),
+ * BENCH_POOL_SIZE (the service's DATABASE_POOL_SIZE and the anchors' pool, 10).
  */
-import { randomUUID } from "node:crypto";
-import { join } from "node:path";
-import postgres from "postgres";
-import { createTestDatabase } from "../test/helpers/database.ts";
-import { childEnv, spawnProcess } from "../test/helpers/process.ts";
+import type postgres from "postgres";
+import { bareAccept, bareWalletCount } from "./anchors/bare-accept-sql.ts";
+import { benchAdminToken, fundedAccounts, vendBody, vendTargets } from "./lib/accounts.ts";
+import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
+import { benchClient, serviceDatabase } from "./lib/databases.ts";
+import { closedLoop, type LoadResult, type Target } from "./lib/load.ts";
+import { apiUrl, startAnchor, startService } from "./lib/processes.ts";
+import { printFigure, printRatio } from "./lib/stats.ts";
 
-const concurrency = 64;
-const durationMs = Number(process.env.BENCH_SECONDS ?? 10) * 1000;
-const poolSize = 20;
-const adminToken = "bench-admin-token-0123456789abcdef";
+const seconds = envNumber("BENCH_SECONDS", 3);
+const rounds = envNumber("BENCH_ROUNDS", 5);
+const concurrency = envNumber("BENCH_CONCURRENCY", 64);
+const accountCount = envNumber("BENCH_ACCOUNTS", 200);
+const poolSize = envNumber("BENCH_POOL_SIZE", 10);
 
-if (!process.env.DATABASE_URL) {
-  console.error("Set DATABASE_URL to a PostgreSQL server (the bench creates and drops its own database).");
-  process.exit(2);
-}
-
-async function runFor(label: string, once: () => Promise<void>): Promise<number> {
-  const deadline = performance.now() + durationMs;
-  let done = 0;
+/** The driver-only baseline: `concurrency` callers each running the transaction back to back. */
+async function driverLoop(sql: postgres.Sql, wallets: number): Promise<LoadResult> {
+  let next = 0;
+  let ok = 0;
   let failed = 0;
+  const failures: string[] = [];
+  const started = performance.now();
+  const deadline = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline) {
-        try {
-          await once();
-          done += 1;
-        } catch {
-          failed += 1;
-        }
+      while (performance.now() < deadline && !stopping()) {
+        const wallet = 1 + (next++ % wallets);
+        const accepted = await bareAccept(sql, wallet, 10_000, "08031234567").catch((error: unknown) => {
+          if (failures.length < 3) failures.push(error instanceof Error ? error.message : String(error));
+          return false;
+        });
+        if (accepted) ok += 1;
+        else failed += 1;
       }
     }),
   );
-  const perSecond = done / (durationMs / 1000);
-  console.log(
-    `${label.padEnd(34)} ${perSecond.toFixed(0).padStart(7)} accepts/s  (${done} ok, ${failed} failed, ${concurrency} concurrent)`,
-  );
-  return perSecond;
+  const elapsed = (performance.now() - started) / 1000;
+  return { ok, failed, seconds: elapsed, perSecond: ok / elapsed, failures };
 }
 
-const database = await createTestDatabase({ maxConnections: 2 });
-const url = database.url ?? "";
-const server = spawnProcess(
-  [process.execPath, join(import.meta.dir, "../src/main.ts")],
-  childEnv({
-    DATABASE_URL: url,
-    PORT: "0",
-    ADMIN_TOKEN: adminToken,
-    RATE_LIMIT_PER_MINUTE: "0",
-    LOG_LEVEL: "error",
-    DATABASE_POOL_SIZE: String(poolSize),
-  }),
-);
-try {
-  const [, base] = await server.waitFor(/listening on (http:\/\/[^\s]+)/);
-  const created = await fetch(`${base}/admin/v1/accounts`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "bench" }),
-  }).then((r) => r.json());
-  const testKey: string = created.data.keys.find((k: { mode: string }) => k.mode === "test").key;
-  const accountId: string = created.data.account.id;
-  const auth = { authorization: `Bearer ${testKey}`, "content-type": "application/json" };
-  await fetch(`${base}/api/v1/wallet/fund`, {
-    method: "POST",
-    headers: { ...auth, "idempotency-key": "bench-fund" },
-    body: JSON.stringify({ amount_kobo: 90_000_000_000 }),
-  });
-  const body = JSON.stringify({ product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 10_000 });
+await runBench(async () => {
+  const url = await serviceDatabase(requirePostgres());
+  const poolEnv = { DATABASE_POOL_SIZE: String(poolSize) };
+  const api = startService(url, "api", { ADMIN_TOKEN: benchAdminToken, ...poolEnv });
+  const bare = startAnchor("bare-accept-server.ts", { DATABASE_URL: url, ...poolEnv });
+  const serviceUrl = await apiUrl(api);
+  const [, bareUrl = ""] = await bare.waitFor(/listening on (http:\/\/\S+)/);
 
-  const http = await runFor("HTTP POST /api/v1/vend", async () => {
-    const res = await fetch(`${base}/api/v1/vend`, {
-      method: "POST",
-      headers: { ...auth, "idempotency-key": randomUUID() },
-      body,
-    });
-    await res.arrayBuffer();
-    if (res.status !== 202) throw new Error(String(res.status));
+  const keys = await fundedAccounts(serviceUrl, accountCount, 100_000_000_000);
+  const serviceSpread = vendTargets(serviceUrl, keys);
+  const serviceHot = serviceSpread.slice(0, 1);
+  const bareTarget = (wallet: number): Target => ({
+    url: `${bareUrl}/api/v1/vend`,
+    headers: { authorization: `Bearer ${wallet}`, "content-type": "application/json" },
+    body: vendBody,
   });
+  const bareSpread = Array.from({ length: bareWalletCount }, (_, i) => bareTarget(i + 1));
+  const bareHot = [bareTarget(1)];
+  const driver = benchClient(url, poolSize);
 
-  // Baseline: the same statements the service runs to accept a vend, straight through the driver.
-  const sql = postgres(url, { max: poolSize, onnotice: () => {} });
-  const scope = `account:${accountId}:test`;
-  const direct = await runFor("same SQL transaction, no HTTP", async () => {
-    const key = randomUUID();
-    const id = randomUUID();
-    await sql.begin(async (tx) => {
-      await tx`select pg_try_advisory_xact_lock(hashtextextended(${`${scope}\nPOST\n/api/v1/vend\n${key}`}, 0)) as locked,
-                      (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms,
-                      r.response_status, r.response_body, r.fingerprint, r.expires_at <= now() as expired
-               from (select 1) as one left join idempotency_records r
-                 on r.scope = ${scope} and r.method = 'POST' and r.path = '/api/v1/vend' and r.key = ${key}`;
-      await tx`insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
-        values (${scope}, 'POST', '/api/v1/vend', ${key}, 'f', 202, '{}', now() + interval '24 hours')`;
-      await tx`with held as (
-            update wallets set held_kobo = held_kobo + 9700, updated_at = now()
-            where account_id = ${accountId} and mode = 'test' and balance_kobo - held_kobo >= 9700
-            returning id, balance_kobo, held_kobo
-          ), txn as (
-            insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
-                                      amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at)
-            select ${id}::uuid, ${`txn_${key.replaceAll("-", "")}`}, ${accountId}::uuid, 'test', 'queued', 'mtn-airtime', 'mtn', 'airtime',
-                   '08031234567', 10000, 9700, ${JSON.stringify({ route: "sandbox" })}::jsonb, null, 'sandbox', now()
-            from held returning created_at
-          ), entry as (
-            insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo, balance_after_kobo, held_after_kobo, transaction_id)
-            select held.id, 'hold', 9700, 0, 9700, held.balance_kobo, held.held_kobo, ${id}::uuid from held
-          )
-          select (extract(epoch from created_at) * 1000)::float8 as created_ms from txn`;
-    });
+  const sides = [
+    { label: `service, ${accountCount} accounts`, run: () => closedLoop(serviceSpread, concurrency, seconds) },
+    { label: `bare Elysia, ${bareWalletCount} wallets`, run: () => closedLoop(bareSpread, concurrency, seconds) },
+    { label: `driver only, ${bareWalletCount} wallets`, run: () => driverLoop(driver, bareWalletCount) },
+    { label: "service, one hot account", run: () => closedLoop(serviceHot, concurrency, seconds) },
+    { label: "bare Elysia, one hot wallet", run: () => closedLoop(bareHot, concurrency, seconds) },
+  ];
+  const results = sides.map(() => [] as number[]);
+
+  console.log(`${concurrency} connections, pool ${poolSize}, ${seconds} s per side, ${rounds} rounds (+ 1 warm-up); accepts/s`);
+  for (let round = 0; round <= rounds; round++) {
+    const order = sides.map((_, i) => i);
+    if (round % 2 === 1) order.reverse();
+    const line: string[] = [];
+    for (const i of order) {
+      const side = sides[i];
+      if (!side) continue;
+      const result = await side.run();
+      if (result.failed > 0) console.log(`  ${side.label}: ${result.failed} failed, e.g. ${result.failures.join(" | ")}`);
+      if (round > 0) results[i]?.push(result.perSecond);
+      line.push(`${side.label} ${result.perSecond.toFixed(0)}`);
+    }
+    console.log(`${round === 0 ? "warm-up" : `round ${round}`}: ${line.join(", ")}`);
+  }
+
+  console.log(`\n${"accepts/s".padEnd(40)} ${"min / median / max".padStart(22)}`);
+  sides.forEach((side, i) => {
+    printFigure(side.label, results[i] ?? [], "/s");
   });
-  await sql.end();
-  console.log(`\nratio HTTP / baseline: ${(http / direct).toFixed(2)}  (target ≥ 0.6)`);
-} finally {
-  await server.stop();
-  await database.drop();
-}
+  const [service, bareFigures, driverFigures, serviceHotFigures, bareHotFigures] = results;
+  console.log("");
+  printRatio("service / bare, spread", service ?? [], bareFigures ?? [], "≥ 1.0");
+  printRatio("service / driver only", service ?? [], driverFigures ?? [], "none, for reference");
+  printRatio("service / bare, hot wallet", serviceHotFigures ?? [], bareHotFigures ?? [], "≥ 2.0");
+});

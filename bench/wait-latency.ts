@@ -6,19 +6,25 @@
  * then completes it (the service's own completion statement) and measures from the moment that
  * commit returns to the moment the long-poll's answer arrives. Baseline: a bare HTTP round trip
  * (GET /healthz) to the same server in the same run. Prints p50/p95 and the ratio (target ≤ 3×).
+ * Its database and the template it was cloned from are dropped at the end, also on an error or Ctrl-C.
  */
 import { eq } from "drizzle-orm";
 import { transactions } from "../src/db/schema/index.ts";
 import { completeTransaction } from "../src/processing/transitions.ts";
 import { idem } from "../test/helpers/accounts.ts";
+import { dropTestTemplate } from "../test/helpers/database.ts";
 import { startTestServer } from "../test/helpers/server.ts";
+import { onCleanup, runBench } from "./lib/cleanup.ts";
 
 const samples = Number(process.env.BENCH_SAMPLES ?? 200);
 const percentile = (values: number[], p: number) =>
   [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? 0;
 
-const server = await startTestServer({ maxWaitSeconds: 15, logLevel: "silent" });
-try {
+await runBench(async () => {
+  // Registered first, so it runs last: the template the test database was cloned from.
+  onCleanup("drop the template database", dropTestTemplate);
+  const server = await startTestServer({ maxWaitSeconds: 15, logLevel: "silent" });
+  onCleanup("stop the server, drop its database", () => server.close());
   const { testKey } = await server.createAccount("bench");
   const headers = { authorization: `Bearer ${testKey}` };
   await server.client(testKey).post("/api/v1/wallet/fund", { amount_kobo: 1_000_000_000 }, idem());
@@ -60,6 +66,4 @@ try {
   console.log(`bare HTTP round trip (GET /healthz):  p50 ${rt.toFixed(2)} ms  p95 ${percentile(roundTrips, 0.95).toFixed(2)} ms`);
   console.log(`wait wake-up (commit → answer):       p50 ${wake.toFixed(2)} ms  p95 ${percentile(wakeUps, 0.95).toFixed(2)} ms`);
   console.log(`\nratio wake-up / round trip (p50): ${(wake / rt).toFixed(2)}  (target ≤ 3)`);
-} finally {
-  await server.close();
-}
+});

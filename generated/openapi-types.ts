@@ -2111,7 +2111,19 @@ export interface components {
         FromFilter: string;
         /** @description Created at or before this time (RFC 3339). */
         ToFilter: string;
-        /** @description Matches the reference, the client reference or the destination. */
+        /**
+         * @description A transaction matches when any of these holds (case-sensitive; other filters still apply):
+         *
+         *     - its `reference` equals the search exactly;
+         *     - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
+         *       `%`, `_` and `\` are plain characters;
+         *     - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
+         *       (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
+         *       least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
+         *       `08031234567`). Fewer than 4 digits match no destination.
+         *
+         *     A transaction matching several of these is listed once.
+         */
         SearchFilter: string;
     };
     requestBodies: never;
@@ -2329,7 +2341,19 @@ export interface operations {
                 from?: components["parameters"]["FromFilter"];
                 /** @description Created at or before this time (RFC 3339). */
                 to?: components["parameters"]["ToFilter"];
-                /** @description Matches the reference, the client reference or the destination. */
+                /**
+                 * @description A transaction matches when any of these holds (case-sensitive; other filters still apply):
+                 *
+                 *     - its `reference` equals the search exactly;
+                 *     - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
+                 *       `%`, `_` and `\` are plain characters;
+                 *     - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
+                 *       (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
+                 *       least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
+                 *       `08031234567`). Fewer than 4 digits match no destination.
+                 *
+                 *     A transaction matching several of these is listed once.
+                 */
                 search?: components["parameters"]["SearchFilter"];
                 /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
@@ -3122,7 +3146,19 @@ export interface operations {
                 from?: components["parameters"]["FromFilter"];
                 /** @description Created at or before this time (RFC 3339). */
                 to?: components["parameters"]["ToFilter"];
-                /** @description Matches the reference, the client reference or the destination. */
+                /**
+                 * @description A transaction matches when any of these holds (case-sensitive; other filters still apply):
+                 *
+                 *     - its `reference` equals the search exactly;
+                 *     - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
+                 *       `%`, `_` and `\` are plain characters;
+                 *     - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
+                 *       (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
+                 *       least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
+                 *       `08031234567`). Fewer than 4 digits match no destination.
+                 *
+                 *     A transaction matching several of these is listed once.
+                 */
                 search?: components["parameters"]["SearchFilter"];
                 /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];

@@ -6,7 +6,7 @@ import { DataDirLockedError } from "./db/data-dir-lock.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { isDatabaseUnavailable } from "./http/respond.ts";
 import { loadConfig } from "./load-config.ts";
-import { createLogger } from "./logger.ts";
+import { bufferedStdout, createLogger } from "./logger.ts";
 import { createDeps, startServer } from "./server.ts";
 
 /** `--no-worker`: API only. `--worker-only`: background work only. Default: both in one process. */
@@ -28,7 +28,7 @@ async function configured<T>(read: () => T | Promise<T>): Promise<T> {
 }
 
 const config = await configured(loadConfig);
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, bufferedStdout());
 
 async function openConfiguredDatabase() {
   try {

@@ -1307,7 +1307,18 @@ export type FromFilter = string;
 export type ToFilter = string;
 
 /**
- * Matches the reference, the client reference or the destination.
+ * A transaction matches when any of these holds (case-sensitive; other filters still apply):
+ *
+ * - its `reference` equals the search exactly;
+ * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
+ * `%`, `_` and `\` are plain characters;
+ * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
+ * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
+ * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
+ * `08031234567`). Fewer than 4 digits match no destination.
+ *
+ * A transaction matching several of these is listed once.
+ *
  */
 export type SearchFilter = string;
 
@@ -1696,7 +1707,18 @@ export type ListTransactionsData = {
          */
         to?: string;
         /**
-         * Matches the reference, the client reference or the destination.
+         * A transaction matches when any of these holds (case-sensitive; other filters still apply):
+         *
+         * - its `reference` equals the search exactly;
+         * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
+         * `%`, `_` and `\` are plain characters;
+         * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
+         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
+         * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
+         * `08031234567`). Fewer than 4 digits match no destination.
+         *
+         * A transaction matching several of these is listed once.
+         *
          */
         search?: string;
         /**
@@ -3040,7 +3062,18 @@ export type AdminListTransactionsData = {
          */
         to?: string;
         /**
-         * Matches the reference, the client reference or the destination.
+         * A transaction matches when any of these holds (case-sensitive; other filters still apply):
+         *
+         * - its `reference` equals the search exactly;
+         * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
+         * `%`, `_` and `\` are plain characters;
+         * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
+         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
+         * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
+         * `08031234567`). Fewer than 4 digits match no destination.
+         *
+         * A transaction matching several of these is listed once.
+         *
          */
         search?: string;
         /**

@@ -1,6 +1,7 @@
 import { statfsSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 
 /**
  * The embedded engine, made safe to keep running when its storage fails.
@@ -153,7 +154,8 @@ export class EmbeddedEngine {
 }
 
 async function startEngine(dataDir: string): Promise<GuardedPglite> {
-  const engine = new GuardedPglite(dataDir);
+  // The migrations create the extensions the schema uses; PGlite can only create those it was given here.
+  const engine = new GuardedPglite(dataDir, { extensions: { pg_trgm } });
   await engine.waitReady;
   return engine;
 }

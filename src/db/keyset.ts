@@ -31,6 +31,11 @@ export interface PageRequest {
   query: { cursor?: string; limit?: number };
   /** The filters as SQL; undefined entries are left out. */
   conditions: (SQL | undefined)[];
+  /**
+   * Alternatives (a search over several columns): a row must match the conditions and one of these. Each is
+   * read as its own page, so each can use its own index; the page is the newest of their union.
+   */
+  anyOf?: SQL[];
 }
 
 type ListedTable<TimeKey extends string> = PgTable & Record<TimeKey | "id", AnyPgColumn>;
@@ -52,10 +57,11 @@ export async function readNewestFirst<TimeKey extends string, Table extends List
   const limit = pageLimit(query.limit);
   const conditions = [...request.conditions];
   if (query.cursor) conditions.push(afterPosition(time, table.id, cursors.decode(scope, filters, query.cursor)));
+  const where = request.anyOf?.length ? newestOfEach(db, table, time, conditions, request.anyOf, limit + 1) : and(...conditions);
   const rows = await db
     .select()
     .from(table as PgTable)
-    .where(and(...conditions))
+    .where(where)
     .orderBy(...newestFirst(time, table.id))
     .limit(limit + 1);
   const positioned = rows.map((row) => ({
@@ -70,4 +76,31 @@ export async function readNewestFirst<TimeKey extends string, Table extends List
     (position) => cursors.encode(scope, filters, position),
   );
   return { items: await present(page.items), page: page.page };
+}
+
+/**
+ * `id` among the newest `count` rows of the union of the alternatives' own newest `count` (each alternative
+ * with the conditions): the same rows as one `or`, but no alternative's index is given up for another's, and
+ * a row matching several alternatives is there once. The ids are an array, so the rows are read by primary key.
+ */
+function newestOfEach(
+  db: Executor,
+  table: PgTable & Record<"id", AnyPgColumn>,
+  time: AnyPgColumn,
+  conditions: (SQL | undefined)[],
+  alternatives: SQL[],
+  count: number,
+): SQL {
+  const pages = alternatives.map(
+    (alternative) =>
+      sql`(${db
+        .select({ id: table.id, at: time })
+        .from(table)
+        .where(and(...conditions, alternative))
+        .orderBy(...newestFirst(time, table.id))
+        .limit(count)})`,
+  );
+  const union = sql.join(pages, sql` union `);
+  const order = sql`${sql.identifier(time.name)} desc, id desc`;
+  return sql`${table.id} = any(array(select id from (${union}) as candidates order by ${order} limit ${count}))`;
 }

@@ -23,23 +23,13 @@ export interface StoredAnswer {
 export type RunIdempotent = (
   id: IdempotencyKey,
   body: unknown,
-  execute: (tx: Executor, context: { now: Date; storeAnswer(answer: StoredAnswer): Promise<void> }) => Promise<StoredAnswer>,
+  execute: (tx: Executor) => Promise<StoredAnswer>,
 ) => Promise<StoredAnswer & { replayed: boolean }>;
 
 export interface IdempotentWork<Id extends OperationId> {
   status: number;
   data: SuccessDataOf<Id>;
   message?: string;
-}
-
-/**
- * Wraps an operation in the Idempotency-Key protocol: the answer is serialised
- * once, stored with the work, and replayed byte for byte with `Idempotent-Replayed: true`.
- */
-export interface IdempotentWorkContext<Id extends OperationId> {
-  now: Date;
-  /** Stores the answer before the rest of the work (see IdempotentContext.storeAnswer). */
-  answerFirst(work: IdempotentWork<Id>): Promise<void>;
 }
 
 const serialise = <Id extends OperationId>(work: IdempotentWork<Id>) => ({
@@ -59,19 +49,32 @@ export function operationScopePath(operationId: string, params: Record<string, u
   return canonical.length > 0 ? `${operationId}?${canonical.join("&")}` : operationId;
 }
 
+/**
+ * Wraps an operation in the Idempotency-Key protocol: the answer is serialised
+ * once, stored with the work, and replayed byte for byte with `Idempotent-Replayed: true`.
+ */
 export async function idempotentOperation<Id extends OperationId>(
   deps: { runIdempotent: RunIdempotent },
   input: { operationId: Id; request: Request; body: unknown; params: object },
   scope: string,
-  execute: (tx: Executor, context: IdempotentWorkContext<Id>) => Promise<IdempotentWork<Id>>,
+  execute: (tx: Executor) => Promise<IdempotentWork<Id>>,
 ): Promise<OperationResult<Id>> {
+  const result = await deps.runIdempotent(idempotencyKeyOf(input, scope), input.body, async (tx) => serialise(await execute(tx)));
+  return answerOf(result);
+}
+
+/** The key a request names, scoped (see operationScopePath). */
+export function idempotencyKeyOf(
+  input: { operationId: string; request: Request; params: object },
+  scope: string,
+): IdempotencyKey {
   const key = input.request.headers.get("idempotency-key") ?? "";
   const path = operationScopePath(input.operationId, input.params as Record<string, unknown>);
-  const id = { scope, method: input.request.method, path, key };
-  const result = await deps.runIdempotent(id, input.body, async (tx, context) => {
-    const work = await execute(tx, { now: context.now, answerFirst: (early) => context.storeAnswer(serialise(early)) });
-    return serialise(work);
-  });
+  return { scope, method: input.request.method, path, key };
+}
+
+/** A stored or fresh answer as the response, marked when it is a replay. */
+export function answerOf<Id extends OperationId>(result: StoredAnswer & { replayed: boolean }): OperationResult<Id> {
   return {
     status: result.status,
     raw: result.body,

@@ -1,5 +1,5 @@
 import { AppError, errorEnvelope } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { type Logger, logAccess } from "../logger.ts";
 import { contextOf } from "./context.ts";
 
 export function jsonResponse(request: Request, status: number, body: string, headers: Record<string, string> = {}): Response {
@@ -82,18 +82,17 @@ export function errorResponse(request: Request, error: unknown, logger: Logger):
   return jsonResponse(request, appError.status, JSON.stringify(errorEnvelope(appError)), appError.headers);
 }
 
-export function logResponse(logger: Logger, request: Request, response: Response, route?: string): void {
+/** The access line of one request: add no field that could hold a key, a body value or a destination. */
+export function logResponse(logger: Logger, request: Request, response: Response, route: string): void {
+  if (!logger.isLevelEnabled("info")) return;
   const context = contextOf(request);
-  logger.info(
-    {
-      request_id: context.id,
-      method: request.method,
-      route: route ?? new URL(request.url).pathname,
-      operation: context.operationId,
-      account_id: context.accountId,
-      status: response.status,
-      duration_ms: Math.round((performance.now() - context.startedAt) * 10) / 10,
-    },
-    "request",
-  );
+  logAccess(logger, {
+    request_id: context.id,
+    method: request.method,
+    route,
+    operation: context.operationId,
+    account_id: context.accountId,
+    status: response.status,
+    duration_ms: Math.round((performance.now() - context.startedAt) * 10) / 10,
+  });
 }

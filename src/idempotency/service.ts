@@ -42,58 +42,57 @@ export function fingerprintOf(body: unknown): string {
 /** Errors that are part of the answer to this key (replayed as stored); 400s and 5xx leave the key free. */
 const storesError = (error: AppError) => error.status !== 400 && error.status < 500;
 
-interface Claim {
+/** What the claim of a key found: whether its advisory lock was taken, and any stored answer. */
+export interface PriorAnswer {
   locked: boolean;
-  now_ms: number;
   status: number | null;
   body: string | null;
   fingerprint: string | null;
   expired: boolean | null;
 }
 
+/** The advisory lock of a key: held by the request running it, until its transaction ends. */
+export const lockNameOf = (id: IdempotencyKey) => `${id.scope}\n${id.method}\n${id.path}\n${id.key}`;
+
+/** 409: another request with this key is running now. */
+export const keyInFlight = () =>
+  new AppError("IDEMPOTENCY_IN_PROGRESS", "A request with this Idempotency-Key is still being processed; retry shortly", null, {
+    "retry-after": "1",
+  });
+
 /**
- * Takes the key's advisory lock and reads any stored answer in one round trip. A request
- * that cannot take the lock is a concurrent duplicate: 409. A stored, unexpired answer is
- * replayed (or 422 if the body differs). Returns null when the key is free to run.
+ * What a claim's finding means. A request that could not take the lock is a concurrent duplicate:
+ * 409. A stored, unexpired answer is replayed (or 422 if the body differs). Null: the key is free to
+ * run (an expired answer is then replaced).
  */
-async function claim(
-  tx: Executor,
-  id: IdempotencyKey,
-  fingerprint: string,
-): Promise<{ stored: IdempotentResult | null; now: Date }> {
-  const lockName = `${id.scope}\n${id.method}\n${id.path}\n${id.key}`;
-  const [row] = await queryRows<Claim>(
-    tx,
-    sql`select pg_try_advisory_xact_lock(hashtextextended(${lockName}, 0)) as locked,
-               (extract(epoch from clock_timestamp()) * 1000)::float8 as now_ms,
-               r.response_status as status, r.response_body as body, r.fingerprint, r.expires_at <= now() as expired
-        from (select 1) as one
-        left join idempotency_records r
-          on r.scope = ${id.scope} and r.method = ${id.method} and r.path = ${id.path} and r.key = ${id.key}`,
-  );
-  if (!row?.locked) {
-    throw new AppError(
-      "IDEMPOTENCY_IN_PROGRESS",
-      "A request with this Idempotency-Key is still being processed; retry shortly",
-      null,
-      {
-        "retry-after": "1",
-      },
-    );
-  }
-  const now = new Date(Math.round(Number(row.now_ms)));
-  if (row.status === null || row.body === null) return { stored: null, now };
-  if (row.expired) {
-    await tx.delete(idempotencyRecords).where(recordWhere(id));
-    return { stored: null, now };
-  }
-  if (row.fingerprint !== fingerprint) {
+export function storedAnswerOf(prior: PriorAnswer, fingerprint: string): IdempotentResult | null {
+  if (!prior.locked) throw keyInFlight();
+  if (prior.status === null || prior.body === null || prior.expired) return null;
+  if (prior.fingerprint !== fingerprint) {
     throw new AppError(
       "IDEMPOTENCY_KEY_REUSED",
       "This Idempotency-Key was already used with a different request body; use a new key for a new order",
     );
   }
-  return { stored: { status: Number(row.status), body: row.body, replayed: true }, now };
+  return { status: Number(prior.status), body: prior.body, replayed: true };
+}
+
+/** Takes the key's advisory lock and reads any stored answer in one round trip (see storedAnswerOf). */
+async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Promise<IdempotentResult | null> {
+  const [row] = await queryRows<PriorAnswer>(
+    tx,
+    sql`select pg_try_advisory_xact_lock(hashtextextended(${lockNameOf(id)}, 0)) as locked,
+               r.response_status as status, r.response_body as body, r.fingerprint, r.expires_at <= now() as expired
+        from (select 1) as one
+        left join idempotency_records r
+          on r.scope = ${id.scope} and r.method = ${id.method} and r.path = ${id.path} and r.key = ${id.key}`,
+  );
+  const stored = storedAnswerOf(
+    row ?? { locked: false, status: null, body: null, fingerprint: null, expired: null },
+    fingerprint,
+  );
+  if (!stored && row?.expired) await tx.delete(idempotencyRecords).where(recordWhere(id));
+  return stored;
 }
 
 const recordWhere = (id: IdempotencyKey) =>
@@ -113,17 +112,6 @@ async function store(tx: Executor, id: IdempotencyKey, fingerprint: string, resp
   );
 }
 
-export interface IdempotentContext {
-  /** The database clock when the key was claimed. */
-  now: Date;
-  /**
-   * Stores the answer now, inside the transaction. Work that knows its answer before taking
-   * a contended lock calls this first, so the lock is held for less; otherwise the answer
-   * `execute` returns is stored after it.
-   */
-  storeAnswer(response: StoredResponse): Promise<void>;
-}
-
 /**
  * Runs `execute` at most once per key, in one database transaction with the record of its
  * answer. A concurrent request with the same key gets 409 at once; a later one gets the
@@ -135,24 +123,16 @@ export async function runIdempotent(
   db: Executor,
   id: IdempotencyKey,
   body: unknown,
-  execute: (tx: Executor, context: IdempotentContext) => Promise<StoredResponse>,
+  execute: (tx: Executor) => Promise<StoredResponse>,
 ): Promise<IdempotentResult> {
   const fingerprint = fingerprintOf(body);
   try {
     return await onceMoreIfRaced(() =>
       withTransaction(db, async (tx) => {
-        const { stored, now } = await claim(tx, id, fingerprint);
+        const stored = await claim(tx, id, fingerprint);
         if (stored) return stored;
-        let answered: StoredResponse | undefined;
-        const storeAnswer = async (response: StoredResponse) => {
-          if (answered) throw new Error("idempotent answer stored twice");
-          answered = response;
-          await store(tx, id, fingerprint, response);
-        };
-        const response = await execute(tx, { now, storeAnswer });
-        if (!answered) await storeAnswer(response);
-        else if (answered.status !== response.status || answered.body !== response.body)
-          throw new Error("stored answer differs from the result");
+        const response = await execute(tx);
+        await store(tx, id, fingerprint, response);
         return { ...response, replayed: false };
       }),
     );
@@ -161,7 +141,7 @@ export async function runIdempotent(
     const response = { status: error.status, body: JSON.stringify(errorEnvelope(error)) };
     return onceMoreIfRaced(() =>
       withTransaction(db, async (tx) => {
-        const { stored } = await claim(tx, id, fingerprint);
+        const stored = await claim(tx, id, fingerprint);
         if (stored) return stored;
         await store(tx, id, fingerprint, response);
         return { ...response, replayed: false };
@@ -171,7 +151,7 @@ export async function runIdempotent(
 }
 
 /** True for the unique violation of an idempotency record (PostgreSQL and PGlite name the constraint differently). */
-function isRecordCollision(error: unknown): boolean {
+export function isRecordCollision(error: unknown): boolean {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
     const { code, constraint_name, constraint, cause } = current as Record<string, unknown>;
     if (code === "23505" && (constraint_name ?? constraint) === "idempotency_scope_idx") return true;
@@ -200,7 +180,7 @@ export async function deleteExpiredIdempotencyRecords(db: Executor, now = new Da
   const deleted = await db
     .delete(idempotencyRecords)
     .where(lt(idempotencyRecords.expiresAt, now))
-    .returning({ id: idempotencyRecords.id });
+    .returning({ key: idempotencyRecords.key });
   return deleted.length;
 }
 

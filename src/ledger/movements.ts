@@ -84,10 +84,6 @@ function move(kind: MovementKind, target: MovementTarget): MovementParts {
   return { walletRow, wallet, entryRow, entry };
 }
 
-/** Reserves `amountKobo` of the wallet for a transaction, only while its available balance covers it. */
-export const hold = (wallet: Scope, amountKobo: number, transactionId: string): MovementParts =>
-  move("hold", { wallet, amountKobo, transactionId });
-
 /** Takes each transaction's held price out of its wallet: the hold and the balance both fall by it. */
 export const capture = (transactionsCte: string): MovementParts => move("capture", { transactionsCte });
 
@@ -104,6 +100,43 @@ export const fund = (wallet: Scope, amountKobo: number, note?: string): Movement
  */
 export const credit = (wallet: Scope, amountKobo: number, note?: string, transactionId?: string): MovementParts =>
   move("credit", { wallet, amountKobo, note, transactionId });
+
+/**
+ * Holds for several transactions on ONE wallet, as parts of one statement, placed together: the wallet
+ * row is updated once by their sum (only while its available balance covers all of it), and each hold
+ * gets its own ledger entry recording what it would have recorded had the holds run one after another
+ * in their order. `itemsCte` names an earlier CTE returning `transaction_id`, `amount_kobo` and
+ * `running_kobo` (the sum of the amounts up to and including this one, in their order); the caller has
+ * already chosen the holds that fit. Its parts are named `hold_wallet` and `hold_entry`.
+ */
+export function holds(wallet: Scope, itemsCte: string): MovementParts {
+  const items = sql.raw(itemsCte);
+  const walletRow = sql.raw("hold_wallet");
+  const entryRow = sql.raw("hold_entry");
+  const { balance, held } = effects.hold;
+  const delta = (sign: -1 | 0 | 1) => sql.raw(sign === 0 ? "0" : sign === 1 ? "i.amount_kobo" : "-i.amount_kobo");
+  return {
+    walletRow,
+    wallet: sql`${walletRow} as (
+        update wallets w set held_kobo = w.held_kobo + t.total, updated_at = now()
+        from (select sum(amount_kobo)::bigint as total from ${items}) t
+        where w.account_id = ${wallet.accountId} and w.mode = ${wallet.mode}
+          and t.total > 0 and w.balance_kobo - w.held_kobo >= t.total
+        returning w.id, w.balance_kobo, w.held_kobo, t.total as amount_kobo, null::uuid as transaction_id, null::text as note
+      )`,
+    entryRow,
+    entry: sql`${entryRow} as (
+        insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
+                                    balance_after_kobo, held_after_kobo, transaction_id, note)
+        select w.id, 'hold', i.amount_kobo, ${delta(balance)}, ${delta(held)},
+               w.balance_kobo, w.held_kobo - w.amount_kobo + i.running_kobo, i.transaction_id, null
+        from ${walletRow} w, ${items} i where i.amount_kobo > 0
+        order by i.running_kobo
+        returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note,
+                  (extract(epoch from created_at) * 1000)::float8 as created_ms
+      )`,
+  };
+}
 
 /**
  * Settling several transactions in one statement, as parts of it. `wallet` and `entry` are CTEs

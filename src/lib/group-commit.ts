@@ -1,46 +1,50 @@
 /**
- * Group commit: items submitted from concurrent callers go out together through `run`, one call at a
- * time. While one call is in flight the next items gather; when it returns, all of them (up to
- * `maxBatch`) go as the next call. An item submitted while nothing is in flight goes at once (after
- * the current microtask, so items submitted together go together): no added latency when idle.
- * `run` answers each item in order, settled (a rejection fails that item only); if `run` itself
- * throws, every item of that call fails with its error.
+ * Group commit per key: the first item for a key runs at once, alone; items for that key arriving while
+ * it runs gather, and run together as ONE batch when it ends (up to `maxBatch` per batch, in arrival
+ * order). An idle key adds no wait; a busy one pays one statement per batch instead of one per item.
+ * `run` answers each item of a batch in order (a value or an Error for that item alone); when it
+ * throws, every item of the batch gets that error.
  */
-export class GroupCommit<I, O> {
-  private readonly waiting: { item: I; resolve: (value: O) => void; reject: (error: unknown) => void }[] = [];
-  private flushing = false;
-
-  constructor(
-    private readonly run: (items: I[]) => Promise<PromiseSettledResult<O>[]>,
-    private readonly maxBatch: number,
-  ) {}
-
-  submit(item: I): Promise<O> {
-    return new Promise<O>((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
-      if (this.flushing) return;
-      this.flushing = true;
-      queueMicrotask(() => void this.drain());
-    });
+export function groupCommit<Item, Result>(
+  run: (key: string, items: Item[]) => Promise<(Result | Error)[]>,
+  maxBatch: number,
+): (key: string, item: Item) => Promise<Result> {
+  interface Waiting {
+    item: Item;
+    resolve(result: Result): void;
+    reject(error: unknown): void;
   }
+  const queues = new Map<string, Waiting[]>();
 
-  private async drain(): Promise<void> {
-    try {
-      while (this.waiting.length > 0) {
-        const batch = this.waiting.splice(0, this.maxBatch);
-        try {
-          const results = await this.run(batch.map((waiting) => waiting.item));
-          batch.forEach((waiting, n) => {
-            const result = results[n];
-            if (result?.status === "fulfilled") waiting.resolve(result.value);
-            else waiting.reject(result ? result.reason : new Error("no result"));
-          });
-        } catch (error) {
-          for (const waiting of batch) waiting.reject(error);
-        }
+  async function drain(key: string, queue: Waiting[]): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.splice(0, maxBatch);
+      try {
+        const results = await run(
+          key,
+          batch.map((w) => w.item),
+        );
+        batch.forEach((waiting, i) => {
+          const result = results[i];
+          if (result instanceof Error) waiting.reject(result);
+          else waiting.resolve(result as Result);
+        });
+      } catch (error) {
+        for (const waiting of batch) waiting.reject(error);
       }
-    } finally {
-      this.flushing = false;
     }
+    queues.delete(key);
   }
+
+  return (key, item) =>
+    new Promise<Result>((resolve, reject) => {
+      const queue = queues.get(key);
+      if (queue) {
+        queue.push({ item, resolve, reject });
+        return;
+      }
+      const fresh: Waiting[] = [{ item, resolve, reject }];
+      queues.set(key, fresh);
+      void drain(key, fresh);
+    });
 }

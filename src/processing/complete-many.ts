@@ -3,7 +3,7 @@ import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { settleEach } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEach } from "../ledger/outbox.ts";
-import { GroupCommit } from "../lib/group-commit.ts";
+import { groupCommit } from "../lib/group-commit.ts";
 import { presentTransaction, type TransactionRow } from "./present.ts";
 import {
   allowedFrom,
@@ -163,24 +163,27 @@ async function settleCompletions(db: Executor, requests: readonly CompletionRequ
   return results as Settled[];
 }
 
+const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
+
 /**
- * The worker's completions, group-committed (see `GroupCommit`): those of concurrent jobs that arrive
- * while one batch statement is in flight go together in the next. If a batch statement fails (a
- * missing hold breaks `held_kobo >= 0` for all of it), nothing of it happened, and each of its
- * requests is completed alone, so only the faulty one fails.
+ * The worker's completions, group-committed (see `groupCommit`, all under one key): those of
+ * concurrent jobs that arrive while one batch statement is in flight go together in the next. If a
+ * batch statement fails (a missing hold breaks `held_kobo >= 0` for all of it), nothing of it
+ * happened, and each of its requests is completed alone, so only the faulty one fails.
  */
 export function completionBatcher(db: Executor, maxBatch = 256): (request: CompletionRequest) => Promise<TransitionResult> {
-  const group = new GroupCommit<CompletionRequest, TransitionResult>(async (requests) => {
+  const complete = groupCommit<CompletionRequest, TransitionResult>(async (_key, requests) => {
+    let results: Settled[];
     try {
-      return await settleCompletions(db, requests);
+      results = await settleCompletions(db, requests);
     } catch {
-      const alone: Settled[] = [];
+      results = [];
       for (const { id, outcome, known, lease } of requests)
-        alone.push(await settled(completeTransaction(db, id, outcome, known, lease)));
-      return alone;
+        results.push(await settled(completeTransaction(db, id, outcome, known, lease)));
     }
+    return results.map((result) => (result.status === "fulfilled" ? result.value : asError(result.reason)));
   }, maxBatch);
-  return (request) => group.submit(request);
+  return (request) => complete("completions", request);
 }
 
 function toColumns(items: { request: CompletionRequest; next: TransactionRow }[]): Columns {

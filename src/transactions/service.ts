@@ -1,4 +1,4 @@
-import { and, eq, gte, like, lte, or, type SQL } from "drizzle-orm";
+import { and, eq, gte, like, lte, type SQL } from "drizzle-orm";
 import { readNewestFirst } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
@@ -49,26 +49,40 @@ function parseInstant(field: "from" | "to", value: string): Date {
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, "\\$&");
 
-/** A phone number in any accepted form becomes its 11-digit form; other digit strings are matched as given. */
-function destinationNeedle(search: string): string | null {
+/** Fewer digits than this match too many destinations to be worth a substring search. */
+const minimumDestinationDigits = 4;
+
+/**
+ * How a search matches destinations: a whole phone number in any accepted form is that phone exactly (its
+ * 11-digit form); other digits (spaces and dashes dropped), at least `minimumDestinationDigits`, anywhere in it.
+ */
+function destinationAlternative(search: string): SQL | undefined {
   const phone = normalisePhone(search);
-  if (phone) return phone;
-  const compact = search.replace(/[\s-]/g, "");
-  return /^\d+$/.test(compact) ? compact : null;
+  if (phone) return eq(transactions.destination, phone);
+  const digits = search.replace(/[\s-]/g, "");
+  if (!/^\d+$/.test(digits) || digits.length < minimumDestinationDigits) return undefined;
+  return like(transactions.destination, `%${digits}%`);
 }
 
-/** Reference exact, client reference exact or prefix, destination contains. */
-function searchCondition(search: string): SQL | undefined {
-  const needle = destinationNeedle(search);
-  return or(
+/**
+ * What a search matches, one alternative per index: the reference exactly, the client reference by prefix
+ * (both case-sensitive; `%`, `_` and backslash are plain characters), the destination (`destinationAlternative`).
+ */
+function searchAlternatives(search: string): SQL[] {
+  const destination = destinationAlternative(search);
+  return [
     eq(transactions.reference, search),
     like(transactions.clientReference, `${escapeLike(search)}%`),
-    needle ? like(transactions.destination, `%${escapeLike(needle)}%`) : undefined,
-  );
+    ...(destination ? [destination] : []),
+  ];
 }
 
-/** The effective filters (what the cursor is bound to) and their SQL conditions. */
-function filterConditions(filters: TransactionFilters): { bound: Record<string, string | undefined>; conditions: SQL[] } {
+/** The effective filters (what the cursor is bound to), their SQL conditions, and the search's alternatives. */
+function filterConditions(filters: TransactionFilters): {
+  bound: Record<string, string | undefined>;
+  conditions: SQL[];
+  anyOf?: SQL[];
+} {
   const from = filters.from === undefined ? undefined : parseInstant("from", filters.from);
   const to = filters.to === undefined ? undefined : parseInstant("to", filters.to);
   if (from && to && from > to) throw validationError([{ field: "from", message: "must not be after to" }]);
@@ -81,7 +95,6 @@ function filterConditions(filters: TransactionFilters): { bound: Record<string, 
     filters.service === undefined ? undefined : eq(transactions.service, filters.service),
     from ? gte(transactions.createdAt, from) : undefined,
     to ? lte(transactions.createdAt, to) : undefined,
-    filters.search === undefined ? undefined : searchCondition(filters.search),
   ];
   const bound = {
     status: filters.status,
@@ -92,7 +105,11 @@ function filterConditions(filters: TransactionFilters): { bound: Record<string, 
     to: to?.toISOString(),
     search: filters.search,
   };
-  return { bound, conditions: conditions.filter((c): c is SQL => c !== undefined) };
+  return {
+    bound,
+    conditions: conditions.filter((c): c is SQL => c !== undefined),
+    anyOf: filters.search === undefined ? undefined : searchAlternatives(filters.search),
+  };
 }
 
 /** One page of the scope's transactions, newest first by `(created_at, id)`; cursors bound to scope and filters. */
@@ -102,9 +119,9 @@ export function listTransactions(
   scope: Scope,
   query: ListTransactionsQuery,
 ): Promise<Page<Transaction>> {
-  const { bound, conditions } = filterConditions(query);
+  const { bound, conditions, anyOf } = filterConditions(query);
   conditions.unshift(eq(transactions.accountId, scope.accountId), eq(transactions.mode, scope.mode));
-  const request = { cursors, scope: `transactions:${scope.accountId}:${scope.mode}`, filters: bound, query, conditions };
+  const request = { cursors, scope: `transactions:${scope.accountId}:${scope.mode}`, filters: bound, query, conditions, anyOf };
   return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map(presentTransaction));
 }
 
@@ -114,11 +131,11 @@ export function adminListTransactions(
   cursors: CursorCodec,
   query: AdminListTransactionsQuery,
 ): Promise<Page<AdminTransaction>> {
-  const { bound, conditions } = filterConditions(query);
+  const { bound, conditions, anyOf } = filterConditions(query);
   if (query.account_id !== undefined) conditions.push(eq(transactions.accountId, query.account_id));
   if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
   const filters = { ...bound, account_id: query.account_id, mode: query.mode };
-  const request = { cursors, scope: "admin-transactions", filters, query, conditions };
+  const request = { cursors, scope: "admin-transactions", filters, query, conditions, anyOf };
   return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map((row) => presentAdminTransaction(row)));
 }
 

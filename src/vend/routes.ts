@@ -1,8 +1,11 @@
 import type { AppDeps } from "../deps.ts";
+import { AppError, successEnvelope } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
-import { accountScope, idempotentOperation } from "../http/idempotent.ts";
+import { accountScope, answerOf, idempotencyKeyOf, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
-import type { Transaction } from "../processing/present.ts";
+import { fingerprintOf } from "../idempotency/service.ts";
+import { groupCommit } from "../lib/group-commit.ts";
+import type { Scope } from "../lib/scope.ts";
 import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
@@ -14,14 +17,23 @@ import {
   resolveProductVend,
   type VendOrder,
 } from "./requests.ts";
-import { acceptVend } from "./service.ts";
+import { type AcceptOutcome, type AcceptRequest, acceptVends } from "./service.ts";
 
 type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
 const acceptedMessage = "Transaction accepted for processing; the final status arrives by webhook, by wait, or by listing";
 
+/** The most vends for one wallet that one accept statement takes (see groupCommit). */
+const maxAcceptBatch = 64;
+
 export function vendRoutes(deps: AppDeps) {
+  const accept = groupCommit<AcceptRequest & { wallet: Scope }, AcceptOutcome>(
+    (_, batch) => acceptVends(deps.db, (batch[0] as { wallet: Scope }).wallet, batch),
+    maxAcceptBatch,
+  );
   /**
-   * Resolve, route and accept under the Idempotency-Key; a 503 NO_ROUTE (no available provider for the
+   * Resolve, route and accept under the Idempotency-Key, in one statement, combined with the other
+   * accepts for the same wallet that arrive meanwhile. A refusal (402, an unknown product) is
+   * answered under the key like any other answer; a 503 NO_ROUTE (no available provider for the
    * product) stores nothing, so a retry once a provider is back is a fresh attempt.
    */
   const vend =
@@ -30,36 +42,37 @@ export function vendRoutes(deps: AppDeps) {
     ) =>
     async (input: OperationInput<Id>) => {
       const principal = principalOf(input);
-      let acceptedReference: string | undefined;
-      const result = await idempotentOperation<Id>(deps, input, accountScope(principal), async (tx, { now, answerFirst }) => {
-        const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(tx, code));
+      const wallet = { accountId: principal.accountId, mode: principal.mode };
+      const scope = accountScope(principal);
+      let outcome: AcceptOutcome;
+      try {
+        const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(deps.db, code));
         const route: ChooseRoute = (product) =>
           deps.providers.routeFor(principal.mode, { service: product.service, network: product.network }).name;
         const order = await resolve(lookup, input.body, route);
-        const provider = order.metadata.route ?? route(order.product);
-        const answer = (transaction: Transaction) => ({
-          status: 202,
-          message: acceptedMessage,
-          data: transaction as SuccessDataOf<Id>,
+        outcome = await accept(scope, {
+          wallet,
+          key: idempotencyKeyOf(input, scope),
+          fingerprint: fingerprintOf(input.body),
+          order,
+          provider: order.metadata.route ?? route(order.product),
+          render: (transaction) => JSON.stringify(successEnvelope(transaction, acceptedMessage)),
         });
-        const transaction = await acceptVend(tx, principal, order, {
-          provider,
-          createdAt: now,
-          beforeHold: (early) => answerFirst(answer(early)),
-        });
-        acceptedReference = transaction.reference;
-        return answer(transaction);
-      });
+      } catch (error) {
+        if (!(error instanceof AppError) || error.code.startsWith("IDEMPOTENCY_")) throw error;
+        return idempotentOperation<Id>(deps, input, scope, () => Promise.reject(error));
+      }
+      const result = answerOf<Id>(outcome.result);
+      const acceptedReference = outcome.reference;
       if (result.status !== 202 || !acceptedReference) return result;
       deps.announceWork();
       const wait = (input.query as { wait?: number }).wait ?? 0;
       if (wait <= 0) return result;
       // The stored answer (replayed on retries) is the acceptance; a waiting client gets the transaction as it stands.
       const reference = acceptedReference;
-      const scope = { accountId: principal.accountId, mode: principal.mode };
       const budget = waitBudgetMs(wait, deps.config, contextOf(input.request).startedAt);
       const latest = await readAfterWait(deps.waiters, reference, budget, () =>
-        getTransactionByReference(deps.db, scope, reference),
+        getTransactionByReference(deps.db, wallet, reference),
       );
       return { status: 202, message: acceptedMessage, data: latest as SuccessDataOf<Id> };
     };

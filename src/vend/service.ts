@@ -3,83 +3,252 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
-import { hold } from "../ledger/movements.ts";
+import {
+  type IdempotencyKey,
+  type IdempotentResult,
+  isRecordCollision,
+  keyInFlight,
+  lockNameOf,
+  type PriorAnswer,
+  retentionHours,
+  storedAnswerOf,
+} from "../idempotency/service.ts";
+import { holds } from "../ledger/movements.ts";
 import { randomBase62 } from "../lib/random.ts";
-import type { ApiPrincipal } from "../lib/scope.ts";
+import type { Scope } from "../lib/scope.ts";
 import { formatNgn } from "../lib/shared/money.ts";
 import { presentTransaction, type Transaction } from "../processing/present.ts";
-import { getWallet } from "../wallet/service.ts";
 import type { VendOrder } from "./requests.ts";
 
 const newReference = () => `txn_${randomBase62(24)}`;
 
+/** One vend request, resolved, under its Idempotency-Key. */
+export interface AcceptRequest {
+  key: IdempotencyKey;
+  /** The request body's fingerprint (`fingerprintOf`). */
+  fingerprint: string;
+  order: VendOrder;
+  provider: string;
+  /** The answer's JSON body for the accepted transaction as presented. */
+  render(transaction: Transaction): string;
+}
+
+/** What became of one request: its answer (fresh or replayed) and, when it was accepted now, its reference. */
+export interface AcceptOutcome {
+  result: IdempotentResult;
+  reference?: string;
+}
+
+interface Prepared {
+  request: AcceptRequest;
+  id: string;
+  reference: string;
+  /** Stands for the creation time in the rendered body until the statement knows it (the database clock). */
+  token: string;
+  body: string;
+}
+
+interface AcceptRow extends PriorAnswer {
+  ord: number;
+  /** What the wallet had available when this request's turn came (for a 402's message). */
+  available_kobo: number | string;
+  accepted: boolean;
+  recorded_body: string | null;
+}
+
 /**
- * Accepts a resolved order in ONE guarded statement: the wallet hold (only while the available
- * balance covers the price, so it can never go negative), the `queued` transaction and the
- * hold's ledger entry all happen, or none does. The answer is fully known beforehand (ids and
- * `createdAt`, the database clock), so `beforeHold` can record it first and the wallet row is
- * locked only from this statement to the commit.
- * Throws 402 (with nothing written) when the balance does not cover the price.
+ * Accepts vends for ONE wallet in ONE statement (an implicit transaction, one round trip), for each
+ * request in order: the claim of its Idempotency-Key (advisory lock, stored answer), then, for those free
+ * to run, the holds that fit the available balance one after another in arrival order (so
+ * `available_kobo` never goes below zero), each accepted order's `queued` transaction row, hold ledger
+ * entry and idempotency record (the answer, created_at from the database clock). A single request is
+ * a batch of one. Each request is answered as if it had run alone: 202 (or the replayed answer), 409
+ * for a key in flight (also a key repeated within the batch), 422 for a key used with another body,
+ * and 402 with nothing written when the balance does not cover it (the caller records that answer).
  */
-export async function acceptVend(
-  tx: Executor,
-  principal: ApiPrincipal,
-  order: VendOrder,
-  options: { provider: string; createdAt: Date; beforeHold?: (transaction: Transaction) => Promise<void> },
-): Promise<Transaction> {
-  const id = randomUUID();
-  const reference = newReference();
-  const price = order.priceKobo;
-  const { provider, createdAt } = options;
+export async function acceptVends(db: Executor, wallet: Scope, requests: AcceptRequest[]): Promise<(AcceptOutcome | AppError)[]> {
+  const seen = new Set<string>();
+  const prepared = requests.map((request): Prepared | AppError => {
+    const lock = lockNameOf(request.key);
+    if (seen.has(lock)) return keyInFlight();
+    seen.add(lock);
+    const id = randomUUID();
+    const reference = newReference();
+    const token = `@${randomBase62(32)}@`;
+    return { request, id, reference, token, body: request.render(presented(request, wallet, id, reference, token)) };
+  });
+  const batch = prepared.filter((p): p is Prepared => !(p instanceof AppError));
+  let rows: AcceptRow[];
+  try {
+    rows = await acceptStatement(db, wallet, batch);
+  } catch (error) {
+    // A first request that committed between this statement's snapshot and its lock: the retry sees its record.
+    if (!isRecordCollision(error)) throw error;
+    rows = await acceptStatement(db, wallet, batch);
+  }
+  const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
+  return prepared.map((p) => (p instanceof AppError ? p : outcomeOf(p, byOrd.get(batch.indexOf(p)))));
+}
+
+function outcomeOf(p: Prepared, row: AcceptRow | undefined): AcceptOutcome | AppError {
+  if (!row) throw new Error("the accept statement did not answer every request");
+  if (row.accepted && row.recorded_body !== null)
+    return { result: { status: 202, body: row.recorded_body, replayed: false }, reference: p.reference };
+  try {
+    const stored = storedAnswerOf(row, p.request.fingerprint);
+    if (stored) return { result: stored };
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  return new AppError(
+    "WALLET_INSUFFICIENT_FUNDS",
+    `Insufficient wallet balance: available NGN ${formatNgn(Number(row.available_kobo))}, required NGN ${formatNgn(p.request.order.priceKobo)}`,
+  );
+}
+
+/** The transaction as the answer shows it, its creation time a placeholder (see Prepared.token). */
+function presented(request: AcceptRequest, wallet: Scope, id: string, reference: string, token: string): Transaction {
+  const { order } = request;
+  const placeholder = new Date(0);
   const transaction = presentTransaction({
     id,
     reference,
-    accountId: principal.accountId,
-    mode: principal.mode,
+    accountId: wallet.accountId,
+    mode: wallet.mode,
     status: "queued",
     productCode: order.product.code,
     network: order.product.network,
     service: order.product.service,
     destination: order.destination,
     amountKobo: order.amountKobo,
-    priceKobo: price,
+    priceKobo: order.priceKobo,
     metadata: order.metadata,
     clientReference: order.clientReference,
-    provider,
+    provider: request.provider,
     providerRequestId: null,
     providerReference: null,
     attempts: 0,
     providerSends: 0,
     leaseOwner: null,
     leaseExpiresAt: null,
-    nextAttemptAt: createdAt,
+    nextAttemptAt: placeholder,
     failureReason: null,
-    createdAt,
-    updatedAt: createdAt,
+    createdAt: placeholder,
+    updatedAt: placeholder,
     completedAt: null,
   });
-  await options.beforeHold?.(transaction);
-  const at = createdAt.toISOString();
-  const held = hold({ accountId: principal.accountId, mode: principal.mode }, price, id);
-  const [accepted] = await queryRows<{ id: string }>(
-    tx,
-    sql`with ${held.wallet}, txn as (
-          insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
-                                    amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at, created_at, updated_at)
-          select ${id}::uuid, ${reference}, ${principal.accountId}::uuid, ${principal.mode}, 'queued', ${order.product.code},
-                 ${order.product.network}, ${order.product.service}, ${order.destination}, ${order.amountKobo}, ${price},
-                 ${JSON.stringify(order.metadata)}::jsonb, ${order.clientReference}, ${provider}, ${at}::timestamptz, ${at}::timestamptz, ${at}::timestamptz
-          from ${held.walletRow}
-          returning id
-        ), ${held.entry}
-        select id from txn`,
+  return { ...transaction, created_at: token };
+}
+
+/** The database clock at millisecond precision, as stored and as the answer shows it (`toISOString`). */
+const createdAt = sql.raw("date_trunc('milliseconds', now())");
+const createdIso = sql.raw(`to_char(date_trunc('milliseconds', now()) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
+
+/**
+ * The statement: requests travel as one JSON parameter, so its text is the same for any batch and is
+ * prepared once per connection. `fit` walks the free requests in order, placing each hold that the
+ * balance left by the earlier ones covers (the wallet row is locked first, so the balance is current).
+ */
+function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promise<AcceptRow[]> {
+  const input = batch.map((p, ord) => {
+    const { key, fingerprint, order, provider } = p.request;
+    return {
+      ord,
+      lock: lockNameOf(key),
+      scope: key.scope,
+      method: key.method,
+      path: key.path,
+      key: key.key,
+      fingerprint,
+      id: p.id,
+      reference: p.reference,
+      product_code: order.product.code,
+      network: order.product.network,
+      service: order.product.service,
+      destination: order.destination,
+      amount_kobo: order.amountKobo,
+      price_kobo: order.priceKobo,
+      metadata: order.metadata,
+      client_reference: order.clientReference,
+      provider,
+      body: p.body,
+      token: p.token,
+    };
+  });
+  const held = holds(wallet, "accepted");
+  return queryRows<AcceptRow>(
+    db,
+    sql`with recursive
+      input as (
+        select * from json_to_recordset(${JSON.stringify(input)}::json) as i(
+          ord int, lock text, scope text, method text, path text, key text, fingerprint text, id uuid, reference text,
+          product_code text, network text, service text, destination text, amount_kobo bigint, price_kobo bigint,
+          metadata jsonb, client_reference text, provider text, body text, token text)
+      ),
+      claimed as (
+        select i.ord, pg_try_advisory_xact_lock(hashtextextended(i.lock, 0)) as locked, r.response_status as status,
+               r.response_body as body, r.fingerprint, r.expires_at <= now() as expired
+        from input i
+        left join idempotency_records r on r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
+        order by i.ord
+      ),
+      wallet as (
+        select balance_kobo - held_kobo as available_kobo from wallets
+        where account_id = ${wallet.accountId} and mode = ${wallet.mode} for update
+      ),
+      free_keys as (
+        select row_number() over (order by c.ord) as n, c.ord, i.price_kobo
+        from claimed c join input i on i.ord = c.ord
+        where c.locked and (c.status is null or c.expired)
+      ),
+      fit (n, before, remaining, fits) as (
+        select 0::bigint, null::bigint, (select available_kobo from wallet), true
+        union all
+        select f.n, fit.remaining,
+               case when f.price_kobo <= fit.remaining then fit.remaining - f.price_kobo else fit.remaining end,
+               coalesce(f.price_kobo <= fit.remaining, false)
+        from fit join free_keys f on f.n = fit.n + 1
+      ),
+      accepted as (
+        select f.ord, i.id as transaction_id, f.price_kobo as amount_kobo,
+               sum(f.price_kobo) over (order by f.ord)::bigint as running_kobo
+        from free_keys f join fit on fit.n = f.n and fit.fits join input i on i.ord = f.ord
+      ),
+      ${held.wallet},
+      txn as (
+        insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
+                                  amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at, created_at, updated_at)
+        select i.id, i.reference, ${wallet.accountId}::uuid, ${wallet.mode}, 'queued', i.product_code, i.network, i.service,
+               i.destination, i.amount_kobo, i.price_kobo, i.metadata, i.client_reference, i.provider,
+               ${createdAt}, ${createdAt}, ${createdAt}
+        from accepted a join input i on i.ord = a.ord
+        where exists (select 1 from ${held.walletRow})
+        order by a.ord
+        returning id
+      ),
+      ${held.entry},
+      expired as (
+        delete from idempotency_records r using input i, free_keys f
+        where f.ord = i.ord and r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
+          and r.expires_at <= now()
+        returning r.key
+      ),
+      recorded as (
+        insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
+        select i.scope, i.method, i.path, i.key, i.fingerprint, 202, replace(i.body, i.token, ${createdIso}),
+               now() + make_interval(hours => ${retentionHours})
+        from accepted a join input i on i.ord = a.ord
+        where exists (select 1 from ${held.walletRow}) and (select count(*) from expired) >= 0
+        returning scope, method, path, key, response_body
+      )
+      select c.ord, c.locked, c.status, c.body, c.fingerprint, c.expired,
+             coalesce((select fit.before from free_keys f join fit on fit.n = f.n where f.ord = c.ord), 0) as available_kobo,
+             a.ord is not null and exists (select 1 from ${held.walletRow}) as accepted,
+             (select r.response_body from recorded r join input i
+                on r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
+              where i.ord = c.ord) as recorded_body
+      from claimed c left join accepted a on a.ord = c.ord
+      order by c.ord`,
   );
-  if (!accepted) {
-    const wallet = await getWallet(tx, principal);
-    throw new AppError(
-      "WALLET_INSUFFICIENT_FUNDS",
-      `Insufficient wallet balance: available NGN ${formatNgn(wallet.available_kobo)}, required NGN ${formatNgn(price)}`,
-    );
-  }
-  return transaction;
 }

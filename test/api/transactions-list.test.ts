@@ -330,6 +330,142 @@ describe("admin transactions", () => {
   });
 });
 
+describe("search", () => {
+  let c: Account;
+  const cTest = () => owned(c, "test");
+  const find = async (search: string, query: Query = {}, path = "/api/v1/transactions") => {
+    const client = path.startsWith("/admin") ? server.admin : server.client(c.testKey);
+    return (await collect(client, path, { ...query, search }, 4)).seen;
+  };
+  // A client may store our reference as its own, plus a suffix: one search finds both.
+  const ourReference = "txn_7777aaaaBBBBccccDDDDeeee";
+  /** Rows of C's test mode, newest first, 90 s apart, with these columns. */
+  const seedC = (rowsOf: Partial<NewTransactionRow>[], newest: number) =>
+    seed(c, "test", rowsOf.length, { newest: new Date(newest), stepMs: 90_000, generate: (i) => rowsOf[i] ?? {} });
+
+  beforeAll(async () => {
+    c = await server.createAccount("Searcher C");
+    const start = hourAgo - 7_200_000;
+    // The reference-like, client-reference and destination matches of "7777" interleave in time.
+    await seedC(
+      Array.from({ length: 30 }, (_, i) => {
+        if (i % 3 === 0) return { clientReference: `7777-order-${i}`, destination: "08021110000" };
+        if (i % 3 === 1) return { clientReference: `order-${i}`, destination: `0802${String(i).padStart(3, "0")}7777` };
+        return { clientReference: `77770${i}`, destination: `080397777${String(i).padStart(2, "0")}` };
+      }),
+      start,
+    );
+    await seedC(
+      [
+        { reference: ourReference, clientReference: null, destination: "08021110001" },
+        { clientReference: `${ourReference}-a`, destination: "08021110011" },
+        { clientReference: `${ourReference}-b`, destination: "08021110012" },
+        { clientReference: "disc%10", destination: "08021110002" },
+        { clientReference: "disc_10", destination: "08021110003" },
+        { clientReference: "disc\\10", destination: "08021110004" },
+        { clientReference: "discX10", destination: "08021110005" },
+        { clientReference: "disc910", destination: "08021110006" },
+        { clientReference: "INV-100", destination: "08021110007" },
+        { clientReference: "INV-1001", destination: "08021110008" },
+        { clientReference: "inv-1002", destination: "08021110009" },
+        { clientReference: "123-abc", destination: "08091230123" },
+        { clientReference: null, destination: "08031234567" },
+        { clientReference: null, destination: "08031234567" },
+        { clientReference: "08031234567-retry", destination: "08131234567" },
+        { clientReference: null, destination: "4512345678901" },
+      ],
+      start - 3_600_000,
+    );
+  }, 60_000);
+
+  test("the reference matches exactly and case-sensitively", async () => {
+    const reference = cTest().find((r) => r.clientReference === "disc_10")?.reference ?? "";
+    expect(await find(reference)).toEqual([reference]);
+    expect(await find(reference.toUpperCase())).toEqual([]);
+    expect(await find(reference.slice(0, -1))).toEqual([]);
+  });
+
+  test("the client reference matches by prefix, case-sensitively", async () => {
+    const byClientReference = (...refs: string[]) => references(cTest().filter((r) => refs.includes(r.clientReference ?? "")));
+    expect(await find("INV-100")).toEqual(byClientReference("INV-100", "INV-1001"));
+    expect(await find("INV-1001")).toEqual(byClientReference("INV-1001"));
+    expect(await find("inv-")).toEqual(byClientReference("inv-1002"));
+  });
+
+  test.each([
+    ["disc%", ["disc%10"]],
+    ["disc_", ["disc_10"]],
+    ["disc\\", ["disc\\10"]],
+    ["disc", ["disc%10", "disc_10", "disc\\10", "discX10", "disc910"]],
+  ])("%p: LIKE's metacharacters in a search are plain characters", async (search, expected) => {
+    expect(await find(search)).toEqual(references(cTest().filter((r) => expected.includes(r.clientReference ?? ""))));
+  });
+
+  test("digits match anywhere in the destination from 4 digits; fewer match no destination", async () => {
+    expect(await find("0123")).toEqual(references(cTest().filter((r) => r.destination === "08091230123")));
+    expect(await find("12345678")).toEqual(references(cTest().filter((r) => r.destination === "4512345678901")));
+    // "123" is a client reference prefix; destinations containing 123 are not searched for 3 digits.
+    expect(await find("123")).toEqual(references(cTest().filter((r) => r.clientReference === "123-abc")));
+    expect(await find("802")).toEqual([]);
+  });
+
+  test.each(["08031234567", "2348031234567", "+2348031234567", "0803 123 4567", "+234-803-123-4567"])(
+    "phone %p finds that phone exactly, in whichever form",
+    async (search) => {
+      const expected = references(cTest().filter((r) => r.destination === "08031234567"));
+      expect(expected).toHaveLength(2);
+      const found = await find(search);
+      // The 11-digit spelling is also a client reference prefix of another row.
+      if (search === "08031234567")
+        expected.unshift(...references(cTest().filter((r) => r.clientReference === "08031234567-retry")));
+      expect(new Set(found)).toEqual(new Set(expected));
+      expect(found).toEqual(references(cTest().filter((r) => expected.includes(r.reference))));
+    },
+  );
+
+  test("a row matching several alternatives is listed once; pages across alternatives follow the cursor", async () => {
+    const matches = (r: TransactionRow) => (r.clientReference ?? "").startsWith("7777") || r.destination.includes("7777");
+    const expected = references(cTest().filter(matches));
+    // 10 by client reference, 10 by destination, 10 by both.
+    expect(expected).toHaveLength(30);
+    expect(await find("7777")).toEqual(expected);
+    const successful = references(cTest().filter((r) => matches(r) && r.status === "successful"));
+    expect(successful.length).toBeGreaterThan(4);
+    expect(await find("7777", { status: "successful" })).toEqual(successful);
+  });
+
+  test("a reference and the client references it begins are found together", async () => {
+    const expected = references(
+      cTest().filter((r) => r.reference === ourReference || r.clientReference?.startsWith(ourReference)),
+    );
+    expect(expected).toHaveLength(3);
+    expect((await collect(server.client(c.testKey), "/api/v1/transactions", { search: ourReference }, 1)).seen).toEqual(expected);
+  });
+
+  test("a cursor of one search does not page another", async () => {
+    const first = await server.client(c.testKey).get("/api/v1/transactions", { query: { search: "7777", limit: 3 } });
+    const other = await server
+      .client(c.testKey)
+      .get("/api/v1/transactions", { query: { search: "77770", limit: 3, cursor: first.json.data.page.next_cursor } });
+    expect(other.status).toBe(400);
+    expect(other.json.data.errors[0].field).toBe("cursor");
+  });
+
+  test("the admin search spans accounts, pages across alternatives, and narrows to one account", async () => {
+    const matches = (r: TransactionRow) => (r.clientReference ?? "").startsWith("7777") || r.destination.includes("7777");
+    expect(await find("7777", {}, "/admin/v1/transactions")).toEqual(references(rows.filter(matches)));
+    const phone = aTest().find((r) => r.service === "airtime")?.destination ?? "";
+    const everywhere = references(rows.filter((r) => r.destination === phone || (r.clientReference ?? "").startsWith(phone)));
+    expect(everywhere.length).toBeGreaterThan(4);
+    expect(await find(`+234${phone.slice(1)}`, {}, "/admin/v1/transactions")).toEqual(everywhere);
+    const inA = references(rows.filter((r) => r.accountId === a.id && r.destination === phone));
+    expect(await find(phone, { account_id: a.id, mode: "test" }, "/admin/v1/transactions")).toEqual(
+      references(aTest().filter((r) => r.destination === phone)),
+    );
+    expect(inA.length).toBeGreaterThan(0);
+  });
+});
+
 // Last in the file: these vends are not in `rows`, which the tests above compare against.
 describe("paging while real vends are accepted", () => {
   test("vends accepted over HTTP between page requests never enter the pages already being walked", async () => {

@@ -65,10 +65,30 @@ export async function createTestDatabase(options: { maxConnections?: number } = 
   };
 }
 
+/** The name of this process's template database (whether or not it exists yet). */
+export function testTemplateName(): string {
+  return templateName;
+}
+
+/**
+ * Drops the migrated template of this process (a later createTestDatabase makes a new one). Benches call
+ * it when they finish or are interrupted; test runs get it through dropAllTestDatabases.
+ */
+export async function dropTestTemplate(): Promise<void> {
+  if (!baseUrl || !template) return;
+  // A template still being created is waited for, so its database cannot appear after the drop.
+  await template.catch(() => undefined);
+  template = undefined;
+  await adminQuery((sql) => sql.unsafe(`drop database if exists ${templateName} with (force)`));
+}
+
 /** Drops the template and anything a crashed test file left behind. */
 export async function dropAllTestDatabases(): Promise<void> {
   if (!baseUrl || !template) return;
+  await template.catch(() => undefined);
+  const names = created.splice(0);
   await adminQuery(async (sql) => {
-    for (const name of [...created, templateName]) await sql.unsafe(`drop database if exists ${name} with (force)`);
+    for (const name of names) await sql.unsafe(`drop database if exists ${name} with (force)`);
   });
+  await dropTestTemplate();
 }

@@ -36,8 +36,17 @@ export const transactions = pgTable(
   },
   (t) => [
     uniqueIndex("transactions_reference_idx").on(t.reference),
+    // Listing: a btree per selective filter, in keyset order; the filter leads so the admin search (no account)
+    // uses it too. status, network and service have few values: a page of them walks the listing index.
     index("transactions_listing_idx").on(t.accountId, t.mode, t.createdAt.desc(), t.id.desc()),
     index("transactions_admin_listing_idx").on(t.createdAt.desc(), t.id.desc()),
+    index("transactions_destination_listing_idx").on(t.destination, t.accountId, t.mode, t.createdAt.desc(), t.id.desc()),
+    // `text_pattern_ops` so `like 'prefix%'` is an index range whatever the database's collation.
+    index("transactions_client_reference_listing_idx")
+      .on(t.clientReference.op("text_pattern_ops"), t.accountId, t.mode, t.createdAt.desc(), t.id.desc())
+      .where(sql`${t.clientReference} is not null`),
+    // Destination substring search (`like '%digits%'`); needs pg_trgm.
+    index("transactions_destination_trgm_idx").using("gin", t.destination.op("gin_trgm_ops")),
     index("transactions_work_idx").on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'processing', 'pending')`),
     check("transactions_price_nonneg", sql`${t.priceKobo} >= 0 and ${t.amountKobo} > 0`),
   ],

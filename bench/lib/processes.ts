@@ -1,0 +1,45 @@
+import { join } from "node:path";
+import { apiUrl, spawnService } from "../../test/helpers/cluster.ts";
+import { childEnv, type StartedProcess, spawnProcess } from "../../test/helpers/process.ts";
+import { onCleanup } from "./cleanup.ts";
+
+export interface BenchProcess extends StartedProcess {
+  /** SIGSTOP: the process does nothing until `resume` (its connections stay open). */
+  pause(): void;
+  resume(): void;
+}
+
+function managed(started: StartedProcess, label: string): BenchProcess {
+  let paused = false;
+  const bench: BenchProcess = {
+    ...started,
+    pause() {
+      started.proc.kill("SIGSTOP");
+      paused = true;
+    },
+    resume() {
+      started.proc.kill("SIGCONT");
+      paused = false;
+    },
+  };
+  onCleanup(`stop ${label}`, async () => {
+    if (paused) bench.resume();
+    const stopped = started.stop("SIGTERM");
+    const killer = setTimeout(() => started.proc.kill("SIGKILL"), 10_000);
+    await stopped;
+    clearTimeout(killer);
+  });
+  return bench;
+}
+
+/** The service (`src/main.ts`) as a real process: API only or worker only; stopped at cleanup. */
+export function startService(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}): BenchProcess {
+  return managed(spawnService(databaseUrl, role, { LOG_LEVEL: "error", ...env }), `service ${role}`);
+}
+
+/** A bench/anchors script as its own Bun process; stopped at cleanup. */
+export function startAnchor(script: string, env: Record<string, string>): BenchProcess {
+  return managed(spawnProcess([process.execPath, join(import.meta.dir, "../anchors", script)], childEnv(env)), script);
+}
+
+export { apiUrl };

@@ -1,0 +1,118 @@
+/**
+ * Sustained end to end (issue 11): can the worker keep up with a steady accept load on the same database?
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/sustained.ts
+ *
+ * An API process (src/main.ts --no-worker) and worker processes (--worker-only), default settings,
+ * LOG_LEVEL=error, on one database; 200 funded accounts. First a calibration burst finds the accept rate
+ * (64 connections, closed loop, the workers paused; its backlog is then drained). Then, each round, an
+ * open-loop load at 80% of that rate for BENCH_SECONDS while the workers process; the backlog is printed
+ * every second, and after the load stops the bench times how long until every vend is final.
+ * Target: drained within 2 s. Env: BENCH_SECONDS (15), BENCH_ROUNDS (1), BENCH_LOAD_FRACTION (0.8),
+ * BENCH_CALIBRATION_SECONDS (3), BENCH_WORKER_PROCESSES (1), BENCH_ACCOUNTS (200).
+ */
+import type postgres from "postgres";
+import { benchAdminToken, fundedAccounts, vendTargets } from "./lib/accounts.ts";
+import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
+import { benchClient, serviceDatabase } from "./lib/databases.ts";
+import { closedLoop, type OpenLoopProgress, openLoop } from "./lib/load.ts";
+import { apiUrl, startService } from "./lib/processes.ts";
+import { printFigure } from "./lib/stats.ts";
+
+const seconds = envNumber("BENCH_SECONDS", 15);
+const rounds = envNumber("BENCH_ROUNDS", 1);
+const fraction = envNumber("BENCH_LOAD_FRACTION", 0.8);
+const calibrationSeconds = envNumber("BENCH_CALIBRATION_SECONDS", 3);
+const processCount = envNumber("BENCH_WORKER_PROCESSES", 1);
+const accountCount = envNumber("BENCH_ACCOUNTS", 200);
+const targetDrainSeconds = 2;
+
+interface Backlog {
+  queued: number;
+  open: number;
+}
+
+async function backlog(sql: postgres.Sql): Promise<Backlog> {
+  const [row] = await sql`select count(*) filter (where status = 'queued') as queued, count(*) as open
+    from transactions where status in ('queued', 'processing', 'pending')`;
+  return { queued: Number(row?.queued ?? -1), open: Number(row?.open ?? -1) };
+}
+
+/** Seconds from `since` (a performance.now()) until no vend is open. */
+async function drainedAfter(sql: postgres.Sql, since: number): Promise<number> {
+  for (;;) {
+    if ((await backlog(sql)).open === 0) return (performance.now() - since) / 1000;
+    if (stopping() || performance.now() - since > 600_000) throw new Error("backlog not drained after 10 minutes");
+    await Bun.sleep(20);
+  }
+}
+
+await runBench(async () => {
+  const url = await serviceDatabase(requirePostgres());
+  const api = startService(url, "api", { ADMIN_TOKEN: benchAdminToken });
+  const workers = Array.from({ length: processCount }, () => startService(url, "worker"));
+  const base = await apiUrl(api);
+  await Promise.all(workers.map((w) => w.waitFor(/Vend worker running/)));
+  const targets = vendTargets(base, await fundedAccounts(base, accountCount, 100_000_000_000));
+  const sql = benchClient(url);
+
+  for (const worker of workers) worker.pause();
+  const calibration = await closedLoop(targets, 64, calibrationSeconds);
+  const resumed = performance.now();
+  for (const worker of workers) worker.resume();
+  const calibrationDrain = await drainedAfter(sql, resumed);
+  const rate = calibration.perSecond * fraction;
+  console.log(
+    `calibration: ${calibration.perSecond.toFixed(0)} accepts/s (64 connections, workers paused, ${calibration.failed} failed); ` +
+      `its ${calibration.ok} vends drained in ${calibrationDrain.toFixed(2)} s`,
+  );
+  console.log(`load: ${rate.toFixed(0)} accepts/s (${fraction * 100}%) for ${seconds} s, ${processCount} worker process(es)\n`);
+
+  const drains: number[] = [];
+  const achieved: number[] = [];
+  const peaks: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const progress: OpenLoopProgress = { sent: 0, answered: 0, ok: 0, failed: 0, behind: 0 };
+    const started = performance.now();
+    const loadEnds = started + seconds * 1000;
+    let peak = 0;
+    let reporting = true;
+    const reporter = (async () => {
+      console.log("   t   sent  202s  failed  behind  queued  open (queued+processing+pending)");
+      for (let tick = 1; reporting; tick++) {
+        await Bun.sleep(Math.max(0, started + tick * 1000 - performance.now()));
+        if (!reporting) break;
+        const now = await backlog(sql);
+        peak = Math.max(peak, now.open);
+        console.log(
+          `${String(tick).padStart(4)} ${String(progress.sent).padStart(6)} ${String(progress.ok).padStart(5)} ${String(progress.failed).padStart(7)} ` +
+            `${String(progress.behind).padStart(7)} ${String(now.queued).padStart(7)} ${String(now.open).padStart(5)}`,
+        );
+      }
+    })();
+    const failures = await openLoop(targets, rate, seconds, progress);
+    reporting = false;
+    await reporter;
+    const drain = await drainedAfter(sql, loadEnds);
+    if (failures.length > 0) console.log(`failures, e.g.: ${failures.join(" | ")}`);
+    console.log(
+      `round ${round}: ${(progress.ok / seconds).toFixed(0)} accepts/s achieved, backlog peak ${peak}, ` +
+        `drained ${drain.toFixed(2)} s after the load stopped\n`,
+    );
+    drains.push(drain);
+    achieved.push(progress.ok / seconds);
+    peaks.push(peak);
+  }
+
+  console.log(`${"".padEnd(40)} ${"min / median / max".padStart(22)}`);
+  printFigure("accepts/s achieved", achieved, "/s");
+  printFigure("backlog peak (open vends)", peaks, "vends");
+  printFigure(
+    "drain after the load stops",
+    drains.map((d) => d * 1000),
+    "ms",
+  );
+  const worst = Math.max(...drains);
+  console.log(
+    `\ndrain / target (${targetDrainSeconds} s): ${(worst / targetDrainSeconds).toFixed(2)} at worst (target ≤ 1.0: ${worst <= targetDrainSeconds ? "met" : "NOT met"})`,
+  );
+});
