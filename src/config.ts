@@ -168,9 +168,10 @@ export function minimumLeaseSeconds(longestCall: ProviderCallBound | undefined):
 }
 
 function readWorker(env: Env, longestCall: ProviderCallBound | undefined): Config["worker"] {
-  const concurrency = readInteger(env, "WORKER_CONCURRENCY", 32, 1, 256);
+  // Completions are group-committed, so more jobs in flight make larger (cheaper per vend) batches.
+  const concurrency = readInteger(env, "WORKER_CONCURRENCY", 64, 1, 256);
   const claimMin = readInteger(env, "WORKER_CLAIM_MIN", 1, 1, 256);
-  const claimMax = readInteger(env, "WORKER_CLAIM_MAX", Math.max(claimMin, Math.min(32, concurrency)), 1, 256);
+  const claimMax = readInteger(env, "WORKER_CLAIM_MAX", Math.max(claimMin, Math.min(64, concurrency)), 1, 256);
   if (claimMax < claimMin)
     throw new ConfigError("WORKER_CLAIM_MAX", `must be at least WORKER_CLAIM_MIN (${claimMin}), got ${claimMax}`);
   const leaseSeconds = readInteger(env, "WORKER_LEASE_SECONDS", 60, 1, 3600);
