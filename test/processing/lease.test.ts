@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { delay, HttpResponse, http } from "msw";
 import { processingRunner } from "../../src/background.ts";
 import { ledgerEntries, sandboxOrders } from "../../src/db/schema/index.ts";
@@ -201,7 +201,10 @@ describe("a worker whose lease was taken over", () => {
       await keeper.beat();
       expect(() => lease.assertHeld()).not.toThrow();
       await expireLease(reference);
-      await claimDueTransactions(db(), "w-other", 1, 30);
+      // Only this order is due: an earlier test's pending order coming due must not be the one "w-other" takes.
+      await db().execute(sql`update transactions set next_attempt_at = 'infinity' where reference <> ${reference}`);
+      const [takenOver] = await claimDueTransactions(db(), "w-other", 1, 30);
+      expect(takenOver?.reference).toBe(reference);
       await keeper.beat();
       expect(() => lease.assertHeld()).toThrow(/lease/);
       const stopped = await processClaimed(server.deps, claim, lease).catch((error: unknown) => error);
