@@ -65,6 +65,8 @@ await runBench(async () => {
     `calibration: ${calibration.perSecond.toFixed(0)} accepts/s (64 connections, workers paused, ${calibration.failed} failed); ` +
       `its ${calibration.ok} vends drained in ${calibrationDrain.toFixed(2)} s`,
   );
+  if (calibration.ok === 0 || calibration.failed > calibration.ok / 100)
+    throw new Error(`the calibration burst failed (${calibration.failed} failed), e.g. ${calibration.failures.join(" | ")}`);
   console.log(`load: ${rate.toFixed(0)} accepts/s (${fraction * 100}%) for ${seconds} s, ${processCount} worker process(es)\n`);
 
   const drains: number[] = [];

@@ -188,9 +188,13 @@ function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promis
       ),
       claimed as (
         select i.ord, pg_try_advisory_xact_lock(hashtextextended(i.lock, 0)) as locked, r.response_status as status,
-               r.response_body as body, r.fingerprint, r.expires_at <= now() as expired
+               r.response_body as body, r.fingerprint, r.expires_at <= now() as expired, r.ctid as record
         from input i
-        left join idempotency_records r on r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
+        -- Lateral: one primary-key lookup per request, whatever the planner guesses of the input's size.
+        left join lateral (
+          select r.ctid, r.response_status, r.response_body, r.fingerprint, r.expires_at from idempotency_records r
+          where r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
+        ) r on true
         order by i.ord
       ),
       wallet as (
@@ -229,10 +233,9 @@ function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promis
       ),
       ${held.entry},
       expired as (
-        delete from idempotency_records r using input i, free_keys f
-        where f.ord = i.ord and r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
-          and r.expires_at <= now()
-        returning r.key
+        delete from idempotency_records
+        where ctid = any (array(select c.record from claimed c join free_keys f on f.ord = c.ord where c.expired))
+        returning key
       ),
       recorded as (
         insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
