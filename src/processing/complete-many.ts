@@ -78,11 +78,12 @@ async function completeBatch(db: Executor, columns: Columns, at: string): Promis
                                  failure_reason, event_id, event_type, payload, event_created_at, announcement, chunk,
                                  answer_status, answer_message, answer_ms, answer_provider, ord)
         ), guarded as materialized (
-          select t.id, i.ord from transactions t join input i on t.id = i.id
+          -- One primary-key lookup (and lock) per transaction, in id order, whatever the planner guesses of the
+          -- sizes (a prepared statement's plan outlives the statistics it was made with).
+          select t.id, i.ord from (select * from input order by id) i
+          cross join lateral (select * from transactions t where t.id = i.id limit 1 for update) t
           where t.status = i.from_status and t.updated_at = i.from_updated_at::timestamptz
             and (i.lease_owner is null or (t.lease_owner = i.lease_owner and t.attempts = i.attempts))
-          order by t.id
-          for update of t
         ), txn as (
           update transactions t
           set status = i.status, completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz, metadata = i.metadata::jsonb,

@@ -190,10 +190,12 @@ function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promis
         select i.ord, pg_try_advisory_xact_lock(hashtextextended(i.lock, 0)) as locked, r.response_status as status,
                r.response_body as body, r.fingerprint, r.expires_at <= now() as expired, r.ctid as record
         from input i
-        -- Lateral: one primary-key lookup per request, whatever the planner guesses of the input's size.
+        -- One primary-key lookup per request whatever the planner guesses of the sizes (a prepared statement's
+        -- plan outlives the statistics it was made with): the limit keeps the lateral from becoming a hash join.
         left join lateral (
           select r.ctid, r.response_status, r.response_body, r.fingerprint, r.expires_at from idempotency_records r
           where r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
+          limit 1
         ) r on true
         order by i.ord
       ),
