@@ -16,9 +16,9 @@
 import type postgres from "postgres";
 import { bareAccept, bareWalletCount } from "./anchors/bare-accept-sql.ts";
 import { benchAdminToken, fundedAccounts, vendBody, vendTargets } from "./lib/accounts.ts";
-import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
+import { envNumber, requirePostgres, runBench } from "./lib/cleanup.ts";
 import { benchClient, serviceDatabase } from "./lib/databases.ts";
-import { closedLoop, type LoadResult, type Target } from "./lib/load.ts";
+import { closedLoop, type LoadResult, loops, type Target } from "./lib/load.ts";
 import { apiUrl, startAnchor, startService } from "./lib/processes.ts";
 import { printFigure, printRatio } from "./lib/stats.ts";
 
@@ -29,28 +29,13 @@ const accountCount = envNumber("BENCH_ACCOUNTS", 200);
 const poolSize = envNumber("BENCH_POOL_SIZE", 10);
 
 /** The driver-only baseline: `concurrency` callers each running the transaction back to back. */
-async function driverLoop(sql: postgres.Sql, wallets: number): Promise<LoadResult> {
-  let next = 0;
-  let ok = 0;
-  let failed = 0;
-  const failures: string[] = [];
-  const started = performance.now();
-  const deadline = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline && !stopping()) {
-        const wallet = 1 + (next++ % wallets);
-        const accepted = await bareAccept(sql, wallet, 10_000, "08031234567").catch((error: unknown) => {
-          if (failures.length < 3) failures.push(error instanceof Error ? error.message : String(error));
-          return false;
-        });
-        if (accepted) ok += 1;
-        else failed += 1;
-      }
-    }),
+function driverLoop(sql: postgres.Sql, wallets: number): Promise<LoadResult> {
+  const deadline = performance.now() + seconds * 1000;
+  return loops(
+    concurrency,
+    () => performance.now() < deadline,
+    async (n) => ((await bareAccept(sql, 1 + (n % wallets), 10_000, "08031234567")) ? undefined : "not accepted"),
   );
-  const elapsed = (performance.now() - started) / 1000;
-  return { ok, failed, seconds: elapsed, perSecond: ok / elapsed, failures };
 }
 
 await runBench(async () => {

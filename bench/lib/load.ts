@@ -31,24 +31,24 @@ async function send(target: Target, expected: number): Promise<string | undefine
   return res.status === expected ? undefined : `${res.status} ${text.slice(0, 200)}`;
 }
 
-/** `concurrency` loops, each sending its next request when the last is answered, for `seconds`. */
-export async function closedLoop(targets: Target[], concurrency: number, seconds: number, expected = 202): Promise<LoadResult> {
+/**
+ * `concurrency` loops, each starting its next call (`once(n)`, n counting calls across loops; it answers a
+ * problem, or undefined when all went well) as soon as its last one ends, while `more(n)` says so.
+ */
+export async function loops(
+  concurrency: number,
+  more: (n: number) => boolean,
+  once: (n: number) => Promise<string | undefined>,
+): Promise<LoadResult> {
   let next = 0;
   let ok = 0;
   let failed = 0;
   const failures: string[] = [];
   const started = performance.now();
-  const deadline = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < deadline && !stopping()) {
-        const target = targets[next++ % targets.length] as Target;
-        let problem: string | undefined;
-        try {
-          problem = await send(target, expected);
-        } catch (error) {
-          problem = error instanceof Error ? error.message : String(error);
-        }
+      while (more(next) && !stopping()) {
+        const problem = await once(next++).catch((error: unknown) => (error instanceof Error ? error.message : String(error)));
         if (problem === undefined) ok += 1;
         else {
           failed += 1;
@@ -59,6 +59,16 @@ export async function closedLoop(targets: Target[], concurrency: number, seconds
   );
   const elapsed = (performance.now() - started) / 1000;
   return { ok, failed, seconds: elapsed, perSecond: ok / elapsed, failures };
+}
+
+/** `concurrency` loops, each sending its next request when the last is answered, for `seconds`. */
+export function closedLoop(targets: Target[], concurrency: number, seconds: number, expected = 202): Promise<LoadResult> {
+  const deadline = performance.now() + seconds * 1000;
+  return loops(
+    concurrency,
+    () => performance.now() < deadline,
+    (n) => send(targets[n % targets.length] as Target, expected),
+  );
 }
 
 export interface OpenLoopProgress {
@@ -112,30 +122,10 @@ export async function openLoop(
 }
 
 /** Exactly `total` requests from `concurrency` loops (to queue work, not to time it). */
-export async function closedLoopCount(
-  targets: Target[],
-  concurrency: number,
-  total: number,
-  expected = 202,
-): Promise<LoadResult> {
-  let next = 0;
-  let ok = 0;
-  let failed = 0;
-  const failures: string[] = [];
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < total && !stopping()) {
-        const target = targets[next++ % targets.length] as Target;
-        const problem = await send(target, expected).catch((error: unknown) => String(error));
-        if (problem === undefined) ok += 1;
-        else {
-          failed += 1;
-          if (failures.length < 3) failures.push(problem);
-        }
-      }
-    }),
+export function closedLoopCount(targets: Target[], concurrency: number, total: number, expected = 202): Promise<LoadResult> {
+  return loops(
+    concurrency,
+    (n) => n < total,
+    (n) => send(targets[n % targets.length] as Target, expected),
   );
-  const elapsed = (performance.now() - started) / 1000;
-  return { ok, failed, seconds: elapsed, perSecond: ok / elapsed, failures };
 }
