@@ -102,14 +102,16 @@ export const credit = (wallet: Scope, amountKobo: number, note?: string, transac
   move("credit", { wallet, amountKobo, note, transactionId });
 
 /**
- * Holds for several transactions on ONE wallet, as parts of one statement, placed together: the wallet
- * row is updated once by their sum (only while its available balance covers all of it), and each hold
- * gets its own ledger entry recording what it would have recorded had the holds run one after another
- * in their order. `itemsCte` names an earlier CTE returning `transaction_id`, `amount_kobo` and
- * `running_kobo` (the sum of the amounts up to and including this one, in their order); the caller has
- * already chosen the holds that fit. Its parts are named `hold_wallet` and `hold_entry`.
+ * Holds for several transactions, on one wallet or several, as parts of one statement, placed together:
+ * each wallet row is updated once by the sum of its holds (only while its available balance covers all
+ * of it), and each hold gets its own ledger entry recording what it would have recorded had the holds
+ * run one after another in their order. `itemsCte` names an earlier CTE returning `wallet_id`,
+ * `transaction_id`, `amount_kobo` and `running_kobo` (the sum of that wallet's amounts up to and
+ * including this one, in their order); the caller has locked the wallets (in id order) and chosen the
+ * holds that fit. Its parts are named `hold_wallet` (returning the wallets as held after, with
+ * `amount_kobo` their total) and `hold_entry`.
  */
-export function holds(wallet: Scope, itemsCte: string): MovementParts {
+export function holds(itemsCte: string): MovementParts {
   const items = sql.raw(itemsCte);
   const walletRow = sql.raw("hold_wallet");
   const entryRow = sql.raw("hold_entry");
@@ -119,9 +121,8 @@ export function holds(wallet: Scope, itemsCte: string): MovementParts {
     walletRow,
     wallet: sql`${walletRow} as (
         update wallets w set held_kobo = w.held_kobo + t.total, updated_at = now()
-        from (select sum(amount_kobo)::bigint as total from ${items}) t
-        where w.account_id = ${wallet.accountId} and w.mode = ${wallet.mode}
-          and t.total > 0 and w.balance_kobo - w.held_kobo >= t.total
+        from (select wallet_id, sum(amount_kobo)::bigint as total from ${items} group by wallet_id) t
+        where w.id = t.wallet_id and t.total > 0 and w.balance_kobo - w.held_kobo >= t.total
         returning w.id, w.balance_kobo, w.held_kobo, t.total as amount_kobo, null::uuid as transaction_id, null::text as note
       )`,
     entryRow,
@@ -130,8 +131,8 @@ export function holds(wallet: Scope, itemsCte: string): MovementParts {
                                     balance_after_kobo, held_after_kobo, transaction_id, note)
         select w.id, 'hold', i.amount_kobo, ${delta(balance)}, ${delta(held)},
                w.balance_kobo, w.held_kobo - w.amount_kobo + i.running_kobo, i.transaction_id, null
-        from ${walletRow} w, ${items} i where i.amount_kobo > 0
-        order by i.running_kobo
+        from ${walletRow} w join ${items} i on i.wallet_id = w.id where i.amount_kobo > 0
+        order by w.id, i.running_kobo
         returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note,
                   (extract(epoch from created_at) * 1000)::float8 as created_ms
       )`,

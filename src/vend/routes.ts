@@ -5,7 +5,6 @@ import { accountScope, answerOf, idempotencyKeyOf, idempotentOperation } from ".
 import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
 import { fingerprintOf } from "../idempotency/service.ts";
 import { groupCommit } from "../lib/group-commit.ts";
-import type { Scope } from "../lib/scope.ts";
 import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
@@ -22,17 +21,21 @@ import { type AcceptOutcome, type AcceptRequest, acceptVends } from "./service.t
 type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
 const acceptedMessage = "Transaction accepted for processing; the final status arrives by webhook, by wait, or by listing";
 
-/** The most vends for one wallet that one accept statement takes (see groupCommit). */
+/** The most vends one accept statement takes (see groupCommit). */
 const maxAcceptBatch = 64;
 
 export function vendRoutes(deps: AppDeps) {
-  const accept = groupCommit<AcceptRequest & { wallet: Scope }, AcceptOutcome>(
-    (_, batch) => acceptVends(deps.db, (batch[0] as { wallet: Scope }).wallet, batch),
-    maxAcceptBatch,
-  );
+  /**
+   * Accept statements run in lanes, one statement in flight per lane: accepts arriving while their lane's
+   * statement runs go together in its next one. A wallet always uses the same lane, so its accepts keep
+   * their arrival order; several lanes keep several connections busy (half the pool).
+   */
+  const lanes = Math.max(1, Math.floor(deps.config.databasePoolSize / 2));
+  const laneOf = (accountId: string) => String(Number.parseInt(accountId.slice(-8), 16) % lanes);
+  const accept = groupCommit<AcceptRequest, AcceptOutcome>((_, batch) => acceptVends(deps.db, batch), maxAcceptBatch);
   /**
    * Resolve, route and accept under the Idempotency-Key, in one statement, combined with the other
-   * accepts for the same wallet that arrive meanwhile. A refusal (402, an unknown product) is
+   * accepts of its lane that arrive meanwhile. A refusal (402, an unknown product) is
    * answered under the key like any other answer; a 503 NO_ROUTE (no available provider for the
    * product) stores nothing, so a retry once a provider is back is a fresh attempt.
    */
@@ -50,7 +53,7 @@ export function vendRoutes(deps: AppDeps) {
         const route: ChooseRoute = (product) =>
           deps.providers.routeFor(principal.mode, { service: product.service, network: product.network }).name;
         const order = await resolve(lookup, input.body, route);
-        outcome = await accept(scope, {
+        outcome = await accept(laneOf(wallet.accountId), {
           wallet,
           key: idempotencyKeyOf(input, scope),
           fingerprint: fingerprintOf(input.body),

@@ -24,6 +24,8 @@ const newReference = () => `txn_${randomBase62(24)}`;
 
 /** One vend request, resolved, under its Idempotency-Key. */
 export interface AcceptRequest {
+  /** The wallet it is paid from. */
+  wallet: Scope;
   key: IdempotencyKey;
   /** The request body's fingerprint (`fingerprintOf`). */
   fingerprint: string;
@@ -57,16 +59,16 @@ interface AcceptRow extends PriorAnswer {
 }
 
 /**
- * Accepts vends for ONE wallet in ONE statement (an implicit transaction, one round trip), for each
- * request in order: the claim of its Idempotency-Key (advisory lock, stored answer), then, for those free
- * to run, the holds that fit the available balance one after another in arrival order (so
- * `available_kobo` never goes below zero), each accepted order's `queued` transaction row, hold ledger
- * entry and idempotency record (the answer, created_at from the database clock). A single request is
- * a batch of one. Each request is answered as if it had run alone: 202 (or the replayed answer), 409
+ * Accepts vends, for one wallet or several, in ONE statement (an implicit transaction, one round trip),
+ * for each request in order: the claim of its Idempotency-Key (advisory lock, stored answer), then, for
+ * those free to run, the holds that fit each wallet's available balance one after another in arrival
+ * order (so `available_kobo` never goes below zero), each accepted order's `queued` transaction row, hold
+ * ledger entry and idempotency record (the answer, created_at from the database clock). A single request
+ * is a batch of one. Each request is answered as if it had run alone: 202 (or the replayed answer), 409
  * for a key in flight (also a key repeated within the batch), 422 for a key used with another body,
  * and 402 with nothing written when the balance does not cover it (the caller records that answer).
  */
-export async function acceptVends(db: Executor, wallet: Scope, requests: AcceptRequest[]): Promise<(AcceptOutcome | AppError)[]> {
+export async function acceptVends(db: Executor, requests: AcceptRequest[]): Promise<(AcceptOutcome | AppError)[]> {
   const seen = new Set<string>();
   const prepared = requests.map((request): Prepared | AppError => {
     const lock = lockNameOf(request.key);
@@ -75,16 +77,16 @@ export async function acceptVends(db: Executor, wallet: Scope, requests: AcceptR
     const id = randomUUID();
     const reference = newReference();
     const token = `@${randomBase62(32)}@`;
-    return { request, id, reference, token, body: request.render(presented(request, wallet, id, reference, token)) };
+    return { request, id, reference, token, body: request.render(presented(request, id, reference, token)) };
   });
   const batch = prepared.filter((p): p is Prepared => !(p instanceof AppError));
   let rows: AcceptRow[];
   try {
-    rows = await acceptStatement(db, wallet, batch);
+    rows = await acceptStatement(db, batch);
   } catch (error) {
     // A first request that committed between this statement's snapshot and its lock: the retry sees its record.
     if (!isRecordCollision(error)) throw error;
-    rows = await acceptStatement(db, wallet, batch);
+    rows = await acceptStatement(db, batch);
   }
   const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
   return prepared.map((p) => (p instanceof AppError ? p : outcomeOf(p, byOrd.get(batch.indexOf(p)))));
@@ -108,8 +110,8 @@ function outcomeOf(p: Prepared, row: AcceptRow | undefined): AcceptOutcome | App
 }
 
 /** The transaction as the answer shows it, its creation time a placeholder (see Prepared.token). */
-function presented(request: AcceptRequest, wallet: Scope, id: string, reference: string, token: string): Transaction {
-  const { order } = request;
+function presented(request: AcceptRequest, id: string, reference: string, token: string): Transaction {
+  const { order, wallet } = request;
   const placeholder = new Date(0);
   const transaction = presentTransaction({
     id,
@@ -150,11 +152,13 @@ const createdIso = sql.raw(`to_char(date_trunc('milliseconds', now()) at time zo
  * prepared once per connection. `fit` walks the free requests in order, placing each hold that the
  * balance left by the earlier ones covers (the wallet row is locked first, so the balance is current).
  */
-function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promise<AcceptRow[]> {
+function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> {
   const input = batch.map((p, ord) => {
-    const { key, fingerprint, order, provider } = p.request;
+    const { key, fingerprint, order, provider, wallet } = p.request;
     return {
       ord,
+      account_id: wallet.accountId,
+      mode: wallet.mode,
       lock: lockNameOf(key),
       scope: key.scope,
       method: key.method,
@@ -176,13 +180,13 @@ function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promis
       token: p.token,
     };
   });
-  const held = holds(wallet, "accepted");
+  const held = holds("accepted");
   return queryRows<AcceptRow>(
     db,
     sql`with recursive
       input as (
         select * from json_to_recordset(${JSON.stringify(input)}::json) as i(
-          ord int, lock text, scope text, method text, path text, key text, fingerprint text, id uuid, reference text,
+          ord int, account_id uuid, mode text, lock text, scope text, method text, path text, key text, fingerprint text, id uuid, reference text,
           product_code text, network text, service text, destination text, amount_kobo bigint, price_kobo bigint,
           metadata jsonb, client_reference text, provider text, body text, token text)
       ),
@@ -199,37 +203,43 @@ function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promis
         ) r on true
         order by i.ord
       ),
-      wallet as (
-        select balance_kobo - held_kobo as available_kobo from wallets
-        where account_id = ${wallet.accountId} and mode = ${wallet.mode} for update
+      wallet_ids as (
+        select w.id, k.account_id, k.mode from (select distinct account_id, mode from input) k
+        cross join lateral (select id from wallets w where w.account_id = k.account_id and w.mode = k.mode limit 1) w
+      ),
+      -- Locked in id order (like every statement that moves several wallets), so none waits on another in a cycle.
+      wallets_locked as (
+        select w.id, x.account_id, x.mode, w.balance_kobo - w.held_kobo as available_kobo
+        from (select * from wallet_ids order by id) x
+        cross join lateral (select * from wallets w where w.id = x.id limit 1 for update) w
       ),
       free_keys as (
-        select row_number() over (order by c.ord) as n, c.ord, i.price_kobo
+        select row_number() over (partition by wl.id order by c.ord) as n, c.ord, wl.id as wallet_id, i.price_kobo
         from claimed c join input i on i.ord = c.ord
+        join wallets_locked wl on wl.account_id = i.account_id and wl.mode = i.mode
         where c.locked and (c.status is null or c.expired)
       ),
-      fit (n, before, remaining, fits) as (
-        select 0::bigint, null::bigint, (select available_kobo from wallet), true
+      fit (wallet_id, n, before, remaining, fits) as (
+        select id, 0::bigint, null::bigint, available_kobo, true from wallets_locked
         union all
-        select f.n, fit.remaining,
+        select f.wallet_id, f.n, fit.remaining,
                case when f.price_kobo <= fit.remaining then fit.remaining - f.price_kobo else fit.remaining end,
                coalesce(f.price_kobo <= fit.remaining, false)
-        from fit join free_keys f on f.n = fit.n + 1
+        from fit join free_keys f on f.wallet_id = fit.wallet_id and f.n = fit.n + 1
       ),
       accepted as (
-        select f.ord, i.id as transaction_id, f.price_kobo as amount_kobo,
-               sum(f.price_kobo) over (order by f.ord)::bigint as running_kobo
-        from free_keys f join fit on fit.n = f.n and fit.fits join input i on i.ord = f.ord
+        select f.ord, f.wallet_id, i.id as transaction_id, f.price_kobo as amount_kobo,
+               sum(f.price_kobo) over (partition by f.wallet_id order by f.ord)::bigint as running_kobo
+        from free_keys f join fit on fit.wallet_id = f.wallet_id and fit.n = f.n and fit.fits join input i on i.ord = f.ord
       ),
       ${held.wallet},
       txn as (
         insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
                                   amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at, created_at, updated_at)
-        select i.id, i.reference, ${wallet.accountId}::uuid, ${wallet.mode}, 'queued', i.product_code, i.network, i.service,
+        select i.id, i.reference, i.account_id, i.mode, 'queued', i.product_code, i.network, i.service,
                i.destination, i.amount_kobo, i.price_kobo, i.metadata, i.client_reference, i.provider,
                ${createdAt}, ${createdAt}, ${createdAt}
-        from accepted a join input i on i.ord = a.ord
-        where exists (select 1 from ${held.walletRow})
+        from accepted a join input i on i.ord = a.ord join ${held.walletRow} hw on hw.id = a.wallet_id
         order by a.ord
         returning id
       ),
@@ -243,13 +253,14 @@ function acceptStatement(db: Executor, wallet: Scope, batch: Prepared[]): Promis
         insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
         select i.scope, i.method, i.path, i.key, i.fingerprint, 202, replace(i.body, i.token, ${createdIso}),
                now() + make_interval(hours => ${retentionHours})
-        from accepted a join input i on i.ord = a.ord
-        where exists (select 1 from ${held.walletRow}) and (select count(*) from expired) >= 0
+        from accepted a join input i on i.ord = a.ord join ${held.walletRow} hw on hw.id = a.wallet_id
+        where (select count(*) from expired) >= 0
         returning scope, method, path, key, response_body
       )
       select c.ord, c.locked, c.status, c.body, c.fingerprint, c.expired,
-             coalesce((select fit.before from free_keys f join fit on fit.n = f.n where f.ord = c.ord), 0) as available_kobo,
-             a.ord is not null and exists (select 1 from ${held.walletRow}) as accepted,
+             coalesce((select fit.before from free_keys f join fit on fit.wallet_id = f.wallet_id and fit.n = f.n
+                       where f.ord = c.ord), 0) as available_kobo,
+             a.ord is not null and exists (select 1 from ${held.walletRow} hw where hw.id = a.wallet_id) as accepted,
              (select r.response_body from recorded r join input i
                 on r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
               where i.ord = c.ord) as recorded_body

@@ -97,6 +97,7 @@ describe("one accept statement for a batch (acceptVends)", () => {
     };
     const id: IdempotencyKey = { scope: scopeOf(accountId), method: "POST", path: "vendProduct", key };
     return {
+      wallet: { accountId, mode: "test" },
       key: id,
       fingerprint: fingerprintOf({ tag, priceKobo }),
       order,
@@ -108,12 +109,11 @@ describe("one accept statement for a batch (acceptVends)", () => {
   test("a replayed key, a key in flight, a reused key, a repeated key and fresh keys, each answered as if alone", async () => {
     const db = server.database.handle.db;
     const { id } = await fundedAccount(server, 101_000, "batch");
-    const wallet = { accountId: id, mode: "test" as const };
     const first = await requestFor(id, "replayed", 1_000, "A");
-    const [alone] = await acceptVends(db, wallet, [first]);
+    const [alone] = await acceptVends(db, [first]);
     if (!alone || alone instanceof Error) throw new Error("the first accept failed");
     const reusedFirst = await requestFor(id, "reused", 2_000, "C");
-    await acceptVends(db, wallet, [reusedFirst]);
+    await acceptVends(db, [reusedFirst]);
     // Available now: 101,000 - 1,000 - 2,000 = 98,000.
 
     const reused = { ...(await requestFor(id, "reused", 3_000, "C2")) };
@@ -132,13 +132,13 @@ describe("one accept statement for a batch (acceptVends)", () => {
       try {
         answers = await other.begin(async (tx) => {
           await tx`select pg_advisory_xact_lock(hashtextextended(${lockNameOf(inFlight.key)}, 0))`;
-          return acceptVends(db, wallet, batch);
+          return acceptVends(db, batch);
         });
       } finally {
         await other.end();
       }
     } else {
-      answers = await acceptVends(db, wallet, batch);
+      answers = await acceptVends(db, batch);
     }
 
     const [replay, reuse, d, e, dAgain, f, busy] = answers;
@@ -191,17 +191,59 @@ describe("one accept statement for a batch (acceptVends)", () => {
     expect(await reconcileWallets(db)).toEqual([]);
   }, 60_000);
 
+  test("several wallets in one statement: each wallet's holds fit its own balance, in arrival order", async () => {
+    const db = server.database.handle.db;
+    const a = await fundedAccount(server, 1_000, "wallet-a");
+    const b = await fundedAccount(server, 1_000, "wallet-b");
+    const batch = [
+      await requestFor(a.id, "a-1", 600, "A1"),
+      await requestFor(b.id, "b-1", 500, "B1"),
+      await requestFor(a.id, "a-2", 500, "A2"), // A has 400 left
+      await requestFor(b.id, "b-2", 500, "B2"), // B has exactly 500 left
+      await requestFor(a.id, "a-3", 400, "A3"), // fits A's 400
+    ];
+    // The live wallet of A has never been funded: refused, nothing written.
+    const live = { ...(await requestFor(a.id, "a-live", 100, "AL")), wallet: { accountId: a.id, mode: "live" as const } };
+    const answers = await acceptVends(db, [...batch, live]);
+    expect(answers.map((answer) => (answer instanceof Error ? (answer as { status?: number }).status : 202))).toEqual([
+      202, 202, 402, 202, 202, 402,
+    ]);
+    expect((answers[2] as Error).message).toContain("available NGN 4.00, required NGN 5.00");
+    // Money: each wallet holds exactly what its 202s cost, one entry per hold, running in arrival order.
+    for (const [account, expected] of [
+      [
+        a.id,
+        [
+          [600, 600],
+          [400, 1_000],
+        ],
+      ],
+      [
+        b.id,
+        [
+          [500, 500],
+          [500, 1_000],
+        ],
+      ],
+    ] as const) {
+      const entries = await holdEntries(account);
+      expect(entries.map((e) => [e.amountKobo, e.heldAfterKobo])).toEqual(expected.map((pair) => [...pair]));
+    }
+    const rows = await db.select().from(transactions).where(eq(transactions.accountId, a.id));
+    expect(rows.map((r) => r.clientReference).sort()).toEqual(["A1", "A3"]);
+    expect(await reconcileWallets(db)).toEqual([]);
+  }, 60_000);
+
   test("an expired answer is replaced by a fresh accept in the same statement", async () => {
     const db = server.database.handle.db;
     const { id } = await fundedAccount(server, 10_000, "expired");
-    const wallet = { accountId: id, mode: "test" as const };
     const request = await requestFor(id, "expiring", 1_000, "X");
-    await acceptVends(db, wallet, [request]);
+    await acceptVends(db, [request]);
     await db
       .update(idempotencyRecords)
       .set({ expiresAt: new Date(Date.now() - 1000) })
       .where(eq(idempotencyRecords.key, "expiring"));
-    const [again] = await acceptVends(db, wallet, [request]);
+    const [again] = await acceptVends(db, [request]);
     expect(again).toMatchObject({ result: { status: 202, replayed: false } });
     const records = await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.key, "expiring"));
     expect(records).toHaveLength(1);
