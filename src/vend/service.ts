@@ -88,8 +88,10 @@ export async function acceptVends(db: Executor, requests: AcceptRequest[]): Prom
     if (!isRecordCollision(error)) throw error;
     rows = await acceptStatement(db, batch);
   }
+  // A request's `ord` is its position in `batch`, which keeps the order of `prepared`.
   const byOrd = new Map(rows.map((row) => [Number(row.ord), row]));
-  return prepared.map((p) => (p instanceof AppError ? p : outcomeOf(p, byOrd.get(batch.indexOf(p)))));
+  let ord = 0;
+  return prepared.map((p) => (p instanceof AppError ? p : outcomeOf(p, byOrd.get(ord++))));
 }
 
 function outcomeOf(p: Prepared, row: AcceptRow | undefined): AcceptOutcome | AppError {
