@@ -17,8 +17,12 @@ export const eventTypes = ["transaction.successful", "transaction.failed"] as co
 export type EventType = (typeof eventTypes)[number];
 
 /** components.schemas.ErrorCode */
-export const errorCodes = ["VALIDATION_FAILED", "UNAUTHENTICATED", "WALLET_INSUFFICIENT_FUNDS", "TEST_MODE_ONLY", "NOT_FOUND", "CUSTOMER_NOT_FOUND", "METHOD_NOT_ALLOWED", "IDEMPOTENCY_IN_PROGRESS", "CALLBACK_CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "NOT_IMPLEMENTED", "PROVIDER_ERROR", "SERVICE_UNAVAILABLE", "NO_ROUTE"] as const;
+export const errorCodes = ["VALIDATION_FAILED", "UNAUTHENTICATED", "WALLET_INSUFFICIENT_FUNDS", "TEST_MODE_ONLY", "FORBIDDEN", "NOT_FOUND", "CUSTOMER_NOT_FOUND", "METHOD_NOT_ALLOWED", "IDEMPOTENCY_IN_PROGRESS", "CALLBACK_CONFLICT", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "NOT_IMPLEMENTED", "PROVIDER_ERROR", "SERVICE_UNAVAILABLE", "NO_ROUTE"] as const;
 export type ErrorCode = (typeof errorCodes)[number];
+
+/** components.schemas.OperatorRole */
+export const operatorRoles = ["viewer", "operator", "admin"] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
 
 /** components.schemas.BreakerState */
 export const breakerStates = ["closed", "open", "half_open"] as const;

@@ -492,6 +492,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List operators, newest first
+         * @description Revoked operators are listed too (with `revoked_at`), so the audit entries that name them still resolve.
+         */
+        get: operations["listOperators"];
+        put?: never;
+        /**
+         * Create an operator with its own token
+         * @description The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people).
+         */
+        post: operations["createOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The operator this token belongs to
+         * @description Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` with role `admin` and a null id.
+         */
+        get: operations["getCurrentOperator"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operators/{operator_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an operator's token
+         * @description The token stops working at once, in every process. Revoking twice is harmless.
+         */
+        delete: operations["revokeOperator"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit trail, newest first
+         * @description One entry for every admin operation that changed something (not for reads, refusals or idempotent replays): who, what, on which target, when, under which request id, and the state before and after where the action has one. Entries are never changed or deleted.
+         */
+        get: operations["listAuditEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/reconciliation": {
         parameters: {
             query?: never;
@@ -883,13 +967,13 @@ export interface components {
         EventType: "transaction.successful" | "transaction.failed";
         /**
          * @description Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
-         *     WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
-         *     METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, PAYLOAD_TOO_LARGE 413,
+         *     WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
+         *     METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
          *     UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
          *     NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
         /** @description One problem with the request. */
         ValidationError: {
             /** @description Body field (dotted path), query or path parameter, header name, `body` or `cursor`. */
@@ -1356,6 +1440,102 @@ export interface components {
         };
         ApiKeyCreateRequest: {
             mode: components["schemas"]["Mode"];
+        };
+        /**
+         * @description `viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators.
+         * @enum {string}
+         */
+        OperatorRole: "viewer" | "operator" | "admin";
+        Operator: {
+            /**
+             * Format: uuid
+             * @description Null for the bootstrap `ADMIN_TOKEN`.
+             */
+            id: string | null;
+            name: string;
+            role: components["schemas"]["OperatorRole"];
+            /** @description Display prefix of the token, e.g. op_AbCd. */
+            prefix: string;
+            created_by: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        OperatorCreateRequest: {
+            name: string;
+            role: components["schemas"]["OperatorRole"];
+        };
+        OperatorCreated: {
+            operator: components["schemas"]["Operator"];
+            /** @description The full token; shown only here. */
+            token: string;
+        };
+        OperatorPage: {
+            items: components["schemas"]["Operator"][];
+            page: components["schemas"]["Page"];
+        };
+        AuditEntry: {
+            /** @description Increasing entry number. */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            operator_id: string | null;
+            /** @description The operator's name; `ADMIN_TOKEN` for the bootstrap token. */
+            operator: string;
+            /** @description The admin operation, e.g. `creditWallet`. */
+            action: string;
+            /** @description account, api_key, wallet, transaction, callback, provider, product or operator. */
+            target_type: string;
+            target_id: string;
+            request_id: string;
+            /** @description The target before the action, where the action has one; otherwise null. */
+            before: unknown;
+            /** @description What the action answered (secrets left out); null when it has none. */
+            after: unknown;
+            /** @description The operator's note, where the action takes one. */
+            note: string | null;
+        };
+        AuditEntryPage: {
+            items: components["schemas"]["AuditEntry"][];
+            page: components["schemas"]["Page"];
+        };
+        /** @description Success envelope carrying a Operator. */
+        OperatorEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["Operator"];
+        };
+        /** @description Success envelope carrying a OperatorCreated. */
+        OperatorCreatedEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["OperatorCreated"];
+        };
+        /** @description Success envelope carrying a OperatorPage. */
+        OperatorPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["OperatorPage"];
+        };
+        /** @description Success envelope carrying a AuditEntryPage. */
+        AuditEntryPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["AuditEntryPage"];
         };
         WalletCreditRequest: {
             mode: components["schemas"]["Mode"];
@@ -1952,6 +2132,16 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators). */
+        Forbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description No such resource for this key (another account's or mode's resource is also 404). */
         NotFound: {
             headers: {
@@ -1985,6 +2175,16 @@ export interface components {
         };
         /** @description The callback's outcome contradicts the transaction's final state; nothing changed. */
         CallbackConflict: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request conflicts with what exists (e.g. the name is taken). */
+        Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 [name: string]: unknown;
@@ -2884,6 +3084,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2915,6 +3116,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2947,6 +3149,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -2978,6 +3181,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3013,6 +3217,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3046,6 +3251,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3088,6 +3294,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
@@ -3096,6 +3303,176 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listOperators: {
+        parameters: {
+            query?: {
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of operators. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The operator and its token. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorCreatedEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCurrentOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Operator id. */
+                operator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked operator. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAuditEntries: {
+        parameters: {
+            query?: {
+                /** @description Only this operator's entries (its name; `ADMIN_TOKEN` for the bootstrap token). */
+                operator?: string;
+                /** @description Only this action (the operation id, e.g. `creditWallet`). */
+                action?: string;
+                /** @description Only entries about this target (an account id, key id, reference, provider name …). */
+                target_id?: string;
+                /** @description Created at or after this time (RFC 3339). */
+                from?: components["parameters"]["FromFilter"];
+                /** @description Created at or before this time (RFC 3339). */
+                to?: components["parameters"]["ToFilter"];
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of audit entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEntryPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3120,6 +3497,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3183,6 +3561,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3214,6 +3593,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3245,6 +3625,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3283,6 +3664,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3314,6 +3696,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3342,6 +3725,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3377,6 +3761,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3410,6 +3795,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3441,6 +3827,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3478,6 +3865,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3513,6 +3901,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

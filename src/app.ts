@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { operatorRoutes } from "./admin/operators.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { callbackRoutes } from "./callbacks/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
@@ -32,6 +33,7 @@ export function buildApp(deps: AppDeps) {
   const handlers: Handlers = {
     ...systemRoutes(deps),
     ...adminRoutes(deps),
+    ...operatorRoutes(deps),
     ...providerAdminRoutes(deps),
     ...catalogueRoutes(deps),
     ...verificationRoutes(deps),

@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -487,6 +487,85 @@ export const creditWallet = <ThrowOnError extends boolean = false>(options: Opti
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * List operators, newest first
+ *
+ * Revoked operators are listed too (with `revoked_at`), so the audit entries that name them still resolve.
+ */
+export const listOperators = <ThrowOnError extends boolean = false>(options?: Options<ListOperatorsData, ThrowOnError>): RequestResult<ListOperatorsResponses, ListOperatorsErrors, ThrowOnError> => (options?.client ?? client).get<ListOperatorsResponses, ListOperatorsErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/operators',
+    ...options
+});
+
+/**
+ * Create an operator with its own token
+ *
+ * The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people).
+ */
+export const createOperator = <ThrowOnError extends boolean = false>(options: Options<CreateOperatorData, ThrowOnError>): RequestResult<CreateOperatorResponses, CreateOperatorErrors, ThrowOnError> => (options.client ?? client).post<CreateOperatorResponses, CreateOperatorErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/operators',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * The operator this token belongs to
+ *
+ * Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` with role `admin` and a null id.
+ */
+export const getCurrentOperator = <ThrowOnError extends boolean = false>(options?: Options<GetCurrentOperatorData, ThrowOnError>): RequestResult<GetCurrentOperatorResponses, GetCurrentOperatorErrors, ThrowOnError> => (options?.client ?? client).get<GetCurrentOperatorResponses, GetCurrentOperatorErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/operators/me',
+    ...options
+});
+
+/**
+ * Revoke an operator's token
+ *
+ * The token stops working at once, in every process. Revoking twice is harmless.
+ */
+export const revokeOperator = <ThrowOnError extends boolean = false>(options: Options<RevokeOperatorData, ThrowOnError>): RequestResult<RevokeOperatorResponses, RevokeOperatorErrors, ThrowOnError> => (options.client ?? client).delete<RevokeOperatorResponses, RevokeOperatorErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/operators/{operator_id}',
+    ...options
+});
+
+/**
+ * The audit trail, newest first
+ *
+ * One entry for every admin operation that changed something (not for reads, refusals or idempotent replays): who, what, on which target, when, under which request id, and the state before and after where the action has one. Entries are never changed or deleted.
+ */
+export const listAuditEntries = <ThrowOnError extends boolean = false>(options?: Options<ListAuditEntriesData, ThrowOnError>): RequestResult<ListAuditEntriesResponses, ListAuditEntriesErrors, ThrowOnError> => (options?.client ?? client).get<ListAuditEntriesResponses, ListAuditEntriesErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/audit',
+    ...options
 });
 
 /**

@@ -31,13 +31,13 @@ export type EventType = 'transaction.successful' | 'transaction.failed';
 
 /**
  * Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
- * WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
- * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, PAYLOAD_TOO_LARGE 413,
+ * WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
+ * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
  * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -608,6 +608,125 @@ export type AccountCreated = {
 
 export type ApiKeyCreateRequest = {
     mode: Mode;
+};
+
+/**
+ * `viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators.
+ */
+export type OperatorRole = 'viewer' | 'operator' | 'admin';
+
+export type Operator = {
+    /**
+     * Null for the bootstrap `ADMIN_TOKEN`.
+     */
+    id: string | null;
+    name: string;
+    role: OperatorRole;
+    /**
+     * Display prefix of the token, e.g. op_AbCd.
+     */
+    prefix: string;
+    created_by: string;
+    created_at: string;
+    revoked_at: string | null;
+};
+
+export type OperatorCreateRequest = {
+    name: string;
+    role: OperatorRole;
+};
+
+export type OperatorCreated = {
+    operator: Operator;
+    /**
+     * The full token; shown only here.
+     */
+    token: string;
+};
+
+export type OperatorPage = {
+    items: Array<Operator>;
+    page: Page;
+};
+
+export type AuditEntry = {
+    /**
+     * Increasing entry number.
+     */
+    id: string;
+    created_at: string;
+    operator_id: string | null;
+    /**
+     * The operator's name; `ADMIN_TOKEN` for the bootstrap token.
+     */
+    operator: string;
+    /**
+     * The admin operation, e.g. `creditWallet`.
+     */
+    action: string;
+    /**
+     * account, api_key, wallet, transaction, callback, provider, product or operator.
+     */
+    target_type: string;
+    target_id: string;
+    request_id: string;
+    /**
+     * The target before the action, where the action has one; otherwise null.
+     */
+    before: unknown;
+    /**
+     * What the action answered (secrets left out); null when it has none.
+     */
+    after: unknown;
+    /**
+     * The operator's note, where the action takes one.
+     */
+    note: string | null;
+};
+
+export type AuditEntryPage = {
+    items: Array<AuditEntry>;
+    page: Page;
+};
+
+/**
+ * Success envelope carrying a Operator.
+ */
+export type OperatorEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: Operator;
+};
+
+/**
+ * Success envelope carrying a OperatorCreated.
+ */
+export type OperatorCreatedEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: OperatorCreated;
+};
+
+/**
+ * Success envelope carrying a OperatorPage.
+ */
+export type OperatorPageEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: OperatorPage;
+};
+
+/**
+ * Success envelope carrying a AuditEntryPage.
+ */
+export type AuditEntryPageEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: AuditEntryPage;
 };
 
 export type WalletCreditRequest = {
@@ -2595,6 +2714,10 @@ export type ListAccountsErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -2639,6 +2762,10 @@ export type CreateAccountErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2698,6 +2825,10 @@ export type GetAccountErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -2752,6 +2883,10 @@ export type ListApiKeysErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -2805,6 +2940,10 @@ export type CreateApiKeyErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2868,6 +3007,10 @@ export type RevokeApiKeyErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -2928,6 +3071,10 @@ export type CreditWalletErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -2976,6 +3123,306 @@ export type CreditWalletResponses = {
 
 export type CreditWalletResponse = CreditWalletResponses[keyof CreditWalletResponses];
 
+export type ListOperatorsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/admin/v1/operators';
+};
+
+export type ListOperatorsErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListOperatorsError = ListOperatorsErrors[keyof ListOperatorsErrors];
+
+export type ListOperatorsResponses = {
+    /**
+     * A page of operators.
+     */
+    200: OperatorPageEnvelope;
+};
+
+export type ListOperatorsResponse = ListOperatorsResponses[keyof ListOperatorsResponses];
+
+export type CreateOperatorData = {
+    body: OperatorCreateRequest;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/operators';
+};
+
+export type CreateOperatorErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateOperatorError = CreateOperatorErrors[keyof CreateOperatorErrors];
+
+export type CreateOperatorResponses = {
+    /**
+     * The operator and its token.
+     */
+    201: OperatorCreatedEnvelope;
+};
+
+export type CreateOperatorResponse = CreateOperatorResponses[keyof CreateOperatorResponses];
+
+export type GetCurrentOperatorData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/operators/me';
+};
+
+export type GetCurrentOperatorErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetCurrentOperatorError = GetCurrentOperatorErrors[keyof GetCurrentOperatorErrors];
+
+export type GetCurrentOperatorResponses = {
+    /**
+     * The operator.
+     */
+    200: OperatorEnvelope;
+};
+
+export type GetCurrentOperatorResponse = GetCurrentOperatorResponses[keyof GetCurrentOperatorResponses];
+
+export type RevokeOperatorData = {
+    body?: never;
+    path: {
+        /**
+         * Operator id.
+         */
+        operator_id: string;
+    };
+    query?: never;
+    url: '/admin/v1/operators/{operator_id}';
+};
+
+export type RevokeOperatorErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RevokeOperatorError = RevokeOperatorErrors[keyof RevokeOperatorErrors];
+
+export type RevokeOperatorResponses = {
+    /**
+     * The revoked operator.
+     */
+    200: OperatorEnvelope;
+};
+
+export type RevokeOperatorResponse = RevokeOperatorResponses[keyof RevokeOperatorResponses];
+
+export type ListAuditEntriesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only this operator's entries (its name; `ADMIN_TOKEN` for the bootstrap token).
+         */
+        operator?: string;
+        /**
+         * Only this action (the operation id, e.g. `creditWallet`).
+         */
+        action?: string;
+        /**
+         * Only entries about this target (an account id, key id, reference, provider name …).
+         */
+        target_id?: string;
+        /**
+         * Created at or after this time (RFC 3339).
+         */
+        from?: string;
+        /**
+         * Created at or before this time (RFC 3339).
+         */
+        to?: string;
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/admin/v1/audit';
+};
+
+export type ListAuditEntriesErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListAuditEntriesError = ListAuditEntriesErrors[keyof ListAuditEntriesErrors];
+
+export type ListAuditEntriesResponses = {
+    /**
+     * A page of audit entries.
+     */
+    200: AuditEntryPageEnvelope;
+};
+
+export type ListAuditEntriesResponse = ListAuditEntriesResponses[keyof ListAuditEntriesResponses];
+
 export type ReconcileWalletsData = {
     body?: never;
     path?: never;
@@ -2992,6 +3439,10 @@ export type ReconcileWalletsErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3098,6 +3549,10 @@ export type AdminListTransactionsErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -3152,6 +3607,10 @@ export type AdminGetTransactionErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -3205,6 +3664,10 @@ export type RequeryTransactionErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3276,6 +3739,10 @@ export type ListCallbacksErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -3330,6 +3797,10 @@ export type ReplayCallbackErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -3378,6 +3849,10 @@ export type ListProvidersErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3432,6 +3907,10 @@ export type DisableProviderErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3495,6 +3974,10 @@ export type EnableProviderErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -3548,6 +4031,10 @@ export type GetProviderStatsErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3615,6 +4102,10 @@ export type ListAnomaliesErrors = {
      */
     401: ErrorEnvelope;
     /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
     404: ErrorEnvelope;
@@ -3668,6 +4159,10 @@ export type UpdateProductErrors = {
      * Missing, malformed, unknown or revoked credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */

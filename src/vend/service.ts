@@ -138,6 +138,8 @@ function presented(request: AcceptRequest, id: string, reference: string, token:
     leaseExpiresAt: null,
     nextAttemptAt: placeholder,
     failureReason: null,
+    traceContext: null,
+    stuckRaisedAt: null,
     createdAt: placeholder,
     updatedAt: placeholder,
     completedAt: null,

@@ -31,6 +31,10 @@ export const transactions = pgTable(
     leaseExpiresAt: timestampMs("lease_expires_at"),
     nextAttemptAt: timestampMs("next_attempt_at"),
     failureReason: text("failure_reason"),
+    /** W3C `traceparent` of the request that accepted the order, so its processing and webhooks join that trace. */
+    traceContext: text("trace_context"),
+    /** When the order was raised to operators as stuck (pending past STUCK_AFTER_MINUTES); raised once. */
+    stuckRaisedAt: timestampMs("stuck_raised_at"),
     ...createdAndUpdatedAt("clock"),
     completedAt: timestampMs("completed_at"),
   },
@@ -47,6 +51,10 @@ export const transactions = pgTable(
       .where(sql`${t.clientReference} is not null`),
     // Destination substring search (`like '%digits%'`); needs pg_trgm.
     index("transactions_destination_trgm_idx").using("gin", t.destination.op("gin_trgm_ops")),
+    // Stuck orders: pending, oldest first.
+    index("transactions_pending_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
+    // Settlement report: successful orders per provider and day.
+    index("transactions_settlement_idx").on(t.provider, t.completedAt).where(sql`${t.status} = 'successful'`),
     index("transactions_work_idx").on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'processing', 'pending')`),
     check("transactions_price_nonneg", sql`${t.priceKobo} >= 0 and ${t.amountKobo} > 0`),
   ],
