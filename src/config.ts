@@ -52,6 +52,8 @@ export interface Config {
   providers: ProviderConfigs;
   /** Which live provider carries which vends, the providers' own product codes, and their health rules. */
   routing: RoutingConfig;
+  /** Metrics, tracing and stuck orders (README "Operating the service"). */
+  operations: OperationsConfig;
   webhooks: {
     retrySchedule: number[];
     timeoutMs: number;
@@ -61,6 +63,45 @@ export interface Config {
     concurrency: number;
     /** Of those, at most this many for any one endpoint, so a slow endpoint cannot take every slot. */
     endpointConcurrency: number;
+  };
+}
+
+export interface OperationsConfig {
+  /** Serve Prometheus metrics at `GET /metrics` (METRICS_ENABLED). */
+  metricsEnabled: boolean;
+  /** When set, `/metrics` asks for `Authorization: Bearer <token>` (METRICS_TOKEN). */
+  metricsToken: string | undefined;
+  /** A worker-only process (`--worker-only`) serves its own `/metrics` on this port (METRICS_PORT). */
+  metricsPort: number;
+  /** OTLP/HTTP traces endpoint, e.g. http://collector:4318/v1/traces; tracing is off without it (OTEL_EXPORTER_OTLP_ENDPOINT). */
+  otlpEndpoint: string | undefined;
+  /** `service.name` on every span (OTEL_SERVICE_NAME). */
+  serviceName: string;
+  /** A pending order older than this is raised to operators as stuck (STUCK_AFTER_MINUTES). */
+  stuckAfterMinutes: number;
+  /** Re-queries of a pending order stop past this age; the order is left for operators (REQUERY_MAX_AGE_HOURS). */
+  requeryMaxAgeHours: number;
+  /** Where stuck orders are also posted, signed like client webhooks (OPERATOR_WEBHOOK_URL). */
+  operatorWebhookUrl: string | undefined;
+  /** The Standard Webhooks secret (`whsec_…`) operator webhooks are signed with (OPERATOR_WEBHOOK_SECRET). */
+  operatorWebhookSecret: string | undefined;
+}
+
+function readOperations(env: Env): OperationsConfig {
+  const operatorWebhookUrl = readUrl(env, "OPERATOR_WEBHOOK_URL");
+  const operatorWebhookSecret = readOptional(env, "OPERATOR_WEBHOOK_SECRET", 16);
+  if (operatorWebhookUrl && !operatorWebhookSecret)
+    throw new ConfigError("OPERATOR_WEBHOOK_SECRET", "must be set when OPERATOR_WEBHOOK_URL is (operator webhooks are signed)");
+  return {
+    metricsEnabled: readBoolean(env, "METRICS_ENABLED", false),
+    metricsToken: readOptional(env, "METRICS_TOKEN", 16),
+    metricsPort: readInteger(env, "METRICS_PORT", 9464, 0, 65535),
+    otlpEndpoint: readUrl(env, "OTEL_EXPORTER_OTLP_ENDPOINT"),
+    serviceName: env.OTEL_SERVICE_NAME || "vend-service",
+    stuckAfterMinutes: readInteger(env, "STUCK_AFTER_MINUTES", 30, 1, 10_080),
+    requeryMaxAgeHours: readInteger(env, "REQUERY_MAX_AGE_HOURS", 72, 1, 8760),
+    operatorWebhookUrl,
+    operatorWebhookSecret,
   };
 }
 
@@ -314,6 +355,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     worker: readWorker(env, providers.longestCall(settings.providers)),
     providers: settings.providers,
     routing: settings.routing,
+    operations: readOperations(env),
     webhooks: readWebhooks(env, databaseUrl),
   };
 }
