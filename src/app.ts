@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { operatorRoutes } from "./admin/operators.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { callbackRoutes } from "./callbacks/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
@@ -33,7 +32,6 @@ export function buildApp(deps: AppDeps) {
   const handlers: Handlers = {
     ...systemRoutes(deps),
     ...adminRoutes(deps),
-    ...operatorRoutes(deps),
     ...providerAdminRoutes(deps),
     ...catalogueRoutes(deps),
     ...verificationRoutes(deps),

@@ -3,7 +3,7 @@ import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
-import type { Authenticate } from "./http/operations.ts";
+import type { AdminAction, Authenticate } from "./http/operations.ts";
 import type { RateLimiter } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
@@ -37,6 +37,8 @@ export interface AppDeps {
   authGuard: AuthGuard;
   /** Authentication as the http layer runs it before each operation. */
   authenticate: Authenticate;
+  /** Writes the audit entry of an admin change. */
+  recordAdminAction(action: AdminAction): Promise<void>;
   /** The Idempotency-Key protocol, as the http layer runs it for idempotent operations. */
   runIdempotent: RunIdempotent;
   cursors: CursorCodec;

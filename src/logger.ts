@@ -56,6 +56,8 @@ export interface AccessFields {
   route: string;
   operation?: string;
   account_id?: string;
+  /** The operator's name, on admin operations. */
+  operator?: string;
   status: number;
   duration_ms: number;
 }
@@ -73,7 +75,7 @@ function accessLine(f: AccessFields): string {
   return (
     `{"level":${infoLevel},"time":"${new Date().toISOString()}","service":"${serviceName}"` +
     `,"request_id":${JSON.stringify(f.request_id)},"method":${JSON.stringify(f.method)},"route":${JSON.stringify(f.route)}` +
-    `${optional("operation", f.operation)}${optional("account_id", f.account_id)}` +
+    `${optional("operation", f.operation)}${optional("account_id", f.account_id)}${optional("operator", f.operator)}` +
     `,"status":${f.status},"duration_ms":${f.duration_ms},"msg":"request"}\n`
   );
 }

@@ -1,3 +1,4 @@
+import { recordAudit } from "./admin/audit.ts";
 import { buildApp } from "./app.ts";
 import { AuthGuard } from "./auth/guard.ts";
 import { createAuthenticate } from "./auth/service.ts";
@@ -9,6 +10,7 @@ import type { AppDeps, Caches } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { recordClientAddress } from "./http/context.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
+import type { AdminAction } from "./http/operations.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { errorResponse } from "./http/respond.ts";
 import { routableRequest } from "./http/routable.ts";
@@ -58,7 +60,7 @@ export async function createDeps(
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();
   providers.health.start();
-  const deps: Omit<AppDeps, "authenticate" | "runIdempotent"> = {
+  const deps: Omit<AppDeps, "authenticate" | "runIdempotent" | "recordAdminAction"> = {
     config,
     database,
     db: database.db,
@@ -78,6 +80,7 @@ export async function createDeps(
   return Object.assign(deps, {
     authenticate: createAuthenticate(deps),
     runIdempotent: ((id, body, execute) => runIdempotent(deps.db, id, body, execute)) satisfies RunIdempotent,
+    recordAdminAction: (action: AdminAction) => recordAudit(deps.db, action),
   });
 }
 

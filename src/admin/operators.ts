@@ -1,18 +1,104 @@
-import type { AppDeps } from "../deps.ts";
-import { AppError } from "../errors.ts";
-import type { Handlers } from "../http/operations.ts";
+import { createHash } from "node:crypto";
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { OperatorRole } from "../../generated/constants.ts";
+import type { components } from "../../generated/openapi-types.ts";
+import { readNewestFirst } from "../db/keyset.ts";
+import { operators } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
+import { AppError, notFound } from "../errors.ts";
+import type { CursorCodec, Page } from "../lib/cursor.ts";
+import { randomBase62 } from "../lib/random.ts";
+import type { OperatorPrincipal } from "../lib/scope.ts";
 
-const notYet = async (): Promise<never> => {
-  throw new AppError("NOT_IMPLEMENTED", "Operators are being built");
-};
+export type { OperatorPrincipal };
 
-/** Operators and the audit trail (being built). */
-export function operatorRoutes(_deps: AppDeps) {
-  return {
-    listOperators: notYet,
-    createOperator: notYet,
-    getCurrentOperator: notYet,
-    revokeOperator: notYet,
-    listAuditEntries: notYet,
-  } satisfies Partial<Handlers>;
+type Operator = components["schemas"]["Operator"];
+type OperatorCreated = components["schemas"]["OperatorCreated"];
+type OperatorRow = typeof operators.$inferSelect;
+
+/** The name the bootstrap `ADMIN_TOKEN` acts under, in the audit and in `GET /admin/v1/operators/me`. */
+export const bootstrapOperatorName = "ADMIN_TOKEN";
+
+export const bootstrapOperator: OperatorPrincipal = { operatorId: null, name: bootstrapOperatorName, role: "admin" };
+
+const tokenPattern = /^op_[0-9A-Za-z]{32,}$/;
+
+export const isOperatorToken = (token: string): boolean => tokenPattern.test(token);
+
+export const hashOperatorToken = (token: string): string => createHash("sha256").update(token).digest("hex");
+
+const presentOperator = (row: OperatorRow): Operator => ({
+  id: row.id,
+  name: row.name,
+  role: row.role,
+  prefix: row.prefix,
+  created_by: row.createdBy,
+  created_at: row.createdAt.toISOString(),
+  revoked_at: row.revokedAt?.toISOString() ?? null,
+});
+
+/** The bootstrap token as an Operator, for `GET /admin/v1/operators/me`. */
+export const presentBootstrapOperator = (): Operator => ({
+  id: null,
+  name: bootstrapOperatorName,
+  role: "admin",
+  prefix: "",
+  created_by: bootstrapOperatorName,
+  created_at: new Date(0).toISOString(),
+  revoked_at: null,
+});
+
+/** Creates an operator; the token exists only in the answer (its SHA-256 is stored). A taken name is 409. */
+export async function createOperator(
+  db: Executor,
+  input: { name: string; role: OperatorRole },
+  createdBy: string,
+): Promise<OperatorCreated> {
+  if (input.name === bootstrapOperatorName) throw new AppError("CONFLICT", `The name ${bootstrapOperatorName} is reserved`);
+  const token = `op_${randomBase62(40)}`;
+  const [row] = await db
+    .insert(operators)
+    .values({ name: input.name, role: input.role, tokenHash: hashOperatorToken(token), prefix: token.slice(0, 7), createdBy })
+    .onConflictDoNothing({ target: operators.name })
+    .returning();
+  if (!row) throw new AppError("CONFLICT", `An operator named ${input.name} exists already (names are never reused)`);
+  return { operator: presentOperator(row), token };
+}
+
+export async function listOperators(
+  db: Executor,
+  cursors: CursorCodec,
+  query: { cursor?: string; limit?: number },
+): Promise<Page<Operator>> {
+  const request = { cursors, scope: "operators", filters: {}, query, conditions: [] };
+  return readNewestFirst(db, operators, "createdAt", request, (rows) => rows.map(presentOperator));
+}
+
+/** Marks an operator revoked (idempotent); its token stops working at once (tokens are never cached). */
+export async function revokeOperator(db: Executor, operatorId: string): Promise<{ before: Operator; after: Operator }> {
+  const [before] = await db.select().from(operators).where(eq(operators.id, operatorId));
+  if (!before) throw notFound("Operator");
+  const [row] = await db
+    .update(operators)
+    .set({ revokedAt: sql`coalesce(${operators.revokedAt}, now())` })
+    .where(eq(operators.id, operatorId))
+    .returning();
+  if (!row) throw notFound("Operator");
+  return { before: presentOperator(before), after: presentOperator(row) };
+}
+
+export async function getOperator(db: Executor, operatorId: string): Promise<Operator> {
+  const [row] = await db.select().from(operators).where(eq(operators.id, operatorId));
+  if (!row) throw notFound("Operator");
+  return presentOperator(row);
+}
+
+/** The live operator a token belongs to, or undefined for an unknown or revoked one. */
+export async function findOperatorByToken(db: Executor, token: string): Promise<OperatorPrincipal | undefined> {
+  const [row] = await db
+    .select({ id: operators.id, name: operators.name, role: operators.role })
+    .from(operators)
+    .where(and(eq(operators.tokenHash, hashOperatorToken(token)), isNull(operators.revokedAt)))
+    .limit(1);
+  return row ? { operatorId: row.id, name: row.name, role: row.role } : undefined;
 }

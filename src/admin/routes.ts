@@ -1,18 +1,20 @@
 import { createAccount, createApiKey, getAccountDetail, listAccounts, listApiKeys, revokeApiKey } from "../accounts/service.ts";
 import type { AppDeps } from "../deps.ts";
 import { idempotentOperation } from "../http/idempotent.ts";
-import type { Handlers } from "../http/operations.ts";
+import { type Handlers, operatorOf } from "../http/operations.ts";
 import { reconciliationReport } from "../ledger/reconcile.ts";
 import { evictEverywhere } from "../lib/caches.ts";
 import { creditWallet } from "../wallet/service.ts";
+import { listAuditEntries } from "./audit.ts";
+import { createOperator, getOperator, listOperators, presentBootstrapOperator, revokeOperator } from "./operators.ts";
 
 export function adminRoutes(deps: AppDeps) {
   const handlers = {
-    createAccount: async ({ body }) => ({
-      status: 201,
-      message: "Account created; store the keys now, they are not shown again",
-      data: await createAccount(deps.db, body.name),
-    }),
+    createAccount: async ({ body }) => {
+      const created = await createAccount(deps.db, body.name);
+      const message = "Account created; store the keys now, they are not shown again";
+      return { status: 201, message, data: created, audit: { target: { type: "account", id: created.account.id } } };
+    },
     listAccounts: async ({ query }) => ({ status: 200, data: await listAccounts(deps.db, deps.cursors, query) }),
     getAccount: async ({ params }) => ({ status: 200, data: await getAccountDetail(deps.db, params.account_id) }),
     createApiKey: async ({ params, body }) => ({
@@ -37,6 +39,21 @@ export function adminRoutes(deps: AppDeps) {
         ),
       })),
     reconcileWallets: async () => ({ status: 200, data: await reconciliationReport(deps.db) }),
+    listOperators: async ({ query }) => ({ status: 200, data: await listOperators(deps.db, deps.cursors, query) }),
+    createOperator: async (input) => {
+      const created = await createOperator(deps.db, input.body, operatorOf(input).name);
+      const message = "Operator created; store the token now, it is not shown again";
+      return { status: 201, message, data: created, audit: { target: { type: "operator", id: created.operator.id ?? "" } } };
+    },
+    getCurrentOperator: async (input) => {
+      const { operatorId } = operatorOf(input);
+      return { status: 200, data: operatorId ? await getOperator(deps.db, operatorId) : presentBootstrapOperator() };
+    },
+    revokeOperator: async ({ params }) => {
+      const { before, after } = await revokeOperator(deps.db, params.operator_id);
+      return { status: 200, message: "Operator revoked", data: after, audit: { before } };
+    },
+    listAuditEntries: async ({ query }) => ({ status: 200, data: await listAuditEntries(deps.db, deps.cursors, query) }),
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -1,9 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
+import { bootstrapOperator, findOperatorByToken, isOperatorToken } from "../admin/operators.ts";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { AppError } from "../errors.ts";
-import type { ApiPrincipal } from "../lib/scope.ts";
+import type { ApiPrincipal, OperatorPrincipal, Principal } from "../lib/scope.ts";
 
 import type { TtlCache } from "../lib/ttl-cache.ts";
 import type { AuthGuard } from "./guard.ts";
@@ -84,24 +85,33 @@ export function tokensEqual(given: string, expected: string): boolean {
 }
 
 /**
- * Admin API: off (404) without ADMIN_TOKEN; otherwise the bearer must match it. The admin token is a
- * secret an operator chose, so an address over its failure budget is refused even with the right one.
+ * Admin API. The bearer is the bootstrap `ADMIN_TOKEN` (the super-operator `ADMIN_TOKEN`, role admin) or an
+ * operator's `op_` token, looked up by its hash on every call so a revocation takes effect at once. Without
+ * `ADMIN_TOKEN` and without an operator token the admin API does not exist (404). These are secrets an
+ * operator holds, so an address over its failure budget is refused even with the right one.
  */
 export async function authenticateAdmin(
+  db: Database,
   adminToken: string | undefined,
   authorization: string | null,
   defences?: AuthDefences,
-): Promise<void> {
-  if (!adminToken) throw new AppError("NOT_FOUND", "Route not found");
+): Promise<OperatorPrincipal> {
+  const given = bearerPattern.exec(authorization ?? "")?.[1];
+  const operatorToken = given !== undefined && isOperatorToken(given);
+  if (!adminToken && !operatorToken) throw new AppError("NOT_FOUND", "Route not found");
   defences?.guard.admit(defences.client);
-  await countingFailures(defences, () => {
-    if (!tokensEqual(bearerToken(authorization), adminToken)) throw unauthenticated("Admin token is not valid");
+  return countingFailures(defences, async () => {
+    const token = bearerToken(authorization);
+    if (adminToken && tokensEqual(token, adminToken)) return bootstrapOperator;
+    const operator = operatorToken ? await findOperatorByToken(db, token) : undefined;
+    if (!operator) throw unauthenticated(operatorToken ? "Operator token is unknown or revoked" : "Admin token is not valid");
+    return operator;
   });
 }
 
 /**
- * The authentication the http layer runs before each operation, by its security scheme: the admin token,
- * an API key (the principal), or for provider callbacks only the failure budget (the provider's own token
+ * The authentication the http layer runs before each operation, by its security scheme: the operator (admin
+ * token or operator token), an API key (the principal), or for provider callbacks only the failure budget (the provider's own token
  * and signature are checked by its handler). It reads `deps` at each call, so a swapped database is used.
  */
 export function createAuthenticate(deps: {
@@ -110,9 +120,9 @@ export function createAuthenticate(deps: {
   authGuard: AuthGuard;
   caches: { apiKeys: TtlCache<ApiPrincipal> };
 }) {
-  return async (security: string, authorization: string | null, client: string): Promise<ApiPrincipal | null> => {
+  return async (security: string, authorization: string | null, client: string): Promise<Principal> => {
     const defences = { guard: deps.authGuard, client };
-    if (security === "admin") await authenticateAdmin(deps.config.adminToken, authorization, defences);
+    if (security === "admin") return authenticateAdmin(deps.db, deps.config.adminToken, authorization, defences);
     if (security === "provider") deps.authGuard.admit(client);
     if (security !== "apiKey") return null;
     return authenticateApiKey(deps.db, authorization, deps.caches.apiKeys, defences);

@@ -10,9 +10,9 @@ export function catalogueRoutes(deps: AppDeps) {
     listProducts: async ({ query }) => ({ status: 200, data: await listProducts(deps.db, query) }),
     getPricing: async ({ query }) => ({ status: 200, data: await getPricing(deps.db, query) }),
     updateProduct: async ({ params, body }) => {
-      const product = await updateProduct(deps.db, params.code, body);
+      const { before, after } = await updateProduct(deps.db, params.code, body);
       await evictEverywhere(deps.database, deps.caches, "products", params.code);
-      return { status: 200, message: "Product updated", data: product };
+      return { status: 200, message: "Product updated", data: after, audit: { before } };
     },
   } satisfies Partial<Handlers>;
   return handlers;

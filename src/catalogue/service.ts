@@ -128,8 +128,15 @@ function updateErrors(row: ProductRow, patch: ProductUpdate): FieldError[] {
   return errors;
 }
 
-/** Operator edit of one product; unknown code is 404, an edit that does not fit the product's kind is 400. */
-export async function updateProduct(db: Database, code: string, patch: ProductUpdate): Promise<Product> {
+/**
+ * Operator edit of one product, answered with the product before and after; unknown code is 404, an edit
+ * that does not fit the product's kind is 400.
+ */
+export async function updateProduct(
+  db: Database,
+  code: string,
+  patch: ProductUpdate,
+): Promise<{ before: Product; after: Product }> {
   return withTransaction(db, async (tx) => {
     const [row] = await tx.select().from(products).where(eq(products.code, code)).for("update");
     if (!row) throw notFound(`Product ${code}`);
@@ -149,6 +156,6 @@ export async function updateProduct(db: Database, code: string, patch: ProductUp
       .where(eq(products.code, code))
       .returning();
     if (!updated) throw new Error("product update returned nothing");
-    return presentProduct(updated);
+    return { before: presentProduct(row), after: presentProduct(updated) };
   });
 }

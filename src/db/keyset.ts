@@ -67,7 +67,7 @@ export async function readNewestFirst<TimeKey extends string, Table extends List
   const positioned = rows.map((row) => ({
     row: row as Table["$inferSelect"],
     createdAt: row[timeKey] as Date,
-    id: row.id as string,
+    id: String(row.id),
   }));
   const page = toPage(
     positioned,

@@ -6,6 +6,8 @@ export interface RequestContext {
   startedAt: number;
   operationId?: string;
   accountId?: string;
+  /** The operator's name on admin operations. */
+  operator?: string;
   /** The client's address, set by the server for each request (absent for in-process `app.handle`). */
   ip?: string;
 }

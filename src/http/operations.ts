@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { SentOperationId } from "../../generated/constants.ts";
 import type { operations } from "../../generated/openapi-types.ts";
 import { AppError, type FieldError, successEnvelope, validationError } from "../errors.ts";
-import type { ApiPrincipal } from "../lib/scope.ts";
+import { type ApiPrincipal, isOperator, type OperatorPrincipal, type Principal, roleAllows } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
 import type { RateLimiter } from "./rate-limit.ts";
@@ -14,14 +14,26 @@ export type OperationId = keyof operations;
 
 /**
  * Checks a request's credentials for an operation's security scheme, given the client's address (for
- * the failed-authentication budget): the principal for an ApiKey operation, null for the others, or an
- * AppError. Provider operations only spend from the budget; they authenticate inside their handler.
+ * the failed-authentication budget): the principal for an ApiKey operation, the operator for an admin one,
+ * null for the others, or an AppError. Provider operations only spend from the budget; they authenticate
+ * inside their handler.
  */
 export type Authenticate = (
   security: OperationSpec["security"],
   authorization: string | null,
   client: string,
-) => Promise<ApiPrincipal | null>;
+) => Promise<Principal>;
+
+/** One admin change, as the http layer reports it for the audit trail once the operation has succeeded. */
+export interface AdminAction {
+  operator: OperatorPrincipal;
+  action: string;
+  target: { type: string; id: string };
+  requestId: string;
+  before?: unknown;
+  after?: unknown;
+  note?: string | null;
+}
 
 /** What the http layer needs: the contract, its validators, the logger, and authentication as a function. */
 export interface HttpDeps {
@@ -30,6 +42,8 @@ export interface HttpDeps {
   logger: Logger;
   rateLimiter: RateLimiter;
   authenticate: Authenticate;
+  /** Writes the audit entry of an admin operation that changed something. */
+  recordAdminAction(action: AdminAction): Promise<void>;
 }
 type Op<Id extends OperationId> = operations[Id];
 
@@ -57,14 +71,26 @@ export interface OperationInput<Id extends OperationId> {
   requestId: string;
   /** Set on ApiKey operations. */
   principal: ApiPrincipal | null;
+  /** Set on admin operations: who is calling. */
+  operator: OperatorPrincipal | null;
   body: JsonBodyOf<Id>;
   rawBody: string;
   query: ParamsOf<Id, "query">;
   params: ParamsOf<Id, "path">;
 }
 
+/**
+ * What an admin handler tells the audit trail beyond its answer: the target when the path names none (a
+ * created resource), the state before the change, the note.
+ */
+export interface AuditDetail {
+  target?: { type: string; id: string };
+  before?: unknown;
+  note?: string | null;
+}
+
 export type OperationResult<Id extends OperationId> =
-  | { status: number; data: SuccessDataOf<Id>; message?: string; headers?: Record<string, string> }
+  | { status: number; data: SuccessDataOf<Id>; message?: string; headers?: Record<string, string>; audit?: AuditDetail }
   | { status: number; raw: string | Blob; contentType: string; headers?: Record<string, string> };
 
 export type OperationHandler<Id extends OperationId> = (input: OperationInput<Id>) => Promise<OperationResult<Id>>;
@@ -80,11 +106,26 @@ export function principalOf(input: { principal: ApiPrincipal | null }): ApiPrinc
   return input.principal;
 }
 
-async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request): Promise<ApiPrincipal | null> {
+/** The operator of an admin operation (the dispatcher guarantees it is there). */
+export function operatorOf(input: { operator: OperatorPrincipal | null }): OperatorPrincipal {
+  if (!input.operator) throw new AppError("UNAUTHENTICATED", "Operator token required");
+  return input.operator;
+}
+
+async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request): Promise<Principal> {
   // Requests that never went through the server (in-process `app.handle`) share one budget.
   const client = contextOf(request).ip ?? "in-process";
   const principal = await deps.authenticate(op.security, request.headers.get("authorization"), client);
   if (!principal) return null;
+  if (isOperator(principal)) {
+    contextOf(request).operator = principal.name;
+    if (!roleAllows(principal.role, op.requiredRole))
+      throw new AppError(
+        "FORBIDDEN",
+        `${op.operationId} needs the ${op.requiredRole} role; ${principal.name} is ${principal.role}`,
+      );
+    return principal;
+  }
   contextOf(request).accountId = principal.accountId;
   deps.rateLimiter.check(principal.keyId);
   return principal;
@@ -201,6 +242,54 @@ function toResponse<Id extends OperationId>(request: Request, result: OperationR
   return jsonResponse(request, result.status, JSON.stringify(successEnvelope(result.data, result.message)), result.headers);
 }
 
+/** The kind of thing an admin path acts on: the collection before its first parameter, singular (`/admin/v1/keys/{key_id}` → api_key). */
+function targetTypeOf(op: OperationSpec): string {
+  const segments = op.path.split("/");
+  const param = segments.findIndex((segment) => segment.startsWith("{"));
+  const collection = segments[param > 0 ? param - 1 : segments.length - 1] ?? "";
+  return collection === "keys" ? "api_key" : collection.replace(/s$/, "");
+}
+
+/**
+ * Writes the audit entry of a successful admin change (a replayed answer changed nothing). The change has
+ * committed; an entry that cannot be written is logged at error, and the answer still goes out.
+ */
+async function auditChange<Id extends OperationId>(
+  deps: HttpDeps,
+  op: OperationSpec,
+  run: {
+    operator: OperatorPrincipal;
+    requestId: string;
+    input: { body: unknown; params: Record<string, string> };
+    result: OperationResult<Id>;
+  },
+): Promise<void> {
+  const { result, input } = run;
+  if (result.status >= 300 || result.headers?.["idempotent-replayed"] === "true") return;
+  const detail = "data" in result ? result.audit : undefined;
+  const pathTarget = Object.values(input.params)[0];
+  const target = detail?.target ?? { type: targetTypeOf(op), id: pathTarget ?? "" };
+  const body = input.body as { note?: unknown; reason?: unknown } | undefined;
+  const bodyNote = body?.note ?? body?.reason;
+  const action: AdminAction = {
+    operator: run.operator,
+    action: op.operationId,
+    target,
+    requestId: run.requestId,
+    before: detail?.before,
+    after: "data" in result ? result.data : undefined,
+    note: detail?.note ?? (typeof bodyNote === "string" ? bodyNote : null),
+  };
+  try {
+    await deps.recordAdminAction(action);
+  } catch (error) {
+    deps.logger.error(
+      { err: error instanceof Error ? error.message : String(error), action: action.action, target, operator: run.operator.name },
+      "audit entry could not be written",
+    );
+  }
+}
+
 async function runOperation<Id extends OperationId>(
   deps: HttpDeps,
   op: OperationSpec,
@@ -214,16 +303,19 @@ async function runOperation<Id extends OperationId>(
   try {
     const principal = await authenticate(deps, op, request);
     const input = await validateInput(deps, op, request, params);
+    const operator = isOperator(principal) ? principal : null;
     const result = await handler({
       operationId: op.operationId as Id,
       request,
       requestId: context.id,
-      principal,
+      principal: isOperator(principal) ? null : principal,
+      operator,
       body: input.body as JsonBodyOf<Id>,
       rawBody: input.raw,
       query: input.query as ParamsOf<Id, "query">,
       params: input.params as ParamsOf<Id, "path">,
     });
+    if (operator && op.requiredRole !== "viewer") await auditChange(deps, op, { operator, requestId: context.id, input, result });
     response = toResponse(request, result);
   } catch (error) {
     response = errorResponse(request, error, deps.logger);

@@ -92,6 +92,7 @@ export function logResponse(logger: Logger, request: Request, response: Response
     route,
     operation: context.operationId,
     account_id: context.accountId,
+    operator: context.operator,
     status: response.status,
     duration_ms: Math.round((performance.now() - context.startedAt) * 10) / 10,
   });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { type OperatorRole, operatorRoles } from "../../generated/constants.ts";
 
 export const specPath = fileURLToPath(new URL("../../openapi.yaml", import.meta.url));
 
@@ -23,6 +24,8 @@ export interface OperationSpec {
   routePath: string;
   pattern: RegExp;
   security: Security;
+  /** Admin operations: the least operator role allowed (`x-required-role`); admin when the spec names none. */
+  requiredRole: OperatorRole;
   parameters: ParameterSpec[];
   /** JSON pointer of the request body schema inside the document, when there is one. */
   bodyPointer: string | null;
@@ -43,6 +46,11 @@ const securityByScheme: Record<string, Security> = {
   AdminToken: "admin",
   ProviderToken: "provider",
 };
+
+function requiredRoleOf(operation: Record<string, unknown>): OperatorRole {
+  const role = operation["x-required-role"];
+  return (operatorRoles as readonly unknown[]).includes(role) ? (role as OperatorRole) : "admin";
+}
 
 function escapePointer(segment: string): string {
   return segment.replaceAll("~", "~0").replaceAll("/", "~1");
@@ -118,6 +126,7 @@ export function loadSpec(path = specPath): ApiSpec {
         routePath: path.replace(/\{([^}]+)\}/g, ":$1"),
         pattern: templateToPattern(path),
         security: securityOf(document, operation),
+        requiredRole: requiredRoleOf(operation),
         parameters,
         bodyPointer: bodyContent?.["application/json"] ? `${bodyBase}/content/application~1json/schema` : null,
         bodyRequired: Boolean(body?.required),

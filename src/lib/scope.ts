@@ -1,4 +1,4 @@
-import type { Mode } from "../../generated/constants.ts";
+import type { Mode, OperatorRole } from "../../generated/constants.ts";
 
 export type { Mode } from "../../generated/constants.ts";
 
@@ -15,3 +15,20 @@ export interface Scope {
 export interface ApiPrincipal extends Scope {
   keyId: string;
 }
+
+/** Who is calling the admin API: an operator, or the bootstrap `ADMIN_TOKEN` (id null, role admin). */
+export interface OperatorPrincipal {
+  operatorId: string | null;
+  name: string;
+  role: OperatorRole;
+}
+
+/** What authentication yields: an API key's principal, an operator, or nothing (public and provider operations). */
+export type Principal = ApiPrincipal | OperatorPrincipal | null;
+
+export const isOperator = (principal: Principal): principal is OperatorPrincipal => principal !== null && "role" in principal;
+
+const roleRank: Record<OperatorRole, number> = { viewer: 0, operator: 1, admin: 2 };
+
+/** Whether an operator with `role` may run an operation that needs `required`. */
+export const roleAllows = (role: OperatorRole, required: OperatorRole): boolean => roleRank[role] >= roleRank[required];

@@ -5,16 +5,15 @@ import { listAnomalies, providerOverview, providerStats, switchProvider } from "
 export function providerAdminRoutes(deps: AppDeps) {
   const handlers = {
     listProviders: async () => ({ status: 200, data: await providerOverview(deps) }),
-    disableProvider: async ({ params, body }) => ({
-      status: 200,
-      message: `Provider ${params.name} disabled; every process routes around it within seconds`,
-      data: await switchProvider(deps, params.name, false, body.reason),
-    }),
-    enableProvider: async ({ params }) => ({
-      status: 200,
-      message: `Provider ${params.name} enabled`,
-      data: await switchProvider(deps, params.name, true, null),
-    }),
+    disableProvider: async ({ params, body }) => {
+      const { before, after } = await switchProvider(deps, params.name, false, body.reason);
+      const message = `Provider ${params.name} disabled; every process routes around it within seconds`;
+      return { status: 200, message, data: after, audit: { before, note: body.reason } };
+    },
+    enableProvider: async ({ params }) => {
+      const { before, after } = await switchProvider(deps, params.name, true, null);
+      return { status: 200, message: `Provider ${params.name} enabled`, data: after, audit: { before } };
+    },
     getProviderStats: async ({ params }) => ({ status: 200, data: await providerStats(deps, params.name) }),
     listAnomalies: async ({ query }) => ({ status: 200, data: await listAnomalies(deps.db, deps.cursors, query) }),
   } satisfies Partial<Handlers>;

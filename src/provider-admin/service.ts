@@ -69,16 +69,20 @@ export async function providerOverview(deps: ProviderAdminDeps): Promise<Schemas
   };
 }
 
-/** An operator's switch: persisted, applied here at once, followed by every process on its next refresh. */
+/**
+ * An operator's switch: persisted, applied here at once, followed by every process on its next refresh.
+ * Answers the provider's status before and after.
+ */
 export async function switchProvider(
   deps: ProviderAdminDeps,
   name: string,
   enabled: boolean,
   reason: string | null,
-): Promise<Schemas["ProviderStatus"]> {
+): Promise<{ before: Schemas["ProviderStatus"]; after: Schemas["ProviderStatus"] }> {
   known(deps.providers, name);
+  const before = presentStatus(deps, name);
   await deps.providers.health.setEnabled(name, enabled, reason);
-  return presentStatus(deps, name);
+  return { before, after: presentStatus(deps, name) };
 }
 
 const rate = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
