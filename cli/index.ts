@@ -3,12 +3,14 @@ import { Command, CommanderError } from "commander";
 import { version } from "../package.json";
 import { accountsCommand } from "./commands/accounts.ts";
 import { anomaliesCommand } from "./commands/anomalies.ts";
+import { auditCommand } from "./commands/audit.ts";
 import { callbacksCommand } from "./commands/callbacks.ts";
 import { catalogueCommand } from "./commands/catalogue.ts";
 import { completionCommand } from "./commands/completion.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
+import { operatorsCommand } from "./commands/operators.ts";
 import { pricingCommand } from "./commands/pricing.ts";
 import { providersCommand } from "./commands/providers.ts";
 import { reconcileCommand } from "./commands/reconcile.ts";
@@ -77,6 +79,8 @@ export function buildProgram(): Command {
     reconcileCommand,
     providersCommand,
     anomaliesCommand,
+    operatorsCommand,
+    auditCommand,
     completionCommand,
   ]) {
     program.addCommand(command);

@@ -8,7 +8,7 @@ export type PricingItem = Schemas["PricingItem"];
 export type Network = Schemas["Network"];
 
 /** Columns that show the API fields as they are. */
-const fields = <T>(...keys: string[]): Column<T>[] => keys.map((key) => ({ key }));
+export const fields = <T>(...keys: string[]): Column<T>[] => keys.map((key) => ({ key }));
 /** Money columns: NGN with two decimals in tables. */
 const money = <T>(...keys: string[]): Column<T>[] => keys.map((key) => ({ key, money: true }));
 const productCode = { key: "product_code", header: "PRODUCT" };

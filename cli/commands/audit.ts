@@ -1,0 +1,56 @@
+import { Command } from "commander";
+import type { components } from "../../generated/openapi-fetch-client.ts";
+import { unwrap } from "../client.ts";
+import { withExample } from "../context.ts";
+import type { Column } from "../output.ts";
+import { type PagingFlags, pagedListCommand } from "../paging.ts";
+
+type AuditEntry = components["schemas"]["AuditEntry"];
+
+const auditColumns: Column<AuditEntry>[] = [
+  { key: "created_at", header: "TIME" },
+  { key: "operator" },
+  { key: "action" },
+  { key: "target_type", header: "TARGET" },
+  { key: "target_id", header: "ID" },
+  { key: "note" },
+  { key: "request_id" },
+];
+
+interface AuditListFlags extends PagingFlags {
+  operator?: string;
+  action?: string;
+  target?: string;
+  from?: string;
+  to?: string;
+}
+
+const auditListCommand = pagedListCommand(
+  withExample(
+    new Command("list")
+      .description("Who changed what, newest first: every admin change, with its operator and request id")
+      .option("--operator <name>", "only this operator's entries (ADMIN_TOKEN for the bootstrap token)")
+      .option("--action <operation>", "only this action, e.g. creditWallet")
+      .option("--target <id>", "only entries about this account, key, reference, provider, product or operator")
+      .option("--from <time>", "at or after (RFC 3339)")
+      .option("--to <time>", "at or before (RFC 3339)"),
+    "vendctl audit list --operator ada --action creditWallet",
+    "vendctl audit list --target 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --json",
+  ),
+  {
+    columns: auditColumns,
+    more: (next) => `More rows: add --cursor ${next} (or use --all)`,
+    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
+    cursorHelp: "start at this cursor (printed when more rows exist)",
+  },
+  (ctx, flags: AuditListFlags) => {
+    const client = ctx.clients.admin();
+    const filters = { operator: flags.operator, action: flags.action, target_id: flags.target, from: flags.from, to: flags.to };
+    return (page) => unwrap(client.GET("/admin/v1/audit", { params: { query: { ...filters, ...page } } }));
+  },
+);
+
+export const auditCommand = withExample(
+  new Command("audit").description("The audit trail of admin changes (admin token)").addCommand(auditListCommand),
+  "vendctl audit list --operator ada",
+);

@@ -1,0 +1,77 @@
+import { Command, Option } from "commander";
+import { type OperatorRole, operatorRoles } from "../../generated/constants.ts";
+import type { components } from "../../generated/openapi-fetch-client.ts";
+import { unwrap } from "../client.ts";
+import { contextOf, withExample } from "../context.ts";
+import type { Column } from "../output.ts";
+import { type PagingFlags, pagedListCommand } from "../paging.ts";
+import { fields } from "../views.ts";
+
+type Operator = components["schemas"]["Operator"];
+type OperatorCreated = components["schemas"]["OperatorCreated"];
+
+const operatorColumns: Column<Operator>[] = fields("id", "name", "role", "prefix", "created_by", "created_at", "revoked_at");
+const operatorCreatedColumns: Column<OperatorCreated>[] = [
+  ...operatorColumns.map((column) => ({ ...column, get: (row: OperatorCreated) => row.operator[column.key as keyof Operator] })),
+  { key: "token" },
+];
+
+const operatorsListCommand = pagedListCommand(
+  withExample(new Command("list").description("Operators, newest first, revoked ones too"), "vendctl operators list --all"),
+  {
+    columns: operatorColumns,
+    more: (next) => `More rows: add --cursor ${next} (or use --all)`,
+    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
+    cursorHelp: "start at this cursor (printed when more rows exist)",
+  },
+  (ctx, _flags: PagingFlags) => {
+    const client = ctx.clients.admin();
+    return (page) => unwrap(client.GET("/admin/v1/operators", { params: { query: page } }));
+  },
+);
+
+const operatorsCreateCommand = withExample(
+  new Command("create")
+    .description("Create an operator with its own token (admin role; the token is shown only now)")
+    .requiredOption("--name <name>", "the operator's name, as the audit shows it")
+    .addOption(
+      new Option("--role <role>", "viewer reads; operator also changes money and orders; admin also manages operators")
+        .choices(operatorRoles)
+        .makeOptionMandatory(),
+    ),
+  "vendctl operators create --name ada --role operator",
+).action(async (flags: { name: string; role: OperatorRole }, command: Command) => {
+  const ctx = contextOf(command);
+  const created = await unwrap(ctx.clients.admin().POST("/admin/v1/operators", { body: { name: flags.name, role: flags.role } }));
+  await ctx.printer.record(created, operatorCreatedColumns);
+});
+
+const operatorsRevokeCommand = withExample(
+  new Command("revoke")
+    .description("Revoke an operator's token; it stops working at once (admin role)")
+    .argument("<operator-id>", "operator id"),
+  "vendctl operators revoke 5c1d2e3f-0000-4000-8000-000000000001",
+).action(async (operatorId: string, _flags: unknown, command: Command) => {
+  const ctx = contextOf(command);
+  const path = { operator_id: operatorId };
+  const revoked = await unwrap(ctx.clients.admin().DELETE("/admin/v1/operators/{operator_id}", { params: { path } }));
+  await ctx.printer.record(revoked, operatorColumns);
+});
+
+const operatorsWhoamiCommand = withExample(
+  new Command("whoami").description("The operator the configured admin token belongs to, and its role"),
+  "vendctl operators whoami",
+).action(async (_flags: unknown, command: Command) => {
+  const ctx = contextOf(command);
+  await ctx.printer.record(await unwrap(ctx.clients.admin().GET("/admin/v1/operators/me")), operatorColumns);
+});
+
+export const operatorsCommand = withExample(
+  new Command("operators")
+    .description("People who run the service: their tokens and roles (admin token)")
+    .addCommand(operatorsListCommand)
+    .addCommand(operatorsCreateCommand)
+    .addCommand(operatorsRevokeCommand)
+    .addCommand(operatorsWhoamiCommand),
+  "vendctl operators create --name ada --role viewer",
+);
