@@ -5,7 +5,9 @@ import { processingRunner } from "../../src/background.ts";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { loadConfig } from "../../src/load-config.ts";
+import { completionBatcher } from "../../src/processing/complete-many.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
+import { createTracing } from "../../src/tracing/tracing.ts";
 import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { generateWebhookSecret } from "../../src/webhooks/service.ts";
 import { idem } from "../helpers/accounts.ts";
@@ -167,6 +169,57 @@ describe("tracing on (an OTLP endpoint configured, spans exported in memory)", (
     const [span] = exported.getFinishedSpans();
     expect(span?.name).toBe("GET");
     expect(span?.attributes).toMatchObject({ "url.path": "/api/v1/nowhere", "http.response.status_code": 404 });
+  });
+});
+
+describe("spans of batches and export", () => {
+  test("a completion batch of one is its job's child; a larger batch links to each of its jobs", async () => {
+    exported.reset();
+    const { row } = await vendToWebhook(traced, "08031230005");
+    exported.reset();
+    const tracing = traced.server.deps.tracing;
+    const jobs = ["first", "second", "third"].map((name) => tracing.startSpan(`job ${name}`, { parent: null }));
+    // Already successful: each request is answered unchanged without touching the row or the wallet.
+    const complete = completionBatcher(traced.server.deps.db, tracing);
+    const request = { id: row.id, known: row, outcome: { status: "successful" as const, metadata: {} } };
+    // The first runs at once, alone; the two arriving while it runs go together in the next batch.
+    const results = await Promise.all(jobs.map((job) => job.run(() => complete(request))));
+    expect(results.map((result) => result.changed)).toEqual([false, false, false]);
+    for (const job of jobs) job.end();
+    const batches = spanNamed(exported.getFinishedSpans(), "complete transactions");
+    const idOf = (traceparent: string | undefined) => traceparent?.split("-")[2] ?? "none";
+    const [alone, together] = batches;
+    expect(batches).toHaveLength(2);
+    expect(alone?.parentSpanContext?.spanId).toBe(idOf(jobs[0]?.traceparent));
+    expect(alone?.links).toEqual([]);
+    expect(together?.parentSpanContext).toBeUndefined();
+    expect(together?.attributes["vend.batch.size"]).toBe(2);
+    expect(together?.links.map((link) => link.context.spanId)).toEqual([idOf(jobs[1]?.traceparent), idOf(jobs[2]?.traceparent)]);
+    await expectPaidOnce(traced, 4);
+  });
+
+  test("without a test's exporter, spans are posted to the OTLP/HTTP endpoint with the service name", async () => {
+    const posted: { path: string; body: string }[] = [];
+    const collector = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(request) {
+        posted.push({ path: new URL(request.url).pathname, body: await request.text() });
+        return Response.json({});
+      },
+    });
+    try {
+      const tracing = createTracing({ otlpEndpoint: `http://127.0.0.1:${collector.port}/v1/traces`, serviceName: "vend-traced" });
+      tracing.startSpan("exported span", { kind: "server" }).end();
+      await tracing.shutdown();
+      expect(posted.map((p) => p.path)).toEqual(["/v1/traces"]);
+      const body = JSON.parse(posted[0]?.body ?? "{}");
+      const [resourceSpans] = body.resourceSpans;
+      expect(resourceSpans.resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "vend-traced" } });
+      expect(resourceSpans.scopeSpans[0].spans.map((span: { name: string }) => span.name)).toEqual(["exported span"]);
+    } finally {
+      await collector.stop(true);
+    }
   });
 });
 
