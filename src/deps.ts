@@ -14,6 +14,7 @@ import type { Logger } from "./logger.ts";
 import type { ProductCache } from "./processing/products.ts";
 import type { FinalityWaiters } from "./processing/waiters.ts";
 import type { Providers } from "./providers/registry.ts";
+import type { Tracing } from "./tracing/tracing.ts";
 
 /**
  * Hot-path lookups every vend makes, per process. Entries live briefly and are evicted in every process
@@ -48,4 +49,6 @@ export interface AppDeps {
   waiters: FinalityWaiters;
   /** Tells workers (debounced NOTIFY) that new work was accepted. */
   announceWork(): void;
+  /** Spans for requests, jobs and outgoing calls; a no-op unless an OTLP endpoint is configured. */
+  tracing: Tracing;
 }

@@ -111,6 +111,7 @@ async function shutdown(signal: string) {
   await workerStopped;
   await deps.waiters.stop();
   deps.providers.health.stop();
+  await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));
   await database.close();
   process.exit(0);
 }

@@ -12,6 +12,7 @@ import { recordClientAddress } from "./http/context.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
 import type { AdminAction } from "./http/operations.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
+import { traceRequest } from "./http/request-span.ts";
 import { errorResponse } from "./http/respond.ts";
 import { routableRequest } from "./http/routable.ts";
 import { loadSpec } from "./http/spec.ts";
@@ -27,6 +28,7 @@ import { FinalityWaiters } from "./processing/waiters.ts";
 import { checkRoutingAgainstCatalogue } from "./providers/catalogue-check.ts";
 import { createProviders } from "./providers/registry.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
+import { createTracing, type SpanExporter } from "./tracing/tracing.ts";
 
 /** At most one NOTIFY per interval, however many vends are accepted. */
 function debouncedNotify(database: DbHandle, channel: string, logger: Logger, intervalMs = 20): () => void {
@@ -43,13 +45,15 @@ function debouncedNotify(database: DbHandle, channel: string, logger: Logger, in
 
 /**
  * Wires the dependencies once: spec and validators compiled, instance secrets resolved, providers
- * (every configured provider plugin; `liveProviders` from a test stand in for the configured live ones).
+ * (every configured provider plugin; `liveProviders` from a test stand in for the configured live ones),
+ * tracing (a test's `spanExporter` takes the spans instead of the OTLP endpoint).
  */
 export async function createDeps(
   config: Config,
   database: DbHandle,
   logger: Logger,
   liveProviders?: ProviderAdapter[],
+  spanExporter?: SpanExporter,
 ): Promise<AppDeps> {
   await checkRoutingAgainstCatalogue(database.db, config.routing);
   const spec = loadSpec();
@@ -75,6 +79,7 @@ export async function createDeps(
     callbackProviders: callbackProviders(config),
     waiters: await FinalityWaiters.start(database),
     announceWork: debouncedNotify(database, workChannel, logger),
+    tracing: createTracing(config.operations, spanExporter),
   };
   // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
   return Object.assign(deps, {
@@ -115,6 +120,7 @@ function drainingResponse(request: Request, logger: Logger): Response {
 
 export function startServer(deps: AppDeps, options: { port: number; hostname: string }): RunningServer {
   const app = buildApp(deps);
+  const routeOf = (operationId: string) => deps.spec.byId.get(operationId)?.path;
   let draining = false;
   let inFlight = 0;
   let lastArrival = 0;
@@ -130,7 +136,7 @@ export function startServer(deps: AppDeps, options: { port: number; hostname: st
       if (draining) return drainingResponse(request, deps.logger);
       inFlight += 1;
       try {
-        return await app.fetch(request);
+        return await traceRequest(deps.tracing, request, routeOf, () => app.fetch(request));
       } finally {
         inFlight -= 1;
       }

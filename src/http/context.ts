@@ -10,6 +10,8 @@ export interface RequestContext {
   operator?: string;
   /** The client's address, set by the server for each request (absent for in-process `app.handle`). */
   ip?: string;
+  /** The W3C traceparent of the request's span, when tracing is on (stored with an accepted vend). */
+  traceparent?: string;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

@@ -4,6 +4,7 @@ import type { Executor } from "../db/transaction.ts";
 import { settleEach } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEach } from "../ledger/outbox.ts";
 import { groupCommit } from "../lib/group-commit.ts";
+import { currentTraceparent, type Tracing, tracingOff } from "../tracing/tracing.ts";
 import { presentTransaction, type TransactionRow } from "./present.ts";
 import {
   allowedFrom,
@@ -25,6 +26,8 @@ export interface CompletionRequest {
   outcome: FinalOutcome;
   known: TransactionRow;
   lease?: LeaseGuard;
+  /** The traceparent of the job completing it, which the batch's span links to. */
+  traceparent?: string;
 }
 
 /** What goes in: one array per column, one element per transaction (the SQL text never changes). */
@@ -172,8 +175,13 @@ const asError = (reason: unknown) => (reason instanceof Error ? reason : new Err
  * batch statement fails (a missing hold breaks `held_kobo >= 0` for all of it), nothing of it
  * happened, and each of its requests is completed alone, so only the faulty one fails.
  */
-export function completionBatcher(db: Executor, maxBatch = 256): (request: CompletionRequest) => Promise<TransitionResult> {
+export function completionBatcher(
+  db: Executor,
+  tracing: Tracing = tracingOff,
+  maxBatch = 256,
+): (request: CompletionRequest) => Promise<TransitionResult> {
   const complete = groupCommit<CompletionRequest, TransitionResult>(async (_key, requests) => {
+    const span = batchSpan(tracing, requests);
     let results: Settled[];
     try {
       results = await settleCompletions(db, requests);
@@ -181,10 +189,23 @@ export function completionBatcher(db: Executor, maxBatch = 256): (request: Compl
       results = [];
       for (const { id, outcome, known, lease } of requests)
         results.push(await settled(completeTransaction(db, id, outcome, known, lease)));
+    } finally {
+      span.end();
     }
     return results.map((result) => (result.status === "fulfilled" ? result.value : asError(result.reason)));
   }, maxBatch);
-  return (request) => complete("completions", request);
+  return (request) => complete("completions", { ...request, traceparent: request.traceparent ?? currentTraceparent() });
+}
+
+/** A batch of one belongs to its job's trace; a larger batch starts its own and links to each job. */
+function batchSpan(tracing: Tracing, requests: readonly CompletionRequest[]) {
+  if (!tracing.enabled) return tracing.startSpan("complete transactions");
+  const members = requests.flatMap((request) => (request.traceparent ? [request.traceparent] : []));
+  return tracing.startSpan("complete transactions", {
+    parent: requests.length === 1 ? (members[0] ?? null) : null,
+    links: requests.length === 1 ? [] : members,
+    attributes: { "vend.batch.size": requests.length },
+  });
 }
 
 function toColumns(items: { request: CompletionRequest; next: TransactionRow }[]): Columns {

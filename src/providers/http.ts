@@ -1,3 +1,4 @@
+import { startChildSpan, type TraceSpan } from "../tracing/tracing.ts";
 import { type ProviderNotFound, type ProviderOutcome, ProviderUnavailableError } from "./types.ts";
 
 export type FetchFunction = (input: string, init: RequestInit) => Promise<Response>;
@@ -39,6 +40,37 @@ function describeError(error: unknown): string {
  * caller to judge. `what` names the call in messages.
  */
 export async function fetchJson(http: ProviderHttp, what: string, url: string, init: RequestInit): Promise<JsonAnswer> {
+  const span = clientSpan(http, what, url, init);
+  try {
+    const answer = await fetchJsonOnce(http, what, url, span ? withTraceparent(init, span) : init);
+    span?.setAttributes({ "http.response.status_code": answer.httpStatus });
+    return answer;
+  } catch (error) {
+    span?.fail(error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    span?.end();
+  }
+}
+
+/** The call's CLIENT span, a child of the job's; none when no span is active (tracing off). */
+function clientSpan(http: ProviderHttp, what: string, url: string, init: RequestInit): TraceSpan | undefined {
+  const method = init.method ?? "GET";
+  return startChildSpan(`${method} ${http.provider} ${what}`, {
+    kind: "client",
+    attributes: { "http.request.method": method, "server.address": new URL(url).hostname, "vend.provider": http.provider },
+  });
+}
+
+/** The provider continues our trace if it reads W3C trace context. */
+function withTraceparent(init: RequestInit, span: TraceSpan): RequestInit {
+  if (!span.traceparent) return init;
+  const headers = new Headers(init.headers);
+  headers.set("traceparent", span.traceparent);
+  return { ...init, headers };
+}
+
+async function fetchJsonOnce(http: ProviderHttp, what: string, url: string, init: RequestInit): Promise<JsonAnswer> {
   const send: FetchFunction = http.fetch ?? ((input, options) => fetch(input, options));
   let response: Response;
   let text: string;

@@ -59,6 +59,7 @@ export function vendRoutes(deps: AppDeps) {
           fingerprint: fingerprintOf(input.body),
           order,
           provider: order.metadata.route ?? route(order.product),
+          traceContext: contextOf(input.request).traceparent,
           render: (transaction) => JSON.stringify(successEnvelope(transaction, acceptedMessage)),
         });
       } catch (error) {

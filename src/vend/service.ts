@@ -31,6 +31,8 @@ export interface AcceptRequest {
   fingerprint: string;
   order: VendOrder;
   provider: string;
+  /** The W3C traceparent of the accepting request's span, stored so processing and webhooks join its trace. */
+  traceContext?: string;
   /** The answer's JSON body for the accepted transaction as presented. */
   render(transaction: Transaction): string;
 }
@@ -182,6 +184,7 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
       provider,
       body: p.body,
       token: p.token,
+      trace_context: p.request.traceContext ?? null,
     };
   });
   const held = holds("accepted");
@@ -192,7 +195,7 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
         select * from json_to_recordset(${JSON.stringify(input)}::json) as i(
           ord int, account_id uuid, mode text, lock text, scope text, method text, path text, key text, fingerprint text, id uuid, reference text,
           product_code text, network text, service text, destination text, amount_kobo bigint, price_kobo bigint,
-          metadata jsonb, client_reference text, provider text, body text, token text)
+          metadata jsonb, client_reference text, provider text, body text, token text, trace_context text)
       ),
       claimed as (
         select i.ord, pg_try_advisory_xact_lock(hashtextextended(i.lock, 0)) as locked, r.response_status as status,
@@ -239,9 +242,10 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
       ${held.wallet},
       txn as (
         insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
-                                  amount_kobo, price_kobo, metadata, client_reference, provider, next_attempt_at, created_at, updated_at)
+                                  amount_kobo, price_kobo, metadata, client_reference, provider, trace_context, next_attempt_at,
+                                  created_at, updated_at)
         select i.id, i.reference, i.account_id, i.mode, 'queued', i.product_code, i.network, i.service,
-               i.destination, i.amount_kobo, i.price_kobo, i.metadata, i.client_reference, i.provider,
+               i.destination, i.amount_kobo, i.price_kobo, i.metadata, i.client_reference, i.provider, i.trace_context,
                ${createdAt}, ${createdAt}, ${createdAt}
         from accepted a join input i on i.ord = a.ord join ${held.walletRow} hw on hw.id = a.wallet_id
         order by a.ord

@@ -12,6 +12,8 @@ export interface ClaimedDelivery {
   url: string;
   secret: string;
   mode: "test" | "live";
+  /** The W3C traceparent stored with the event's transaction at acceptance, if it was traced. */
+  traceContext: string | null;
 }
 
 export interface ClaimOptions {
@@ -34,6 +36,7 @@ interface ClaimedRow {
   url: string;
   secret: string;
   mode: "test" | "live";
+  trace_context: string | null;
 }
 
 /**
@@ -73,7 +76,8 @@ export async function claimDueDeliveries(db: Executor, options: ClaimOptions): P
         set lease_expires_at = now() + ${options.leaseMs}::int * interval '1 millisecond', updated_at = now()
         from picked, events ev, webhook_endpoints e
         where d.id = picked.id and ev.id = d.event_id and e.id = d.endpoint_id
-        returning d.id, d.attempts, d.lease_expires_at, d.event_id, ev.payload, d.endpoint_id, e.url, e.secret, e.mode`,
+        returning d.id, d.attempts, d.lease_expires_at, d.event_id, ev.payload, d.endpoint_id, e.url, e.secret, e.mode,
+                  (select t.trace_context from transactions t where t.id = ev.transaction_id) as trace_context`,
   );
   return rows.map((row) => ({
     id: row.id,
@@ -85,5 +89,6 @@ export async function claimDueDeliveries(db: Executor, options: ClaimOptions): P
     url: row.url,
     secret: row.secret,
     mode: row.mode,
+    traceContext: row.trace_context,
   }));
 }

@@ -5,6 +5,7 @@ import type { Database } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
 import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
+import { type TraceSpan, type Tracing, tracingOff } from "../tracing/tracing.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
@@ -15,6 +16,8 @@ export interface DeliveryDeps {
   logger: Logger;
   /** DNS for webhook hosts; the system resolver unless a test injects one. */
   resolveHost?: HostResolver;
+  /** A span per send, in the trace of the event's transaction; none when absent. */
+  tracing?: Tracing;
 }
 
 interface AttemptOutcome {
@@ -38,7 +41,12 @@ function publicError(result: SendResult): string | null {
 }
 
 /** One signed POST of the stored payload; every problem becomes an outcome, never an exception. */
-async function sendDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<AttemptOutcome> {
+async function sendDelivery(
+  deps: DeliveryDeps,
+  delivery: ClaimedDelivery,
+  workerId: string,
+  span: TraceSpan,
+): Promise<AttemptOutcome> {
   const started = performance.now();
   const { timeoutMs, allowPrivateUrls } = deps.config.webhooks;
   const body = JSON.stringify(delivery.payload);
@@ -52,6 +60,7 @@ async function sendDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery, worke
       "webhook-id": delivery.eventId,
       "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
       "webhook-signature": new Webhook(delivery.secret).sign(delivery.eventId, timestamp, body),
+      ...(span.traceparent ? { traceparent: span.traceparent } : {}),
     },
     { timeoutMs, allowPrivateUrls, resolveHost: deps.resolveHost ?? resolveWithSystemDns },
   );
@@ -101,13 +110,31 @@ async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outc
   return status;
 }
 
+/** The send's CLIENT span, continuing the trace of the event's transaction. */
+function deliverySpan(deps: DeliveryDeps, delivery: ClaimedDelivery): TraceSpan {
+  return (deps.tracing ?? tracingOff).startSpan("POST webhook", {
+    kind: "client",
+    parent: delivery.traceContext,
+    attributes: {
+      "http.request.method": "POST",
+      "vend.webhook.event_id": delivery.eventId,
+      "vend.webhook.delivery_id": delivery.id,
+      "vend.webhook.attempt": delivery.attempts + 1,
+    },
+  });
+}
+
 /** Sends one claimed delivery and records the attempt; never throws. */
 export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<void> {
-  const outcome = await sendDelivery(deps, delivery, workerId).catch((error: unknown): AttemptOutcome => {
+  const span = deliverySpan(deps, delivery);
+  const outcome = await sendDelivery(deps, delivery, workerId, span).catch((error: unknown): AttemptOutcome => {
     // A bug (a stored secret that cannot sign, say) is one failed attempt, not a stuck pool slot.
     deps.logger.error({ workerId, deliveryId: delivery.id, err: error }, "webhook could not be sent");
     return { statusCode: null, error: "not sent: internal error", durationMs: 0 };
   });
+  if (outcome.statusCode !== null) span.setAttributes({ "http.response.status_code": outcome.statusCode });
+  if (outcome.error) span.fail(outcome.error);
+  span.end();
   const log = { workerId, deliveryId: delivery.id, eventId: delivery.eventId, ...outcome };
   try {
     const status = await recordAttempt(deps, delivery, outcome);

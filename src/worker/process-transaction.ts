@@ -13,6 +13,7 @@ import {
 } from "../processing/transitions.ts";
 import type { Providers } from "../providers/registry.ts";
 import { type ProviderNotFound, type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
+import type { Tracing } from "../tracing/tracing.ts";
 import { attemptedProviders, deferUnsent, requestIdFor, switchProvider } from "./attempts.ts";
 import { type ClaimedTransaction, countProviderSend } from "./claim.ts";
 import { LeaseLostError, type LeaseWatch, unwatchedLease } from "./lease.ts";
@@ -23,6 +24,8 @@ export interface ProcessingDeps {
   providers: Providers;
   config: Config;
   logger: Logger;
+  /** Spans for each job and its provider calls; none when absent. */
+  tracing?: Tracing;
 }
 
 /**

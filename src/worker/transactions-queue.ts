@@ -2,11 +2,15 @@ import { workChannel } from "../jobs/channels.ts";
 import type { Job, Queue } from "../jobs/queue.ts";
 import { completionBatcher } from "../processing/complete-many.ts";
 import { isFinal } from "../processing/transitions.ts";
+import { tracingOff } from "../tracing/tracing.ts";
 import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
 import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "./lease.ts";
 import { type Completer, type ProcessingDeps, processClaimed } from "./process-transaction.ts";
 
-/** Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. Never throws. */
+/**
+ * Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. Its span
+ * continues the trace of the request that accepted the order. Never throws.
+ */
 function processSafely(
   deps: ProcessingDeps,
   leases: LeaseKeeper,
@@ -15,13 +19,20 @@ function processSafely(
   claimedAt: number,
 ): Promise<void> {
   const lease = leases.watch(claim, claimedAt);
-  return processClaimed(deps, claim, lease, complete)
+  const span = (deps.tracing ?? tracingOff).startSpan("process transaction", {
+    parent: claim.row.traceContext,
+    attributes: { "vend.reference": claim.reference, "vend.provider": claim.row.provider, "vend.attempt": claim.attempts },
+  });
+  return span
+    .run(() => processClaimed(deps, claim, lease, complete))
     .then(
       (result) => {
+        span.setAttributes({ "vend.status": result.row.status });
         if (!result.changed && !isFinal(result.row.status))
           deps.logger.warn({ reference: claim.reference }, "lease lost; the job is left to the worker that took it");
       },
       (error) => {
+        span.fail(error instanceof Error ? error.message : String(error));
         if (error instanceof LeaseLostError) {
           deps.logger.warn({ reference: claim.reference }, "lease lost before a provider call; the job is left to its new owner");
           return;
@@ -33,7 +44,10 @@ function processSafely(
         );
       },
     )
-    .finally(() => lease.release());
+    .finally(() => {
+      lease.release();
+      span.end();
+    });
 }
 
 /**
@@ -46,7 +60,7 @@ function processSafely(
 export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue {
   const { concurrency, claimMin, claimMax, leaseSeconds } = deps.config.worker;
   // One per process: the completions of all its jobs are group-committed together.
-  const complete = completionBatcher(deps.db);
+  const complete = completionBatcher(deps.db, deps.tracing);
   return {
     name: "transactions",
     channel: workChannel,

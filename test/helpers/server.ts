@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/load-config.ts";
 import { createLogger } from "../../src/logger.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createDeps, type RunningServer, startServer } from "../../src/server.ts";
+import type { SpanExporter } from "../../src/tracing/tracing.ts";
 import { createTestDatabase, type TestDatabase } from "./database.ts";
 import { HttpClient } from "./http.ts";
 
@@ -31,6 +32,8 @@ export interface TestServerOptions {
   background?: boolean;
   /** Live-mode provider adapters to use instead of configuration (e.g. a VTU adapter on a mocked fetch). */
   liveProviders?: ProviderAdapter[];
+  /** Takes the spans (SimpleSpanProcessor) when tracing is on (`operations.otlpEndpoint` set), instead of OTLP. */
+  spanExporter?: SpanExporter;
 }
 
 /** The real server on a free port against a fresh database. */
@@ -51,7 +54,13 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     webhooks: { ...defaults.webhooks, allowPrivateUrls: true },
     ...overrides,
   };
-  const deps = await createDeps(config, database.handle, createLogger(config.logLevel), options.liveProviders);
+  const deps = await createDeps(
+    config,
+    database.handle,
+    createLogger(config.logLevel),
+    options.liveProviders,
+    options.spanExporter,
+  );
   const server = startServer(deps, { port: 0, hostname: "127.0.0.1" });
   const background = options.background ? startBackground(deps, server.url) : undefined;
   const client = (key?: string) => new HttpClient(server.url, key);
@@ -76,6 +85,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       await server.stop();
       await deps.waiters.stop();
       deps.providers.health.stop();
+      await deps.tracing.shutdown();
       await database.drop();
     },
   };
