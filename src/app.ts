@@ -5,6 +5,7 @@ import { callbackRoutes } from "./callbacks/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { AppError } from "./errors.ts";
+import { type AnswerObserver, contextOf } from "./http/context.ts";
 import { type Handlers, operationRoutes } from "./http/operations.ts";
 import { errorResponse, logResponse } from "./http/respond.ts";
 import { operationsForPath } from "./http/spec.ts";
@@ -43,19 +44,24 @@ export function buildApp(deps: AppDeps) {
     ...webhookRoutes(deps),
     ...callbackRoutes(deps),
   };
-  const app = new Elysia().onError(({ code, error, request }) => {
-    const mapped =
-      code === "NOT_FOUND"
-        ? routeNotFound(deps, request)
-        : code === "PARSE"
-          ? new AppError("VALIDATION_FAILED", "Malformed request body", {
-              errors: [{ field: "body", message: "could not be parsed" }],
-            })
-          : error;
-    const response = errorResponse(request, mapped, deps.logger);
-    logResponse(deps.logger, request, response, "(unmatched)");
-    return response;
-  });
+  const observeAnswer: AnswerObserver = (operation, status, seconds) => deps.metrics.httpAnswered(operation, status, seconds);
+  const app = new Elysia()
+    .onRequest(({ request }) => {
+      contextOf(request).observeAnswer = observeAnswer;
+    })
+    .onError(({ code, error, request }) => {
+      const mapped =
+        code === "NOT_FOUND"
+          ? routeNotFound(deps, request)
+          : code === "PARSE"
+            ? new AppError("VALIDATION_FAILED", "Malformed request body", {
+                errors: [{ field: "body", message: "could not be parsed" }],
+              })
+            : error;
+      const response = errorResponse(request, mapped, deps.logger);
+      logResponse(deps.logger, request, response, "(unmatched)");
+      return response;
+    });
   return app.use(operationRoutes(deps, handlers));
 }
 

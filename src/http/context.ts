@@ -1,6 +1,9 @@
 import { isIP } from "node:net";
 import { randomBase62 } from "../lib/random.ts";
 
+/** Told of each answer as it is logged: the operation (or `(unmatched)`), its status and its duration. */
+export type AnswerObserver = (operation: string, status: number, seconds: number) => void;
+
 export interface RequestContext {
   id: string;
   startedAt: number;
@@ -8,6 +11,8 @@ export interface RequestContext {
   accountId?: string;
   /** The client's address, set by the server for each request (absent for in-process `app.handle`). */
   ip?: string;
+  /** The process's request metrics, set by the app for each request it routes. */
+  observeAnswer?: AnswerObserver;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

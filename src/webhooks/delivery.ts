@@ -5,6 +5,7 @@ import type { Database } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
 import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
+import type { Metrics, WebhookOutcome } from "../metrics/metrics.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
@@ -15,6 +16,8 @@ export interface DeliveryDeps {
   logger: Logger;
   /** DNS for webhook hosts; the system resolver unless a test injects one. */
   resolveHost?: HostResolver;
+  /** Where attempts are counted; absent where nothing is exposed (tool-built deps). */
+  metrics?: Metrics;
 }
 
 interface AttemptOutcome {
@@ -101,6 +104,14 @@ async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outc
   return status;
 }
 
+const webhookOutcomes: Record<string, WebhookOutcome> = { succeeded: "delivered", pending: "retrying", failed: "failed" };
+
+/** When the delivered event was created (its payload's `created_at`). */
+function eventCreatedAt(delivery: ClaimedDelivery): Date | undefined {
+  const createdAt = delivery.payload.created_at;
+  return typeof createdAt === "string" ? new Date(createdAt) : undefined;
+}
+
 /** Sends one claimed delivery and records the attempt; never throws. */
 export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<void> {
   const outcome = await sendDelivery(deps, delivery, workerId).catch((error: unknown): AttemptOutcome => {
@@ -111,6 +122,7 @@ export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelive
   const log = { workerId, deliveryId: delivery.id, eventId: delivery.eventId, ...outcome };
   try {
     const status = await recordAttempt(deps, delivery, outcome);
+    deps.metrics?.webhookAttempted(webhookOutcomes[status] ?? "failed", eventCreatedAt(delivery));
     deps.logger.info({ ...log, attempt: delivery.attempts + 1, status }, "webhook attempt");
   } catch (error) {
     // The lease runs out and the delivery is sent again: at least once, never lost.
