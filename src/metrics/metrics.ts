@@ -181,10 +181,10 @@ export class Metrics {
     const event = vend.status;
     if (event !== "pending" && !finalStatuses.has(event)) return;
     this.vends.inc({ event, ...vendLabels(vend) });
-    if (finalStatuses.has(event) && vend.completedAt) {
-      const seconds = Math.max(0, (vend.completedAt.getTime() - vend.createdAt.getTime()) / 1000);
-      this.acceptToFinal.observe({ service: vend.service, status: event }, seconds);
-    }
+    if (!finalStatuses.has(event) || !vend.completedAt) return;
+    // Rows read through raw SQL may carry timestamps as strings.
+    const seconds = (new Date(vend.completedAt).getTime() - new Date(vend.createdAt).getTime()) / 1000;
+    if (Number.isFinite(seconds)) this.acceptToFinal.observe({ service: vend.service, status: event }, Math.max(0, seconds));
   }
 
   /** One webhook attempt recorded; a delivered one with the time since its event was created. */
