@@ -44,24 +44,24 @@ export function buildApp(deps: AppDeps) {
     ...webhookRoutes(deps),
     ...callbackRoutes(deps),
   };
+  const app = new Elysia().onError(({ code, error, request }) => {
+    const mapped =
+      code === "NOT_FOUND"
+        ? routeNotFound(deps, request)
+        : code === "PARSE"
+          ? new AppError("VALIDATION_FAILED", "Malformed request body", {
+              errors: [{ field: "body", message: "could not be parsed" }],
+            })
+          : error;
+    const response = errorResponse(request, mapped, deps.logger);
+    logResponse(deps.logger, request, response, "(unmatched)");
+    return response;
+  });
+  // Every answer is counted where it is logged (logResponse), in this process's metrics.
   const observeAnswer: AnswerObserver = (operation, status, seconds) => deps.metrics.httpAnswered(operation, status, seconds);
-  const app = new Elysia()
-    .onRequest(({ request }) => {
-      contextOf(request).observeAnswer = observeAnswer;
-    })
-    .onError(({ code, error, request }) => {
-      const mapped =
-        code === "NOT_FOUND"
-          ? routeNotFound(deps, request)
-          : code === "PARSE"
-            ? new AppError("VALIDATION_FAILED", "Malformed request body", {
-                errors: [{ field: "body", message: "could not be parsed" }],
-              })
-            : error;
-      const response = errorResponse(request, mapped, deps.logger);
-      logResponse(deps.logger, request, response, "(unmatched)");
-      return response;
-    });
+  app.onRequest(({ request }) => {
+    contextOf(request).observeAnswer = observeAnswer;
+  });
   return app.use(operationRoutes(deps, handlers));
 }
 

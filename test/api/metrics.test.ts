@@ -62,6 +62,15 @@ describe("GET /metrics", () => {
     expect((await worked.admin.get("/metrics")).status).toBe(401);
     const families = await scrape(worked.anonymous, bearer);
     expect(families.get("vend_vends_total")?.type).toBe("counter");
+    // Refused scrapes are requests too, counted under their operation.
+    expect(total(families, "vend_http_requests_total", { operation: "getMetrics", status: "401" })).toBe(3);
+  });
+
+  test("requests no route matches are counted as (unmatched)", async () => {
+    expect((await worked.anonymous.get("/no-such-route")).status).toBe(404);
+    const families = await scrape(worked.anonymous, bearer);
+    expect(total(families, "vend_http_requests_total", { operation: "(unmatched)", status: "404" })).toBe(1);
+    expect(observations(families, "vend_http_request_duration_seconds", { operation: "(unmatched)" })).toBe(1);
   });
 
   test("METRICS_ENABLED false: 404 as if there were no such route", async () => {
