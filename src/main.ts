@@ -83,7 +83,8 @@ if (server) {
   console.log(`Vend API listening on ${server.url} (database: ${database.kind}); API reference at ${server.url}/docs`);
 } else {
   logger.info({ database: database.kind, api: apiBaseUrl, metrics: metricsServer?.url }, "vend worker running");
-  console.log(`Vend worker running (database: ${database.kind}; sandbox callbacks to ${apiBaseUrl})`);
+  const metricsAt = metricsServer ? `; metrics at ${metricsServer.url}/metrics` : "";
+  console.log(`Vend worker running (database: ${database.kind}; sandbox callbacks to ${apiBaseUrl}${metricsAt})`);
 }
 
 /** Past the grace period: stopping the worker and closing the database get this long before the process exits anyway. */
