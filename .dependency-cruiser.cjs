@@ -3,7 +3,7 @@
  *
  *   composition (main, server, app) → feature routes → http
  *   feature routes → feature services → domain (processing, ledger, providers, jobs, worker)
- *     → base (db, lib, tracing, config, errors, logger)
+ *     → base (db, lib, metrics, tracing, config, errors, logger)
  *
  * `src/deps.ts` is the type of the dependency bag the composition hands to routes and services: they may
  * import it; http, domain and base code may not (they take the few things they need as parameters).
@@ -11,7 +11,7 @@
  * A module may import its own layer or any layer to its right, never one to its left. The CLI may use
  * only the pure shared helpers (src/lib) and the generated contract. Type-only imports count too.
  */
-const base = "^src/(db|lib|tracing)/|^src/(config|errors|logger)\\.ts$";
+const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$";
 const domain = "^src/(processing|ledger|providers|jobs|worker)/";
 const features =
   "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";

@@ -838,6 +838,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics
+         * @description This process's metrics in the Prometheus text format (counters are per process): HTTP requests, vends by outcome, accept-to-final time, queue depth and age, stuck orders, webhook deliveries, provider calls and database connections. Off unless `METRICS_ENABLED` is true (then `404`). When `METRICS_TOKEN` is set the scraper must send `Authorization: Bearer <METRICS_TOKEN>` (else `401`). Queue figures come from one bounded query at scrape time; when the database does not answer they are left out and the rest is still served. A worker-only process serves the same at `/metrics` on `METRICS_PORT`.
+         */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -3955,6 +3975,32 @@ export interface operations {
                 };
             };
             400: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metrics, as Prometheus text exposition format 0.0.4. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain; version=0.0.4": string;
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -4,6 +4,7 @@ import { callbackRoutes } from "./callbacks/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { AppError } from "./errors.ts";
+import { type AnswerObserver, contextOf } from "./http/context.ts";
 import { type Handlers, operationRoutes } from "./http/operations.ts";
 import { errorResponse, logResponse } from "./http/respond.ts";
 import { operationsForPath } from "./http/spec.ts";
@@ -53,6 +54,11 @@ export function buildApp(deps: AppDeps) {
     const response = errorResponse(request, mapped, deps.logger);
     logResponse(deps.logger, request, response, "(unmatched)");
     return response;
+  });
+  // Every answer is counted where it is logged (logResponse), in this process's metrics.
+  const observeAnswer: AnswerObserver = (operation, status, seconds) => deps.metrics.httpAnswered(operation, status, seconds);
+  app.onRequest(({ request }) => {
+    contextOf(request).observeAnswer = observeAnswer;
   });
   return app.use(operationRoutes(deps, handlers));
 }

@@ -11,6 +11,7 @@ import type { CursorCodec } from "./lib/cursor.ts";
 import type { ApiPrincipal } from "./lib/scope.ts";
 import type { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
+import type { Metrics } from "./metrics/metrics.ts";
 import type { ProductCache } from "./processing/products.ts";
 import type { FinalityWaiters } from "./processing/waiters.ts";
 import type { Providers } from "./providers/registry.ts";
@@ -31,6 +32,8 @@ export interface AppDeps {
   database: DbHandle;
   db: Database;
   logger: Logger;
+  /** This process's Prometheus registry and the recorders that feed it. */
+  metrics: Metrics;
   spec: ApiSpec;
   validators: Map<string, OperationValidators>;
   rateLimiter: RateLimiter;

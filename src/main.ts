@@ -7,6 +7,7 @@ import { runMigrations } from "./db/migrate.ts";
 import { isDatabaseUnavailable } from "./http/respond.ts";
 import { loadConfig } from "./load-config.ts";
 import { bufferedStdout, createLogger } from "./logger.ts";
+import { startMetricsServer } from "./metrics/server.ts";
 import { createDeps, startServer } from "./server.ts";
 
 /** `--no-worker`: API only. `--worker-only`: background work only. Default: both in one process. */
@@ -68,6 +69,12 @@ if (runApi && !(await hasAnyAccount(database.db))) {
 const server = runApi ? startServer(deps, { port: config.port, hostname: config.host }) : undefined;
 const apiBaseUrl = config.publicBaseUrl ?? server?.url ?? `http://127.0.0.1:${config.port}`;
 const background = runWorker ? startBackground(deps, apiBaseUrl) : undefined;
+// Without the API there is no `/metrics` route: the worker serves its own on METRICS_PORT.
+const { metricsEnabled, metricsPort, metricsToken } = config.operations;
+const metricsServer =
+  !server && metricsEnabled
+    ? startMetricsServer(deps.metrics, { port: metricsPort, hostname: config.host, token: metricsToken, logger })
+    : undefined;
 if (server) {
   logger.info(
     { url: server.url, database: database.kind, worker: runWorker, admin_api: Boolean(config.adminToken) },
@@ -75,8 +82,9 @@ if (server) {
   );
   console.log(`Vend API listening on ${server.url} (database: ${database.kind}); API reference at ${server.url}/docs`);
 } else {
-  logger.info({ database: database.kind, api: apiBaseUrl }, "vend worker running");
-  console.log(`Vend worker running (database: ${database.kind}; sandbox callbacks to ${apiBaseUrl})`);
+  logger.info({ database: database.kind, api: apiBaseUrl, metrics: metricsServer?.url }, "vend worker running");
+  const metricsAt = metricsServer ? `; metrics at ${metricsServer.url}/metrics` : "";
+  console.log(`Vend worker running (database: ${database.kind}; sandbox callbacks to ${apiBaseUrl}${metricsAt})`);
 }
 
 /** Past the grace period: stopping the worker and closing the database get this long before the process exits anyway. */
@@ -109,6 +117,7 @@ async function shutdown(signal: string) {
   if (!answered)
     logger.warn({ grace_seconds: config.shutdownGraceSeconds }, "requests still in flight after the grace period were cut");
   await workerStopped;
+  await metricsServer?.stop();
   await deps.waiters.stop();
   deps.providers.health.stop();
   await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));

@@ -24,6 +24,7 @@ import { CursorCodec } from "./lib/cursor.ts";
 import { randomBase62 } from "./lib/random.ts";
 import { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
+import { createMetrics } from "./metrics/metrics.ts";
 import { FinalityWaiters } from "./processing/waiters.ts";
 import { checkRoutingAgainstCatalogue } from "./providers/catalogue-check.ts";
 import { createProviders } from "./providers/registry.ts";
@@ -69,6 +70,7 @@ export async function createDeps(
     database,
     db: database.db,
     logger,
+    metrics: createMetrics({ database, stuckAfterMinutes: config.operations.stuckAfterMinutes }),
     spec,
     validators: compileValidators(spec),
     rateLimiter: new RateLimiter(config.rateLimitPerMinute),

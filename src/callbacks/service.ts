@@ -7,7 +7,9 @@ import { products, providerAttempts, transactions } from "../db/schema/index.ts"
 import { AppError, type FieldError, validationError } from "../errors.ts";
 import { FixedWindowCounter } from "../lib/fixed-window.ts";
 import type { Logger } from "../logger.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import { raiseAnomaly } from "../processing/anomalies.ts";
+import { counted } from "../processing/counted.ts";
 import { presentTransaction, type Transaction, type TransactionRow } from "../processing/present.ts";
 import { completeTransaction, type FinalOutcome, isFinal } from "../processing/transitions.ts";
 import { configuredCallbackHints, configuredCallbacks } from "../providers/registry.ts";
@@ -155,7 +157,7 @@ async function applySuperseded(
   if (!isFinal(row.status)) {
     const outcome = outcomeOf(body);
     const result = await completeTransaction(deps.db, row.id, { ...outcome, attempt: { status, provider } }, row);
-    current = result.row;
+    current = counted(deps.metrics, result).row;
   }
   const where = `${provider} reported ${row.reference} (its request ${body.reference}) delivered after the order had moved to ${row.provider}`;
   const consequence =
@@ -182,7 +184,9 @@ async function apply(deps: CallbackDeps, provider: string, body: CallbackBody): 
   if (row.provider !== provider) return applySuperseded(deps, provider, body, row);
   const outcome = outcomeOf(body);
   outcome.metadata = { ...outcome.metadata, ...(await deliveryMetadata(db, body, row.productCode)) };
-  const result = isFinal(row.status) ? { row, changed: false } : await completeTransaction(db, row.id, outcome, row);
+  const result = isFinal(row.status)
+    ? { row, changed: false }
+    : counted(deps.metrics, await completeTransaction(db, row.id, outcome, row));
   if (!isFinal(result.row.status)) {
     throw new AppError(
       "CALLBACK_CONFLICT",
@@ -198,10 +202,11 @@ async function apply(deps: CallbackDeps, provider: string, body: CallbackBody): 
   return presentTransaction(result.row);
 }
 
-/** What applying a callback needs: the database, and the log a double delivery is raised on. */
+/** What applying a callback needs: the database, the log a double delivery is raised on, where completions are counted. */
 export interface CallbackDeps {
   db: Database;
   logger: Logger;
+  metrics?: Metrics;
 }
 
 /**

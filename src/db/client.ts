@@ -23,6 +23,11 @@ export interface DbHandle {
   notify(channel: string, payload: string): Promise<void>;
   /** Resolves when the database answers (and, embedded, its directory takes writes) within `timeoutMs`; rejects otherwise. */
   probe(timeoutMs: number): Promise<void>;
+  /**
+   * The pool's connections: `max`, and `inUse`, those with a statement in flight (PostgreSQL: counted on
+   * the watched sockets, so unknown under TLS; embedded: its one connection, busy or not).
+   */
+  connections(): { inUse: number | undefined; max: number };
   close(): Promise<void>;
 }
 
@@ -70,8 +75,9 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
         onUnreachable: options.events?.onUnreachable,
       })
     : undefined;
+  const max = options.maxConnections ?? 10;
   const client = postgres(url, {
-    max: options.maxConnections ?? 10,
+    max,
     onnotice: () => {},
     connect_timeout: connectTimeoutSeconds,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
@@ -101,6 +107,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
         client`select 1`.then(() => undefined),
         timeoutMs,
       ),
+    connections: () => ({ inUse: watchdog?.owingReplies, max }),
     async close() {
       await client.end({ timeout: watchdog?.serverUnreachable ? 0 : 5 });
       watchdog?.stop();
@@ -153,6 +160,7 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}): P
       await engine.query("select pg_notify($1, $2)", [channel, payload]);
     },
     probe: (timeoutMs) => withinMs(engine.probe(), timeoutMs),
+    connections: () => ({ inUse: engine.busy ? 1 : 0, max: 1 }),
     async close() {
       try {
         await engine.close();

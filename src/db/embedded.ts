@@ -16,6 +16,8 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 
 class GuardedPglite extends PGlite {
   failure: Error | undefined;
+  /** Protocol exchanges under way (the engine runs one at a time; the others wait their turn). */
+  inFlight = 0;
 
   /** The one door into WebAssembly: shut once the engine has PANICked. */
   override execProtocolRawSync(message: Uint8Array): Uint8Array {
@@ -32,6 +34,7 @@ class GuardedPglite extends PGlite {
   }
 
   private async watch<T>(reply: Promise<T>): Promise<T> {
+    this.inFlight += 1;
     try {
       return await reply;
     } catch (error) {
@@ -42,6 +45,8 @@ class GuardedPglite extends PGlite {
         });
       }
       throw error;
+    } finally {
+      this.inFlight -= 1;
     }
   }
 }
@@ -108,6 +113,11 @@ export class EmbeddedEngine {
       this.listeners.delete(listener);
       if (!this.engine.failure) await listener.stop?.();
     };
+  }
+
+  /** True while a statement is under way on the engine (its one connection is in use). */
+  get busy(): boolean {
+    return this.engine.inFlight > 0;
   }
 
   /** Ready means: the engine has not failed, answers, and its directory takes a write. */

@@ -80,6 +80,13 @@ export class ReplyWatchdog {
     return this.unreachable;
   }
 
+  /** Connections of the pool with a statement in flight (a reply owed). */
+  get owingReplies(): number {
+    let owing = 0;
+    for (const [socket, watched] of this.sockets) if (!socket.destroyed && watched.owedSince !== undefined) owing += 1;
+    return owing;
+  }
+
   stop(): void {
     clearInterval(this.timer);
   }

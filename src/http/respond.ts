@@ -82,10 +82,11 @@ export function errorResponse(request: Request, error: unknown, logger: Logger):
   return jsonResponse(request, appError.status, JSON.stringify(errorEnvelope(appError)), appError.headers);
 }
 
-/** The access line of one request: add no field that could hold a key, a body value or a destination. */
+/** The access line of one request, and its count in the metrics: add no field that could hold a key, a body value or a destination. */
 export function logResponse(logger: Logger, request: Request, response: Response, route: string): void {
-  if (!logger.isLevelEnabled("info")) return;
   const context = contextOf(request);
+  context.observeAnswer?.(context.operationId ?? "(unmatched)", response.status, (performance.now() - context.startedAt) / 1000);
+  if (!logger.isLevelEnabled("info")) return;
   logAccess(logger, {
     request_id: context.id,
     method: request.method,

@@ -3,6 +3,7 @@ import { transactions } from "../db/schema/index.ts";
 import { AppError, notFound } from "../errors.ts";
 import { ProviderUnavailableError } from "../providers/types.ts";
 import { type ProcessingDeps, toFinalOutcome, toProviderOrder } from "../worker/process-transaction.ts";
+import { counted } from "./counted.ts";
 import type { TransactionRow } from "./present.ts";
 import { completeTransaction, isFinal } from "./transitions.ts";
 
@@ -18,14 +19,19 @@ export async function requeryAtProvider(deps: ProcessingDeps, reference: string)
   if (!provider) throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} is not configured in this process`);
   const order = await toProviderOrder(deps, row);
   let known: Awaited<ReturnType<typeof provider.requery>>;
+  const started = performance.now();
+  const seconds = () => (performance.now() - started) / 1000;
   try {
     known = await provider.requery(order);
+    deps.metrics?.providerCalled(row.provider, "requery", seconds());
   } catch (error) {
-    if (error instanceof ProviderUnavailableError)
+    if (error instanceof ProviderUnavailableError) {
+      deps.metrics?.providerCalled(row.provider, "requery", seconds(), error.answered ? "unreadable" : "unanswered");
       throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} did not answer the re-query`);
+    }
     throw error;
   }
   if (known.status === "not_found") return row;
   const final = toFinalOutcome(order, known);
-  return final ? (await completeTransaction(deps.db, row.id, final, row)).row : row;
+  return final ? counted(deps.metrics, await completeTransaction(deps.db, row.id, final, row)).row : row;
 }

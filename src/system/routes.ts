@@ -2,7 +2,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
-import type { Handlers } from "../http/operations.ts";
+import type { Handlers, OperationInput } from "../http/operations.ts";
+import { checkScrapeAccess } from "../metrics/access.ts";
 
 const scalarBundle = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "browser", "standalone.js");
 
@@ -35,6 +36,11 @@ export function systemRoutes(deps: AppDeps) {
         throw new AppError("SERVICE_UNAVAILABLE", "Database is unreachable or cannot take writes", null, retryLater);
       }
       return { status: 200, data: { status: "ok", database: "ok" } };
+    },
+    getMetrics: async (input: OperationInput<"getMetrics">) => {
+      const { metricsEnabled, metricsToken } = deps.config.operations;
+      checkScrapeAccess({ enabled: metricsEnabled, token: metricsToken }, input.request.headers.get("authorization"));
+      return { status: 200, raw: await deps.metrics.scrape(), contentType: deps.metrics.contentType };
     },
     getOpenApiDocument: async () => ({ status: 200, raw: deps.spec.text, contentType: "application/yaml; charset=utf-8" }),
     getApiReference: async () => ({ status: 200, raw: docsPage, contentType: "text/html; charset=utf-8" }),

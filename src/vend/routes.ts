@@ -5,6 +5,7 @@ import { accountScope, answerOf, idempotencyKeyOf, idempotentOperation } from ".
 import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
 import { fingerprintOf } from "../idempotency/service.ts";
 import { groupCommit } from "../lib/group-commit.ts";
+import type { VendLabels } from "../metrics/metrics.ts";
 import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
@@ -48,17 +49,20 @@ export function vendRoutes(deps: AppDeps) {
       const wallet = { accountId: principal.accountId, mode: principal.mode };
       const scope = accountScope(principal);
       let outcome: AcceptOutcome;
+      let labels: VendLabels;
       try {
         const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(deps.db, code));
         const route: ChooseRoute = (product) =>
           deps.providers.routeFor(principal.mode, { service: product.service, network: product.network }).name;
         const order = await resolve(lookup, input.body, route);
+        const provider = order.metadata.route ?? route(order.product);
+        labels = { service: order.product.service, network: order.product.network, provider };
         outcome = await accept(laneOf(wallet.accountId), {
           wallet,
           key: idempotencyKeyOf(input, scope),
           fingerprint: fingerprintOf(input.body),
           order,
-          provider: order.metadata.route ?? route(order.product),
+          provider,
           traceContext: contextOf(input.request).traceparent,
           render: (transaction) => JSON.stringify(successEnvelope(transaction, acceptedMessage)),
         });
@@ -69,6 +73,8 @@ export function vendRoutes(deps: AppDeps) {
       const result = answerOf<Id>(outcome.result);
       const acceptedReference = outcome.reference;
       if (result.status !== 202 || !acceptedReference) return result;
+      // Accepted now, not a stored answer replayed.
+      deps.metrics.vendAccepted(labels);
       deps.announceWork();
       const wait = (input.query as { wait?: number }).wait ?? 0;
       if (wait <= 0) return result;

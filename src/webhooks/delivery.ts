@@ -5,6 +5,7 @@ import type { Database } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
 import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
+import type { Metrics, WebhookOutcome } from "../metrics/metrics.ts";
 import { type TraceSpan, type Tracing, tracingOff } from "../tracing/tracing.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 import { postWebhook, type SendResult } from "./send.ts";
@@ -18,6 +19,8 @@ export interface DeliveryDeps {
   resolveHost?: HostResolver;
   /** A span per send, in the trace of the event's transaction; none when absent. */
   tracing?: Tracing;
+  /** Where attempts are counted; absent where nothing is exposed (tool-built deps). */
+  metrics?: Metrics;
 }
 
 interface AttemptOutcome {
@@ -124,6 +127,14 @@ function deliverySpan(deps: DeliveryDeps, delivery: ClaimedDelivery): TraceSpan 
   });
 }
 
+const webhookOutcomes: Record<string, WebhookOutcome> = { succeeded: "delivered", pending: "retrying", failed: "failed" };
+
+/** When the delivered event was created (its payload's `created_at`). */
+function eventCreatedAt(delivery: ClaimedDelivery): Date | undefined {
+  const createdAt = delivery.payload.created_at;
+  return typeof createdAt === "string" ? new Date(createdAt) : undefined;
+}
+
 /** Sends one claimed delivery and records the attempt; never throws. */
 export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<void> {
   const span = deliverySpan(deps, delivery);
@@ -138,6 +149,7 @@ export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelive
   const log = { workerId, deliveryId: delivery.id, eventId: delivery.eventId, ...outcome };
   try {
     const status = await recordAttempt(deps, delivery, outcome);
+    deps.metrics?.webhookAttempted(webhookOutcomes[status] ?? "failed", eventCreatedAt(delivery));
     deps.logger.info({ ...log, attempt: delivery.attempts + 1, status }, "webhook attempt");
   } catch (error) {
     // The lease runs out and the delivery is sent again: at least once, never lost.

@@ -1,7 +1,9 @@
 import type { Config, VendService } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
+import type { Metrics } from "../metrics/metrics.ts";
 import type { CompletionRequest } from "../processing/complete-many.ts";
+import { counted } from "../processing/counted.ts";
 import type { TransactionRow } from "../processing/present.ts";
 import { findProduct, type ProductCache } from "../processing/products.ts";
 import {
@@ -26,6 +28,8 @@ export interface ProcessingDeps {
   logger: Logger;
   /** Spans for each job and its provider calls; none when absent. */
   tracing?: Tracing;
+  /** Where transitions and provider calls are counted; absent where nothing is exposed (tool-built deps). */
+  metrics?: Metrics;
 }
 
 /**
@@ -110,9 +114,9 @@ type Answer = { order: ProviderOrder; answerMs?: number } & (
 export type Completer = (request: CompletionRequest) => Promise<TransitionResult>;
 
 const completeAlone =
-  (deps: Pick<ProcessingDeps, "db">): Completer =>
-  ({ id, outcome, known, lease }) =>
-    completeTransaction(deps.db, id, outcome, known, lease);
+  (deps: Pick<ProcessingDeps, "db" | "metrics">): Completer =>
+  async ({ id, outcome, known, lease }) =>
+    counted(deps.metrics, await completeTransaction(deps.db, id, outcome, known, lease));
 
 /** One claim's job, with everything its steps share. */
 interface Job {
@@ -139,12 +143,15 @@ async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Pr
   job.lease.assertHeld();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const seconds = () => (performance.now() - started) / 1000;
   try {
     const outcome = what === "vend" ? await adapter.vend(order) : await adapter.requery(order);
+    deps.metrics?.providerCalled(row.provider, what, seconds());
     if (what === "vend" && live) deps.providers.health.succeeded(row.provider, service);
     return { kind: "outcome", outcome, order, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
+    deps.metrics?.providerCalled(row.provider, what, seconds(), error.answered ? "unreadable" : "unanswered");
     if (live) deps.providers.health.failed(row.provider, service);
     deps.logger.warn(
       { reference: row.reference, provider: row.provider, err: error.message },
@@ -174,9 +181,10 @@ function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise
   return job.complete({ id: row.id, outcome, known: row, lease: job.claim });
 }
 
-function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
+async function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
   const next = new Date(Date.now() + requeryDelaySeconds(job.deps.config, job.claim.attempts) * 1000);
-  return markPending(job.deps.db, row.id, next, providerReference, job.claim, attempt);
+  const result = await markPending(job.deps.db, row.id, next, providerReference, job.claim, attempt);
+  return counted(job.deps.metrics, result, job.claim.previousStatus);
 }
 
 /** Sends the order to the provider it is with (its send already counted) and acts on the answer. */

@@ -1,6 +1,7 @@
 import { workChannel } from "../jobs/channels.ts";
 import type { Job, Queue } from "../jobs/queue.ts";
 import { completionBatcher } from "../processing/complete-many.ts";
+import { counted } from "../processing/counted.ts";
 import { isFinal } from "../processing/transitions.ts";
 import { tracingOff } from "../tracing/tracing.ts";
 import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
@@ -60,7 +61,8 @@ function processSafely(
 export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue {
   const { concurrency, claimMin, claimMax, leaseSeconds } = deps.config.worker;
   // One per process: the completions of all its jobs are group-committed together.
-  const complete = completionBatcher(deps.db, deps.tracing);
+  const batcher = completionBatcher(deps.db, deps.tracing);
+  const complete: Completer = async (request) => counted(deps.metrics, await batcher(request));
   return {
     name: "transactions",
     channel: workChannel,

@@ -50,7 +50,9 @@ export function checkResponse(method: string, url: string, status: number, heade
       `${where}: status not declared for ${op.operationId} (declared: ${Object.keys(op.responses).join(", ")})`,
     );
   }
-  if (declared.contentTypes.length > 0 && !declared.contentTypes.includes(contentType)) {
+  // A declared media type may carry parameters (`text/plain; version=0.0.4`); the type itself must match.
+  const declaredTypes = declared.contentTypes.map((type) => type.split(";")[0]?.trim());
+  if (declaredTypes.length > 0 && !declaredTypes.includes(contentType)) {
     throw new ContractViolation(`${where}: content-type ${contentType} not declared (${declared.contentTypes.join(", ")})`);
   }
   if (contentType === "application/json") {

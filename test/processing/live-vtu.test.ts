@@ -7,6 +7,7 @@ import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing } from "../helpers/processing.ts";
+import { parsePrometheusText, total } from "../helpers/prometheus.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   setupMockFetch,
@@ -116,6 +117,19 @@ describe("live vends through the VTU provider (msw upstream)", () => {
       available_kobo: credit - successes * 9_700,
     });
     expect(await reconcileWallets(server.database.handle.db)).toEqual([]);
+
+    // The metrics saw the same: a 5xx, a malformed or a wrong-shaped answer is unreadable (5555, 8888, 9999), a
+    // timeout no answer (7777); those four and 2222 went pending once each.
+    const families = parsePrometheusText(await server.deps.metrics.scrape());
+    const vtu = { service: "airtime", network: "mtn", provider: "vtu" };
+    expect({
+      unreadable: total(families, "vend_provider_errors_total", { provider: "vtu", kind: "unreadable" }),
+      unanswered: total(families, "vend_provider_errors_total", { provider: "vtu", kind: "unanswered" }),
+      accepted: total(families, "vend_vends_total", { event: "accepted", ...vtu }),
+      successful: total(families, "vend_vends_total", { event: "successful", ...vtu }),
+      failed: total(families, "vend_vends_total", { event: "failed", ...vtu }),
+      pending: total(families, "vend_vends_total", { event: "pending", ...vtu }),
+    }).toEqual({ unreadable: 3, unanswered: 1, accepted: 7, successful: successes, failed: 2, pending: 5 });
   }, 30_000);
 
   test("verification in live mode goes to the provider", async () => {

@@ -1,0 +1,209 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { DbHandle } from "../db/client.ts";
+import { type QueueFigures, readQueueFigures } from "./queue-figures.ts";
+
+/** What a vend's counters are labelled with; a transaction row has these fields. */
+export interface VendLabels {
+  service: string;
+  network: string;
+  provider: string;
+}
+
+/** A transaction as a transition left it: its status and, once final, when it was accepted and completed. */
+export interface TransitionedVend extends VendLabels {
+  status: string;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+export type WebhookOutcome = "delivered" | "failed" | "retrying";
+/** `unanswered`: a timeout or broken connection; `unreadable`: a 5xx or an answer that could not be read. */
+export type ProviderErrorKind = "unanswered" | "unreadable";
+
+export interface MetricsOptions {
+  database: Pick<DbHandle, "db" | "connections">;
+  /** A pending order older than this many minutes counts as stuck. */
+  stuckAfterMinutes: number;
+  /** How long the scrape waits for the queue query before leaving its gauges out. */
+  queueQueryTimeoutMs?: number;
+}
+
+const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const finalBuckets = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 1800, 3600, 7200, 21_600];
+const lagBuckets = [0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 21_600];
+const providerBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
+const finalStatuses = new Set(["successful", "failed"]);
+
+/**
+ * One process's metrics, on its own registry (built per process or per test, never shared). Counters
+ * count what this process did; the queue gauges are read from the database at each scrape.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  /** The scrape-time gauges live apart, so a scrape the database does not answer can leave them out. */
+  private readonly queueRegistry = new Registry();
+  private readonly httpRequests: Counter<"operation" | "status">;
+  private readonly httpDuration: Histogram<"operation">;
+  private readonly vends: Counter<"event" | "service" | "network" | "provider">;
+  private readonly acceptToFinal: Histogram<"service" | "status">;
+  private readonly webhookDeliveries: Counter<"outcome">;
+  private readonly webhookLag: Histogram;
+  private readonly providerDuration: Histogram<"provider" | "operation">;
+  private readonly providerErrors: Counter<"provider" | "kind">;
+  private readonly queueDepth: Gauge;
+  private readonly queueOldestAge: Gauge;
+  private readonly stuck: Gauge;
+
+  constructor(private readonly options: MetricsOptions) {
+    const registers = [this.registry];
+    this.httpRequests = new Counter({
+      name: "vend_http_requests_total",
+      help: "HTTP requests answered, by operation (operationId, or (unmatched)) and status code",
+      labelNames: ["operation", "status"],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: "vend_http_request_duration_seconds",
+      help: "Time from a request's arrival to its answer, by operation",
+      labelNames: ["operation"],
+      buckets: httpBuckets,
+      registers,
+    });
+    this.vends = new Counter({
+      name: "vend_vends_total",
+      help: "Vends accepted (202, not replays), and those that became successful, failed or pending",
+      labelNames: ["event", "service", "network", "provider"],
+      registers,
+    });
+    this.acceptToFinal = new Histogram({
+      name: "vend_accept_to_final_seconds",
+      help: "Time from a vend's acceptance to its final status",
+      labelNames: ["service", "status"],
+      buckets: finalBuckets,
+      registers,
+    });
+    this.webhookDeliveries = new Counter({
+      name: "vend_webhook_deliveries_total",
+      help: "Webhook delivery attempts by outcome: delivered, retrying (will be tried again), failed (given up)",
+      labelNames: ["outcome"],
+      registers,
+    });
+    this.webhookLag = new Histogram({
+      name: "vend_webhook_delivery_lag_seconds",
+      help: "Time from an event's creation to its delivery",
+      buckets: lagBuckets,
+      registers,
+    });
+    this.providerDuration = new Histogram({
+      name: "vend_provider_request_duration_seconds",
+      help: "Provider calls (vend, requery) by provider, answered or not",
+      labelNames: ["provider", "operation"],
+      buckets: providerBuckets,
+      registers,
+    });
+    this.providerErrors = new Counter({
+      name: "vend_provider_errors_total",
+      help: "Provider calls without a usable answer: unanswered (timeout, broken connection) or unreadable (5xx, garbage)",
+      labelNames: ["provider", "kind"],
+      registers,
+    });
+    const { database } = options;
+    new Gauge({
+      name: "vend_db_pool_connections",
+      help: "Database connections of this process: in_use (a statement in flight) and max (the pool's size)",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const { inUse, max } = database.connections();
+        if (inUse !== undefined) this.set({ state: "in_use" }, inUse);
+        this.set({ state: "max" }, max);
+      },
+    });
+    const queueRegisters = [this.queueRegistry];
+    this.queueDepth = new Gauge({
+      name: "vend_queue_depth",
+      help: "Transactions due for work now (queued, processing or pending, next attempt due)",
+      registers: queueRegisters,
+    });
+    this.queueOldestAge = new Gauge({
+      name: "vend_queue_oldest_due_age_seconds",
+      help: "How long the longest-waiting due transaction has been due",
+      registers: queueRegisters,
+    });
+    this.stuck = new Gauge({
+      name: "vend_stuck_transactions",
+      help: "Pending transactions older than STUCK_AFTER_MINUTES",
+      registers: queueRegisters,
+    });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Every family this process exposes, the scrape-time ones included. */
+  familyNames(): string[] {
+    return [...this.registry.getMetricsAsArray(), ...this.queueRegistry.getMetricsAsArray()].map((metric) => metric.name);
+  }
+
+  /** The exposition text. The queue gauges are left out when the database does not answer in time. */
+  async scrape(): Promise<string> {
+    const figures = await this.readQueue();
+    if (!figures) return this.registry.metrics();
+    this.queueDepth.set(figures.due);
+    this.queueOldestAge.set(figures.oldestDueAgeSeconds);
+    this.stuck.set(figures.stuck);
+    return (await this.registry.metrics()) + (await this.queueRegistry.metrics());
+  }
+
+  private async readQueue(): Promise<QueueFigures | undefined> {
+    try {
+      return await readQueueFigures(this.options.database.db, {
+        stuckAfterMinutes: this.options.stuckAfterMinutes,
+        timeoutMs: this.options.queueQueryTimeoutMs ?? 1000,
+      });
+    } catch {
+      return undefined;
+    }
+  }
+
+  httpAnswered(operation: string, status: number, seconds: number): void {
+    this.httpRequests.inc({ operation, status: String(status) });
+    this.httpDuration.observe({ operation }, seconds);
+  }
+
+  vendAccepted(labels: VendLabels): void {
+    this.vends.inc({ event: "accepted", ...vendLabels(labels) });
+  }
+
+  /** A transition that changed a transaction: final (with its accept-to-final time) or pending. */
+  vendTransitioned(vend: TransitionedVend): void {
+    const event = vend.status;
+    if (event !== "pending" && !finalStatuses.has(event)) return;
+    this.vends.inc({ event, ...vendLabels(vend) });
+    if (!finalStatuses.has(event) || !vend.completedAt) return;
+    // Rows read through raw SQL may carry timestamps as strings.
+    const seconds = (new Date(vend.completedAt).getTime() - new Date(vend.createdAt).getTime()) / 1000;
+    if (Number.isFinite(seconds)) this.acceptToFinal.observe({ service: vend.service, status: event }, Math.max(0, seconds));
+  }
+
+  /** One webhook attempt recorded; a delivered one with the time since its event was created. */
+  webhookAttempted(outcome: WebhookOutcome, eventCreatedAt?: Date): void {
+    this.webhookDeliveries.inc({ outcome });
+    if (outcome === "delivered" && eventCreatedAt && !Number.isNaN(eventCreatedAt.getTime())) {
+      this.webhookLag.observe(Math.max(0, (Date.now() - eventCreatedAt.getTime()) / 1000));
+    }
+  }
+
+  /** One provider call: its duration, and what went wrong when it had no usable answer. */
+  providerCalled(provider: string, operation: string, seconds: number, error?: ProviderErrorKind): void {
+    this.providerDuration.observe({ provider, operation }, seconds);
+    if (error) this.providerErrors.inc({ provider, kind: error });
+  }
+}
+
+const vendLabels = ({ service, network, provider }: VendLabels): VendLabels => ({ service, network, provider });
+
+export function createMetrics(options: MetricsOptions): Metrics {
+  return new Metrics(options);
+}

@@ -1,0 +1,55 @@
+import { AppError, errorEnvelope } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { checkScrapeAccess, type ScrapeAccess } from "./access.ts";
+import type { Metrics } from "./metrics.ts";
+
+export interface MetricsServer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+function errorAnswer(error: AppError): Response {
+  return new Response(JSON.stringify(errorEnvelope(error)), {
+    status: error.status,
+    headers: { "content-type": "application/json; charset=utf-8", ...error.headers },
+  });
+}
+
+/**
+ * `GET /metrics` alone, for a process without the API (`--worker-only`), under the same rule as the
+ * API's route: the token when one is set. Anything else is 404.
+ */
+export function startMetricsServer(
+  metrics: Metrics,
+  options: { port: number; hostname: string; token: string | undefined; logger: Logger },
+): MetricsServer {
+  const access: ScrapeAccess = { enabled: true, token: options.token };
+  const server = Bun.serve({
+    port: options.port,
+    hostname: options.hostname,
+    fetch: async (request) => {
+      const { pathname } = new URL(request.url);
+      if (request.method !== "GET" || pathname !== "/metrics") {
+        return errorAnswer(new AppError("NOT_FOUND", `No route for ${request.method} ${pathname}`));
+      }
+      try {
+        checkScrapeAccess(access, request.headers.get("authorization"));
+        return new Response(await metrics.scrape(), { headers: { "content-type": metrics.contentType } });
+      } catch (error) {
+        if (error instanceof AppError) return errorAnswer(error);
+        options.logger.error({ err: error }, "metrics scrape failed");
+        return errorAnswer(new AppError("INTERNAL_ERROR", "Metrics could not be collected"));
+      }
+    },
+  });
+  const port = server.port ?? options.port;
+  const host = options.hostname === "0.0.0.0" ? "127.0.0.1" : options.hostname;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { childEnv, spawnProcess } from "../helpers/process.ts";
+import { parsePrometheusText } from "../helpers/prometheus.ts";
+
+const main = join(import.meta.dir, "../../src/main.ts");
+const dataDir = mkdtempSync(join(tmpdir(), "vend-worker-metrics-"));
+const token = "worker-metrics-token-0123456789";
+let database: TestDatabase | undefined;
+
+afterAll(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
+});
+
+/** The embedded database in its own directory, or (DATABASE_URL) a fresh PostgreSQL database. */
+async function databaseEnv(): Promise<Record<string, string>> {
+  if (!process.env.DATABASE_URL) return { VEND_DATA_DIR: dataDir };
+  database = await createTestDatabase();
+  return { DATABASE_URL: database.url ?? "" };
+}
+
+describe("npm run worker (--worker-only) with METRICS_ENABLED", () => {
+  test("serves /metrics on METRICS_PORT behind METRICS_TOKEN, and stops with the process", async () => {
+    const env = childEnv({ ...(await databaseEnv()), METRICS_ENABLED: "true", METRICS_PORT: "0", METRICS_TOKEN: token });
+    const proc = spawnProcess([process.execPath, main, "--worker-only"], env);
+    try {
+      const [, url] = await proc.waitFor(/metrics at (http:\/\/\S+\/metrics)\)/);
+      expect((await fetch(url ?? "")).status).toBe(401);
+      const res = await fetch(url ?? "", { headers: { authorization: `Bearer ${token}` } });
+      expect(res.status).toBe(200);
+      const families = parsePrometheusText(await res.text());
+      expect(families.get("vend_queue_depth")?.samples.map((s) => s.value)).toEqual([0]);
+      expect(families.has("vend_vends_total")).toBe(true);
+    } finally {
+      expect(await proc.stop()).toBe(0);
+    }
+  }, 60_000);
+});
