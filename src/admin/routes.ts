@@ -36,7 +36,7 @@ export function adminRoutes(deps: AppDeps) {
           { amountKobo: input.body.amount_kobo, kind: "credit", note: input.body.note },
         ),
       })),
-    reconcileWallets: async () => ({ status: 200, data: await reconciliationReport(deps.db) }),
+    reconcileWallets: async ({ query }) => ({ status: 200, data: await reconciliationReport(deps.db, query.account_id) }),
   } satisfies Partial<Handlers>;
   return handlers;
 }
