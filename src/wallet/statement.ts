@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt, lte, type SQL } from "drizzle-orm";
+import { and, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { ledgerEntries, transactions, wallets } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
@@ -34,9 +34,13 @@ export async function listLedgerEntries(
   const cursorScope = `ledger:${scope.accountId}:${scope.mode}`;
   const filters = { kind: query.kind, from: from?.toISOString(), to: to?.toISOString() };
   const limit = pageLimit(query.limit);
+  // The wallet as a scalar subquery: the entries are then read down ledger_wallet_idx (wallet_id, id) in page order.
+  const wallet = db
+    .select({ id: wallets.id })
+    .from(wallets)
+    .where(and(eq(wallets.accountId, scope.accountId), eq(wallets.mode, scope.mode)));
   const conditions: (SQL | undefined)[] = [
-    eq(wallets.accountId, scope.accountId),
-    eq(wallets.mode, scope.mode),
+    eq(ledgerEntries.walletId, sql`(${wallet})`),
     query.kind === undefined ? undefined : eq(ledgerEntries.kind, query.kind),
     from ? gte(ledgerEntries.createdAt, from) : undefined,
     to ? lte(ledgerEntries.createdAt, to) : undefined,
@@ -56,7 +60,6 @@ export async function listLedgerEntries(
       createdAt: ledgerEntries.createdAt,
     })
     .from(ledgerEntries)
-    .innerJoin(wallets, eq(wallets.id, ledgerEntries.walletId))
     .leftJoin(transactions, eq(transactions.id, ledgerEntries.transactionId))
     .where(and(...conditions))
     .orderBy(desc(ledgerEntries.id))
