@@ -3692,7 +3692,7 @@ export interface operations {
             query: {
                 /** @description The provider's name (`vtu`, `clubkonnect`, `sandbox`, …). */
                 provider: string;
-                /** @description The day, `YYYY-MM-DD`, in Africa/Lagos time (UTC+01:00). */
+                /** @description The day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time (UTC+01:00). */
                 date: string;
                 /** @description Live orders (the default) or test orders (the sandbox's). */
                 mode?: components["schemas"]["Mode"];

@@ -3676,7 +3676,7 @@ export type SettlementReportData = {
          */
         provider: string;
         /**
-         * The day, `YYYY-MM-DD`, in Africa/Lagos time (UTC+01:00).
+         * The day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time (UTC+01:00).
          */
         date: string;
         /**

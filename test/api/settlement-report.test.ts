@@ -161,6 +161,8 @@ describe("GET /admin/v1/reports/settlement", () => {
       ["no date", { provider: "vtu" }, "date"],
       ["provider with spaces", { provider: "v tu", date: "2026-11-21" }, "provider"],
       ["a day that does not exist", { provider: "vtu", date: "2026-02-30" }, "date"],
+      ["a day before 2000", { provider: "vtu", date: "1999-12-31" }, "date"],
+      ["year 0", { provider: "vtu", date: "0000-01-01" }, "date"],
       ["a date the other way round", { provider: "vtu", date: "21-11-2026" }, "date"],
       ["a date-time", { provider: "vtu", date: "2026-11-21T00:00:00Z" }, "date"],
       ["unknown mode", { provider: "vtu", date: "2026-11-21", mode: "sandbox" }, "mode"],

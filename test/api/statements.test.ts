@@ -211,6 +211,8 @@ describe("GET /api/v1/wallet/ledger", () => {
       ["another account's cursor", { cursor: bOwn.json.data.page.next_cursor }, "cursor"],
       ["unknown kind", { kind: "refund" }, "kind"],
       ["from not a time", { from: "yesterday" }, "from"],
+      ["from in year 0", { from: "0000-01-01T00:00:00Z" }, "from"],
+      ["to past year 9999", { to: "9999-12-31T23:59:59-01:00" }, "to"],
       ["from after to", { from: "2026-11-22T00:00:00Z", to: "2026-11-21T00:00:00Z" }, "from"],
       ["limit 0", { limit: 0 }, "limit"],
       ["unknown parameter", { account_id: b.id }, "account_id"],
