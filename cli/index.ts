@@ -14,6 +14,7 @@ import { operatorsCommand } from "./commands/operators.ts";
 import { pricingCommand } from "./commands/pricing.ts";
 import { providersCommand } from "./commands/providers.ts";
 import { reconcileCommand } from "./commands/reconcile.ts";
+import { reportCommand } from "./commands/report.ts";
 import { transactionsCommand } from "./commands/transactions.ts";
 import { vendCommand } from "./commands/vend.ts";
 import { verifyCommand } from "./commands/verify.ts";
@@ -77,6 +78,7 @@ export function buildProgram(): Command {
     accountsCommand,
     keysCommand,
     reconcileCommand,
+    reportCommand,
     providersCommand,
     anomaliesCommand,
     operatorsCommand,

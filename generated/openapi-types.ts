@@ -279,6 +279,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/wallet/ledger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The wallet's statement, newest entry first
+         * @description The ledger entries of the key's wallet (its account and mode), newest first by `id`, a page at a time.
+         *     A wallet's entries are numbered in the order they were applied, so each entry's `*_after_kobo` figures
+         *     follow from the previous one and its deltas: the newest entry's `balance_after_kobo` is the wallet's
+         *     balance, and the `balance_delta_kobo` (and `held_delta_kobo`) of all its entries add up to its balance
+         *     (and hold). `from` and `to` filter on `created_at` (both inclusive). While `page.has_more` is `true`,
+         *     request again with `cursor` = `page.next_cursor` and the same filters; garbage, a modified cursor or
+         *     one reused with other filters is `400` with `data.errors[0].field = "cursor"`.
+         */
+        get: operations["listLedgerEntries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhook-endpoints": {
         parameters: {
             query?: never;
@@ -585,9 +611,36 @@ export interface paths {
         };
         /**
          * Check every wallet against its ledger
-         * @description Sets every wallet's balance and hold against the sums of its ledger entries, in one consistent snapshot. The books balance when no wallet differs; otherwise each differing wallet is listed with both figures. Changes nothing; an unbalanced answer is still `200` with `balanced: false`.
+         * @description Sets every wallet's balance and hold against the sums of its ledger entries, in one consistent snapshot. The books balance when no wallet differs; otherwise each differing wallet is listed with both figures. Changes nothing; an unbalanced answer is still `200` with `balanced: false`. With `account_id`, only that account's wallets are checked (and counted in `wallets_checked`); an unknown account is `404`.
          */
         get: operations["reconcileWallets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/reports/settlement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Successful vends of one provider on one day, for settlement
+         * @description What we owe one provider for one day by our own records, to set against the provider's statement: the
+         *     transactions of `mode` (default `live`) with status `successful` whose provider (the one that delivered
+         *     them) is `provider` and whose `completed_at` falls on `date`. A day is a calendar day in Africa/Lagos
+         *     time (WAT, UTC+01:00 all year), as Nigerian providers count days on their statements: `date=2026-11-21`
+         *     covers `from` = `2026-11-20T23:00:00.000Z` (inclusive) to `to` = `2026-11-21T23:00:00.000Z` (exclusive).
+         *     `provider` is any provider name (a provider no longer configured can still be settled); a name with no
+         *     successful orders that day gives a report of zeros. Totals and one line per service and network, with
+         *     the face value (`amount_kobo`) and what clients were charged (`price_kobo`).
+         */
+        get: operations["settlementReport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1308,7 +1361,10 @@ export interface components {
         LedgerEntry: {
             id: number;
             wallet_mode: components["schemas"]["Mode"];
-            /** @enum {string} */
+            /**
+             * @description What moved the wallet: `fund` (test self-service) and `credit` (an operator) add to the balance; `hold` reserves an accepted vend's price; `capture` takes a held price when the vend succeeds (balance and hold both go down); `release` frees it when the vend fails.
+             * @enum {string}
+             */
             kind: "fund" | "credit" | "hold" | "capture" | "release";
             amount_kobo: number;
             balance_after_kobo: number;
@@ -1317,6 +1373,30 @@ export interface components {
             note: string | null;
             /** Format: date-time */
             created_at: string;
+        };
+        /** @description One ledger entry of a wallet's statement, with how it moved the wallet and the wallet after it. */
+        StatementEntry: {
+            /** @description Increases in the order the wallet's entries were applied. */
+            id: number;
+            kind: components["schemas"]["LedgerEntry"]["kind"];
+            amount_kobo: number;
+            /** @description How the entry changed the balance (negative for a capture). */
+            balance_delta_kobo: number;
+            /** @description How the entry changed the hold. */
+            held_delta_kobo: number;
+            balance_after_kobo: number;
+            held_after_kobo: number;
+            /** @description balance_after_kobo − held_after_kobo. */
+            available_after_kobo: number;
+            /** @description The transaction's reference (`txn_…`); null for funding and credits. */
+            reference: string | null;
+            note: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        StatementPage: {
+            items: components["schemas"]["StatementEntry"][];
+            page: components["schemas"]["Page"];
         };
         WalletMovement: {
             entry: components["schemas"]["LedgerEntry"];
@@ -1589,6 +1669,49 @@ export interface components {
              * @description The database clock when the snapshot was taken.
              */
             checked_at: string;
+        };
+        /** @description The successful orders of one service and network. */
+        SettlementLine: {
+            service: components["schemas"]["ServiceCode"];
+            /** @description Network, disco or biller code. */
+            network: string;
+            count: number;
+            /** @description The face value delivered. */
+            amount_kobo: number;
+            /** @description What clients were charged. */
+            price_kobo: number;
+        };
+        SettlementReport: {
+            provider: string;
+            mode: components["schemas"]["Mode"];
+            /**
+             * Format: date
+             * @description The day in Africa/Lagos time.
+             */
+            date: string;
+            /**
+             * @description The zone the day is counted in (UTC+01:00, no daylight saving).
+             * @constant
+             */
+            timezone: "Africa/Lagos";
+            /**
+             * Format: date-time
+             * @description The day's first instant (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The next day's first instant (exclusive).
+             */
+            to: string;
+            /** @description Successful orders completed on the day. */
+            count: number;
+            /** @description Their face value. */
+            amount_kobo: number;
+            /** @description What clients were charged for them. */
+            price_kobo: number;
+            /** @description One line per service and network, by service then network; empty when there were none. */
+            by_service: components["schemas"]["SettlementLine"][];
         };
         StoredCallback: {
             /** Format: uuid */
@@ -1982,6 +2105,24 @@ export interface components {
             code: "OK";
             message: string;
             data: components["schemas"]["WalletMovement"];
+        };
+        /** @description Success envelope carrying a StatementPage. */
+        StatementPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["StatementPage"];
+        };
+        /** @description Success envelope carrying a SettlementReport. */
+        SettlementReportEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["SettlementReport"];
         };
         /** @description Success envelope carrying a Reconciliation. */
         ReconciliationEnvelope: {
@@ -2832,6 +2973,44 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listLedgerEntries: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this time (RFC 3339). */
+                from?: components["parameters"]["FromFilter"];
+                /** @description Created at or before this time (RFC 3339). */
+                to?: components["parameters"]["ToFilter"];
+                /** @description Only entries of this kind. */
+                kind?: components["schemas"]["LedgerEntry"]["kind"];
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the wallet's ledger entries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatementPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listWebhookEndpoints: {
         parameters: {
             query?: never;
@@ -3498,7 +3677,10 @@ export interface operations {
     };
     reconcileWallets: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only this account's wallets. */
+                account_id?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -3513,6 +3695,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ReconciliationEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    settlementReport: {
+        parameters: {
+            query: {
+                /** @description The provider's name (`vtu`, `clubkonnect`, `sandbox`, …). */
+                provider: string;
+                /** @description The day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time (UTC+01:00). */
+                date: string;
+                /** @description Live orders (the default) or test orders (the sandbox's). */
+                mode?: components["schemas"]["Mode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SettlementReportEnvelope"];
                 };
             };
             400: components["responses"]["ValidationFailed"];

@@ -2,8 +2,16 @@ import { Command } from "commander";
 import { withExample } from "../context.ts";
 import { walletBalanceCommand } from "./wallet/balance.ts";
 import { walletFundCommand } from "./wallet/fund.ts";
+import { walletReconcileCommand } from "./wallet/reconcile.ts";
+import { walletStatementCommand } from "./wallet/statement.ts";
 
 export const walletCommand = withExample(
-  new Command("wallet").description("Wallet balance and funding").addCommand(walletBalanceCommand).addCommand(walletFundCommand),
+  new Command("wallet")
+    .description("Wallet balance, statement and funding; check the books (admin token)")
+    .addCommand(walletBalanceCommand)
+    .addCommand(walletStatementCommand)
+    .addCommand(walletFundCommand)
+    .addCommand(walletReconcileCommand),
   "vendctl wallet fund 5000 && vendctl wallet balance",
+  "vendctl wallet statement --all --csv > statement.csv",
 );

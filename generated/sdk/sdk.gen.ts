@@ -2,7 +2,7 @@
 
 import type { Client, ClientMeta, Options as Options2, RequestResult, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -260,6 +260,28 @@ export const fundWallet = <ThrowOnError extends boolean = false>(options: Option
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The wallet's statement, newest entry first
+ *
+ * The ledger entries of the key's wallet (its account and mode), newest first by `id`, a page at a time.
+ * A wallet's entries are numbered in the order they were applied, so each entry's `*_after_kobo` figures
+ * follow from the previous one and its deltas: the newest entry's `balance_after_kobo` is the wallet's
+ * balance, and the `balance_delta_kobo` (and `held_delta_kobo`) of all its entries add up to its balance
+ * (and hold). `from` and `to` filter on `created_at` (both inclusive). While `page.has_more` is `true`,
+ * request again with `cursor` = `page.next_cursor` and the same filters; garbage, a modified cursor or
+ * one reused with other filters is `400` with `data.errors[0].field = "cursor"`.
+ *
+ */
+export const listLedgerEntries = <ThrowOnError extends boolean = false>(options?: Options<ListLedgerEntriesData, ThrowOnError>): RequestResult<ListLedgerEntriesResponses, ListLedgerEntriesErrors, ThrowOnError> => (options?.client ?? client).get<ListLedgerEntriesResponses, ListLedgerEntriesErrors, ThrowOnError>({
+    security: [{
+            key: 'ApiKey',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/api/v1/wallet/ledger',
+    ...options
 });
 
 /**
@@ -571,7 +593,7 @@ export const listAuditEntries = <ThrowOnError extends boolean = false>(options?:
 /**
  * Check every wallet against its ledger
  *
- * Sets every wallet's balance and hold against the sums of its ledger entries, in one consistent snapshot. The books balance when no wallet differs; otherwise each differing wallet is listed with both figures. Changes nothing; an unbalanced answer is still `200` with `balanced: false`.
+ * Sets every wallet's balance and hold against the sums of its ledger entries, in one consistent snapshot. The books balance when no wallet differs; otherwise each differing wallet is listed with both figures. Changes nothing; an unbalanced answer is still `200` with `balanced: false`. With `account_id`, only that account's wallets are checked (and counted in `wallets_checked`); an unknown account is `404`.
  */
 export const reconcileWallets = <ThrowOnError extends boolean = false>(options?: Options<ReconcileWalletsData, ThrowOnError>): RequestResult<ReconcileWalletsResponses, ReconcileWalletsErrors, ThrowOnError> => (options?.client ?? client).get<ReconcileWalletsResponses, ReconcileWalletsErrors, ThrowOnError>({
     security: [{
@@ -580,6 +602,29 @@ export const reconcileWallets = <ThrowOnError extends boolean = false>(options?:
             type: 'http'
         }],
     url: '/admin/v1/reconciliation',
+    ...options
+});
+
+/**
+ * Successful vends of one provider on one day, for settlement
+ *
+ * What we owe one provider for one day by our own records, to set against the provider's statement: the
+ * transactions of `mode` (default `live`) with status `successful` whose provider (the one that delivered
+ * them) is `provider` and whose `completed_at` falls on `date`. A day is a calendar day in Africa/Lagos
+ * time (WAT, UTC+01:00 all year), as Nigerian providers count days on their statements: `date=2026-11-21`
+ * covers `from` = `2026-11-20T23:00:00.000Z` (inclusive) to `to` = `2026-11-21T23:00:00.000Z` (exclusive).
+ * `provider` is any provider name (a provider no longer configured can still be settled); a name with no
+ * successful orders that day gives a report of zeros. Totals and one line per service and network, with
+ * the face value (`amount_kobo`) and what clients were charged (`price_kobo`).
+ *
+ */
+export const settlementReport = <ThrowOnError extends boolean = false>(options: Options<SettlementReportData, ThrowOnError>): RequestResult<SettlementReportResponses, SettlementReportErrors, ThrowOnError> => (options.client ?? client).get<SettlementReportResponses, SettlementReportErrors, ThrowOnError>({
+    security: [{
+            key: 'AdminToken',
+            scheme: 'bearer',
+            type: 'http'
+        }],
+    url: '/admin/v1/reports/settlement',
     ...options
 });
 

@@ -448,6 +448,9 @@ export type FundWalletRequest = {
 export type LedgerEntry = {
     id: number;
     wallet_mode: Mode;
+    /**
+     * What moved the wallet: `fund` (test self-service) and `credit` (an operator) add to the balance; `hold` reserves an accepted vend's price; `capture` takes a held price when the vend succeeds (balance and hold both go down); `release` frees it when the vend fails.
+     */
     kind: 'fund' | 'credit' | 'hold' | 'capture' | 'release';
     amount_kobo: number;
     balance_after_kobo: number;
@@ -455,6 +458,46 @@ export type LedgerEntry = {
     transaction_reference: string | null;
     note: string | null;
     created_at: string;
+};
+
+/**
+ * One ledger entry of a wallet's statement, with how it moved the wallet and the wallet after it.
+ */
+export type StatementEntry = {
+    /**
+     * Increases in the order the wallet's entries were applied.
+     */
+    id: number;
+    /**
+     * What moved the wallet: `fund` (test self-service) and `credit` (an operator) add to the balance; `hold` reserves an accepted vend's price; `capture` takes a held price when the vend succeeds (balance and hold both go down); `release` frees it when the vend fails.
+     */
+    kind: 'fund' | 'credit' | 'hold' | 'capture' | 'release';
+    amount_kobo: number;
+    /**
+     * How the entry changed the balance (negative for a capture).
+     */
+    balance_delta_kobo: number;
+    /**
+     * How the entry changed the hold.
+     */
+    held_delta_kobo: number;
+    balance_after_kobo: number;
+    held_after_kobo: number;
+    /**
+     * balance_after_kobo − held_after_kobo.
+     */
+    available_after_kobo: number;
+    /**
+     * The transaction's reference (`txn_…`); null for funding and credits.
+     */
+    reference: string | null;
+    note: string | null;
+    created_at: string;
+};
+
+export type StatementPage = {
+    items: Array<StatementEntry>;
+    page: Page;
 };
 
 export type WalletMovement = {
@@ -774,6 +817,63 @@ export type Reconciliation = {
      * The database clock when the snapshot was taken.
      */
     checked_at: string;
+};
+
+/**
+ * The successful orders of one service and network.
+ */
+export type SettlementLine = {
+    service: ServiceCode;
+    /**
+     * Network, disco or biller code.
+     */
+    network: string;
+    count: number;
+    /**
+     * The face value delivered.
+     */
+    amount_kobo: number;
+    /**
+     * What clients were charged.
+     */
+    price_kobo: number;
+};
+
+export type SettlementReport = {
+    provider: string;
+    mode: Mode;
+    /**
+     * The day in Africa/Lagos time.
+     */
+    date: string;
+    /**
+     * The zone the day is counted in (UTC+01:00, no daylight saving).
+     */
+    timezone: 'Africa/Lagos';
+    /**
+     * The day's first instant (inclusive).
+     */
+    from: string;
+    /**
+     * The next day's first instant (exclusive).
+     */
+    to: string;
+    /**
+     * Successful orders completed on the day.
+     */
+    count: number;
+    /**
+     * Their face value.
+     */
+    amount_kobo: number;
+    /**
+     * What clients were charged for them.
+     */
+    price_kobo: number;
+    /**
+     * One line per service and network, by service then network; empty when there were none.
+     */
+    by_service: Array<SettlementLine>;
 };
 
 export type StoredCallback = {
@@ -1241,6 +1341,26 @@ export type LedgerEntryEnvelope = {
     code: 'OK';
     message: string;
     data: WalletMovement;
+};
+
+/**
+ * Success envelope carrying a StatementPage.
+ */
+export type StatementPageEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: StatementPage;
+};
+
+/**
+ * Success envelope carrying a SettlementReport.
+ */
+export type SettlementReportEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: SettlementReport;
 };
 
 /**
@@ -2269,6 +2389,72 @@ export type FundWalletResponses = {
 };
 
 export type FundWalletResponse = FundWalletResponses[keyof FundWalletResponses];
+
+export type ListLedgerEntriesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Created at or after this time (RFC 3339).
+         */
+        from?: string;
+        /**
+         * Created at or before this time (RFC 3339).
+         */
+        to?: string;
+        /**
+         * What moved the wallet: `fund` (test self-service) and `credit` (an operator) add to the balance; `hold` reserves an accepted vend's price; `capture` takes a held price when the vend succeeds (balance and hold both go down); `release` frees it when the vend fails.
+         */
+        kind?: 'fund' | 'credit' | 'hold' | 'capture' | 'release';
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/api/v1/wallet/ledger';
+};
+
+export type ListLedgerEntriesErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListLedgerEntriesError = ListLedgerEntriesErrors[keyof ListLedgerEntriesErrors];
+
+export type ListLedgerEntriesResponses = {
+    /**
+     * A page of the wallet's ledger entries.
+     */
+    200: StatementPageEnvelope;
+};
+
+export type ListLedgerEntriesResponse = ListLedgerEntriesResponses[keyof ListLedgerEntriesResponses];
 
 export type ListWebhookEndpointsData = {
     body?: never;
@@ -3426,7 +3612,12 @@ export type ListAuditEntriesResponse = ListAuditEntriesResponses[keyof ListAudit
 export type ReconcileWalletsData = {
     body?: never;
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * Only this account's wallets.
+         */
+        account_id?: string;
+    };
     url: '/admin/v1/reconciliation';
 };
 
@@ -3475,6 +3666,72 @@ export type ReconcileWalletsResponses = {
 };
 
 export type ReconcileWalletsResponse = ReconcileWalletsResponses[keyof ReconcileWalletsResponses];
+
+export type SettlementReportData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The provider's name (`vtu`, `clubkonnect`, `sandbox`, …).
+         */
+        provider: string;
+        /**
+         * The day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time (UTC+01:00).
+         */
+        date: string;
+        /**
+         * Live orders (the default) or test orders (the sandbox's).
+         */
+        mode?: Mode;
+    };
+    url: '/admin/v1/reports/settlement';
+};
+
+export type SettlementReportErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type SettlementReportError = SettlementReportErrors[keyof SettlementReportErrors];
+
+export type SettlementReportResponses = {
+    /**
+     * The report.
+     */
+    200: SettlementReportEnvelope;
+};
+
+export type SettlementReportResponse = SettlementReportResponses[keyof SettlementReportResponses];
 
 export type AdminListTransactionsData = {
     body?: never;

@@ -38,7 +38,7 @@ export function adminRoutes(deps: AppDeps) {
           { amountKobo: input.body.amount_kobo, kind: "credit", note: input.body.note },
         ),
       })),
-    reconcileWallets: async () => ({ status: 200, data: await reconciliationReport(deps.db) }),
+    reconcileWallets: async ({ query }) => ({ status: 200, data: await reconciliationReport(deps.db, query.account_id) }),
     listOperators: async ({ query }) => ({ status: 200, data: await listOperators(deps.db, deps.cursors, query) }),
     createOperator: async (input) => {
       const created = await createOperator(deps.db, input.body, operatorOf(input).name);

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
+import { notFound } from "../errors.ts";
 import type { Mode } from "../lib/scope.ts";
 
 type Reconciliation = components["schemas"]["Reconciliation"];
@@ -16,6 +17,7 @@ export interface WalletDiscrepancy {
 
 interface CheckRow {
   wallets_checked: number | string;
+  account_known: boolean;
   checked_ms: number | string;
   id: string | null;
   account_id: string;
@@ -26,12 +28,22 @@ interface CheckRow {
   ledger_held: number | string;
 }
 
+interface CheckResult {
+  walletsChecked: number;
+  checkedAt: Date;
+  /** False when an account was named and does not exist. */
+  accountKnown: boolean;
+  rows: CheckRow[];
+}
+
 /**
- * Every wallet set against the sum of its ledger entries, in one statement (one snapshot): how many
- * wallets there are, the database clock, and one row per wallet whose balance or hold differs from
- * its ledger (a single row with a null `id` when none does).
+ * Every wallet (or one account's) set against the sum of its ledger entries, in one statement (one
+ * snapshot): how many wallets there are, the database clock, whether the named account exists, and one row
+ * per wallet whose balance or hold differs from its ledger (a single row with a null `id` when none does).
  */
-async function checkWallets(db: Executor): Promise<{ walletsChecked: number; checkedAt: Date; rows: CheckRow[] }> {
+async function checkWallets(db: Executor, accountId?: string): Promise<CheckResult> {
+  const ofAccount = accountId === undefined ? sql`` : sql`where w.account_id = ${accountId}::uuid`;
+  const known = accountId === undefined ? sql`true` : sql`exists (select 1 from accounts a where a.id = ${accountId}::uuid)`;
   const rows = await queryRows<CheckRow>(
     db,
     sql`with sums as (
@@ -39,10 +51,13 @@ async function checkWallets(db: Executor): Promise<{ walletsChecked: number; che
                  coalesce(sum(l.balance_delta_kobo), 0) as ledger_balance,
                  coalesce(sum(l.held_delta_kobo), 0) as ledger_held
           from wallets w left join ledger_entries l on l.wallet_id = w.id
+          ${ofAccount}
           group by w.id
         )
-        select totals.wallets_checked, totals.checked_ms, d.*
-        from (select count(*)::int as wallets_checked, (extract(epoch from now()) * 1000)::float8 as checked_ms from sums) totals
+        select totals.wallets_checked, totals.checked_ms, totals.account_known, d.*
+        from (select count(*)::int as wallets_checked, (extract(epoch from now()) * 1000)::float8 as checked_ms,
+                     ${known} as account_known
+              from sums) totals
         left join (
           select * from sums where balance_kobo <> ledger_balance or held_kobo <> ledger_held
         ) d on true
@@ -52,6 +67,7 @@ async function checkWallets(db: Executor): Promise<{ walletsChecked: number; che
   return {
     walletsChecked: Number(first?.wallets_checked ?? 0),
     checkedAt: new Date(Number(first?.checked_ms ?? Date.now())),
+    accountKnown: first?.account_known !== false,
     rows: rows.filter((row) => row.id !== null),
   };
 }
@@ -68,9 +84,13 @@ export async function reconcileWallets(db: Executor): Promise<WalletDiscrepancy[
   }));
 }
 
-/** The books for operators: whether every wallet equals its ledger, how many were checked, and the ones that do not. */
-export async function reconciliationReport(db: Executor): Promise<Reconciliation> {
-  const { walletsChecked, checkedAt, rows } = await checkWallets(db);
+/**
+ * The books for operators: whether every wallet (or, with `accountId`, that account's) equals its ledger, how
+ * many were checked, and the ones that do not. `404` for an unknown account.
+ */
+export async function reconciliationReport(db: Executor, accountId?: string): Promise<Reconciliation> {
+  const { walletsChecked, checkedAt, accountKnown, rows } = await checkWallets(db, accountId);
+  if (!accountKnown) throw notFound("Account");
   return {
     balanced: rows.length === 0,
     wallets_checked: walletsChecked,

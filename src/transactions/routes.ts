@@ -3,6 +3,7 @@ import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./service.ts";
+import { settlementReport } from "./settlement.ts";
 
 export function transactionRoutes(deps: AppDeps) {
   const handlers = {
@@ -24,6 +25,7 @@ export function transactionRoutes(deps: AppDeps) {
       status: 200,
       data: await adminGetTransaction(deps.db, params.reference),
     }),
+    settlementReport: async ({ query }) => ({ status: 200, data: await settlementReport(deps.db, query) }),
   } satisfies Partial<Handlers>;
   return handlers;
 }

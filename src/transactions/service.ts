@@ -2,8 +2,9 @@ import { and, eq, gte, like, lte, type SQL } from "drizzle-orm";
 import { readNewestFirst } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
-import { notFound, validationError } from "../errors.ts";
+import { notFound } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
+import { parseRange } from "../lib/instants.ts";
 import type { Mode, Scope } from "../lib/scope.ts";
 import { normalisePhone } from "../lib/shared/destinations.ts";
 import {
@@ -37,14 +38,6 @@ export interface ListTransactionsQuery extends TransactionFilters {
 export interface AdminListTransactionsQuery extends ListTransactionsQuery {
   account_id?: string;
   mode?: Mode;
-}
-
-function parseInstant(field: "from" | "to", value: string): Date {
-  const millis = Date.parse(value);
-  if (Number.isNaN(millis)) throw validationError([{ field, message: "must be a valid date-time" }]);
-  // created_at has millisecond precision: an inclusive lower bound inside a millisecond starts at the next one.
-  const beyondMillis = /[1-9]/.test(/\.\d{3}(\d+)/.exec(value)?.[1] ?? "");
-  return new Date(field === "from" && beyondMillis ? millis + 1 : millis);
 }
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, "\\$&");
@@ -83,9 +76,7 @@ function filterConditions(filters: TransactionFilters): {
   conditions: SQL[];
   anyOf?: SQL[];
 } {
-  const from = filters.from === undefined ? undefined : parseInstant("from", filters.from);
-  const to = filters.to === undefined ? undefined : parseInstant("to", filters.to);
-  if (from && to && from > to) throw validationError([{ field: "from", message: "must not be after to" }]);
+  const { from, to } = parseRange(filters.from, filters.to);
   const destination =
     filters.destination === undefined ? undefined : (normalisePhone(filters.destination) ?? filters.destination);
   const conditions: (SQL | undefined)[] = [

@@ -3,6 +3,7 @@ import { AppError } from "../errors.ts";
 import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { creditWallet, getWallet } from "./service.ts";
+import { listLedgerEntries } from "./statement.ts";
 
 export function walletRoutes(deps: AppDeps) {
   const handlers = {
@@ -21,6 +22,10 @@ export function walletRoutes(deps: AppDeps) {
         data: await creditWallet(tx, principal, { amountKobo: input.body.amount_kobo, kind: "fund", note: input.body.note }),
       }));
     },
+    listLedgerEntries: async (input) => ({
+      status: 200,
+      data: await listLedgerEntries(deps.db, deps.cursors, principalOf(input), input.query),
+    }),
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -87,9 +87,51 @@ describe("GET /admin/v1/reconciliation", () => {
     }
   });
 
-  test("an unknown query parameter is 400 naming it", async () => {
-    const res = await server.admin.get("/admin/v1/reconciliation", { query: { account_id: "x" } });
-    expect(res.status).toBe(400);
-    expect(res.json.data.errors[0].field).toBe("account_id");
+  test("account_id checks only that account's wallets: a planted ledger entry shows there and nowhere else", async () => {
+    const clean = await fundedAccount(server, 300_000, "Clean Ltd");
+    const planted = await fundedAccount(server, 200_000, "Planted Ltd");
+    const db = server.database.handle.db;
+    const [wallet] = await db
+      .select({ id: wallets.id })
+      .from(wallets)
+      .where(and(eq(wallets.accountId, planted.id), eq(wallets.mode, "test")));
+    // An entry no movement made: the ledger now says 777 kobo more than the wallet holds.
+    await db.execute(
+      sql`insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo, balance_after_kobo, held_after_kobo, note)
+          values (${wallet?.id}::uuid, 'credit', 777, 777, 0, 200777, 0, 'planted')`,
+    );
+    const own = await server.admin.get("/admin/v1/reconciliation", { query: { account_id: clean.id } });
+    expect(own.status).toBe(200);
+    expect(own.json.data).toMatchObject({ balanced: true, wallets_checked: 2, discrepancies: [] });
+    const discrepancy = {
+      wallet_id: wallet?.id,
+      account_id: planted.id,
+      mode: "test",
+      balance_kobo: 200_000,
+      ledger_balance_kobo: 200_777,
+      held_kobo: 0,
+      ledger_held_kobo: 0,
+    };
+    const other = await server.admin.get("/admin/v1/reconciliation", { query: { account_id: planted.id } });
+    expect(other.json.data).toMatchObject({ balanced: false, wallets_checked: 2, discrepancies: [discrepancy] });
+    const everyone = await server.admin.get("/admin/v1/reconciliation");
+    expect(everyone.json.data.wallets_checked).toBe((await db.select({ id: wallets.id }).from(wallets)).length);
+    expect(everyone.json.data.discrepancies).toContainEqual(discrepancy);
+    expect(everyone.json.data.discrepancies.map((d: { account_id: string }) => d.account_id)).not.toContain(clean.id);
+  });
+
+  test("an unknown account is 404; a malformed account_id or an unknown parameter is 400 naming it", async () => {
+    const unknown = await server.admin.get("/admin/v1/reconciliation", {
+      query: { account_id: "00000000-0000-4000-8000-000000000000" },
+    });
+    expect([unknown.status, unknown.json.code]).toEqual([404, "NOT_FOUND"]);
+    for (const [query, field] of [
+      [{ account_id: "x" }, "account_id"],
+      [{ account: "x" }, "account"],
+    ] as const) {
+      const res = await server.admin.get("/admin/v1/reconciliation", { query });
+      expect(res.status).toBe(400);
+      expect(res.json.data.errors[0].field).toBe(field);
+    }
   });
 });

@@ -68,3 +68,32 @@ describe("vendctl reconcile (admin token)", () => {
     expect(wrong.stderr).toStartWith("UNAUTHENTICATED: ");
   });
 });
+
+describe("vendctl wallet reconcile (the documented name; top-level reconcile is its alias)", () => {
+  test("exit 0 for a balanced account, 1 for an unbalanced one or the whole unbalanced books, 1 for an unknown account", async () => {
+    const clean = await fundedAccount(server, 40_000, "Clean Ltd");
+    const dirty = await fundedAccount(server, 60_000, "Dirty Ltd");
+    await server.database.handle.db.execute(
+      sql`update wallets set balance_kobo = balance_kobo - 100 where account_id = ${dirty.id}::uuid and mode = 'test'`,
+    );
+    for (const command of [["wallet", "reconcile"], ["reconcile"]]) {
+      const balanced = await runCli([...command, "--account", clean.id, "--table"], admin);
+      expect([command, balanced.code, balanced.stdout]).toEqual([command, 0, "Books balanced: 2 wallets checked\n"]);
+      const unbalanced = await runCli([...command, "--account", dirty.id, "--json"], admin);
+      expect([command, unbalanced.code]).toEqual([command, 1]);
+      const report = JSON.parse(unbalanced.stdout) as Reconciliation;
+      expect(report).toMatchObject({ balanced: false, wallets_checked: 2 });
+      expect(report.discrepancies.map((d) => [d.account_id, d.balance_kobo, d.ledger_balance_kobo])).toEqual([
+        [dirty.id, 59_900, 60_000],
+      ]);
+      expect(unbalanced.stderr).toBe("error: Books unbalanced: 1 of 2 wallets differ from their ledger\n");
+    }
+    const everything = await runCli(["wallet", "reconcile", "--csv"], admin);
+    expect(everything.code).toBe(1);
+    expect(everything.stdout).toContain(dirty.id);
+    expect(everything.stdout).not.toContain(clean.id);
+    const unknown = await runCli(["wallet", "reconcile", "--account", "00000000-0000-4000-8000-000000000000"], admin);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toStartWith("NOT_FOUND: ");
+  });
+});
