@@ -1,5 +1,4 @@
 import { and, eq, sql } from "drizzle-orm";
-import { Webhook } from "standardwebhooks";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
@@ -7,6 +6,7 @@ import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 import { postWebhook, type SendResult } from "./send.ts";
+import { signedWebhookHeaders } from "./signing.ts";
 import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
 
 export interface DeliveryDeps {
@@ -42,19 +42,11 @@ async function sendDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery, worke
   const started = performance.now();
   const { timeoutMs, allowPrivateUrls } = deps.config.webhooks;
   const body = JSON.stringify(delivery.payload);
-  const timestamp = new Date();
-  const result = await postWebhook(
-    delivery.url,
-    body,
-    {
-      "content-type": "application/json",
-      "user-agent": "vend-webhooks/1",
-      "webhook-id": delivery.eventId,
-      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-      "webhook-signature": new Webhook(delivery.secret).sign(delivery.eventId, timestamp, body),
-    },
-    { timeoutMs, allowPrivateUrls, resolveHost: deps.resolveHost ?? resolveWithSystemDns },
-  );
+  const result = await postWebhook(delivery.url, body, signedWebhookHeaders(delivery.secret, delivery.eventId, body), {
+    timeoutMs,
+    allowPrivateUrls,
+    resolveHost: deps.resolveHost ?? resolveWithSystemDns,
+  });
   if (result.kind === "refused" || result.kind === "unreachable") {
     // The detail (an error code or address range, not the destination) stays in the server log.
     deps.logger.warn(
