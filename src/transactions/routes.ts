@@ -2,7 +2,9 @@ import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
+import { resolveTransaction } from "./resolve.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./service.ts";
+import { stuckCutoff } from "./stuck.ts";
 
 export function transactionRoutes(deps: AppDeps) {
   const handlers = {
@@ -18,11 +20,16 @@ export function transactionRoutes(deps: AppDeps) {
     },
     adminListTransactions: async ({ query }) => ({
       status: 200,
-      data: await adminListTransactions(deps.db, deps.cursors, query),
+      data: await adminListTransactions(deps.db, deps.cursors, query, stuckCutoff(deps.config)),
     }),
     adminGetTransaction: async ({ params }) => ({
       status: 200,
       data: await adminGetTransaction(deps.db, params.reference),
+    }),
+    resolveTransaction: async ({ params, body }) => ({
+      status: 200,
+      message: `Resolved as ${body.status}`,
+      data: await resolveTransaction(deps.db, params.reference, body),
     }),
   } satisfies Partial<Handlers>;
   return handlers;
