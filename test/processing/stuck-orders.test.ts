@@ -51,10 +51,16 @@ const db = () => server.database.handle.db;
 async function pendingOrder(path = "/api/v1/vend", body: Record<string, unknown> = {}): Promise<string> {
   const order =
     path === "/api/v1/vend" ? { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000, ...body } : body;
-  const res = await client.post(path, order, { ...idem(), query: { wait: 1 } });
+  const res = await client.post(path, order, idem());
   expect(res.status).toBe(202);
-  expect(res.json.data.status).toBe("pending");
-  return res.json.data.reference;
+  const reference: string = res.json.data.reference;
+  // The background worker sends it; a busy machine may take a moment (pending is not final, so `wait` cannot tell).
+  const deadline = Date.now() + 10_000;
+  while ((await transactionRow(db(), reference)).status !== "pending") {
+    if (Date.now() > deadline) throw new Error(`${reference} never became pending`);
+    await Bun.sleep(20);
+  }
+  return reference;
 }
 
 /** Moves the order's acceptance back past the stuck age. */
