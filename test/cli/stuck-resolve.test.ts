@@ -8,9 +8,39 @@ import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
 import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
-import { cliEnv, removeConfigDirs, runCli, runJson } from "./cli.ts";
+import { cliCommand, cliEnv, removeConfigDirs, runCli, runJson } from "./cli.ts";
 
 type AdminTransaction = components["schemas"]["AdminTransaction"];
+
+const script = Bun.which("script");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences are what we strip
+const ansi = /\x1b\[[0-9;?]*[A-Za-z]/g;
+const shellQuote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+
+/** vendctl on a pseudo-terminal (util-linux `script`): answers `answer` to the first prompt showing `prompt`. */
+async function answerOnTerminal(args: string[], env: Record<string, string | undefined>, prompt: string, answer: string) {
+  const proc = Bun.spawn([script ?? "script", "-qefc", cliCommand(args).map(shellQuote).join(" "), "/dev/null"], {
+    env: { ...env, TERM: "xterm", COLUMNS: "120" } as Record<string, string>,
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const timer = setTimeout(() => proc.kill(), 20_000);
+  let screen = "";
+  let answered = false;
+  const decoder = new TextDecoder();
+  const reader = proc.stdout.getReader();
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    screen += decoder.decode(chunk.value).replace(ansi, "");
+    if (!answered && screen.includes(prompt)) {
+      answered = true;
+      proc.stdin.write(`${answer}\r`);
+      proc.stdin.flush();
+    }
+  }
+  clearTimeout(timer);
+  return { code: await proc.exited, screen, answered };
+}
 
 let server: TestServer;
 let client: HttpClient;
@@ -98,5 +128,22 @@ describe("vendctl transactions stuck / resolve (admin token)", () => {
     expect(failed.status).toBe("failed");
     expect(await reconcileWallets(db())).toEqual([]);
     expect((await client.get("/api/v1/wallet")).json.data.held_kobo).toBe(0);
+  }, 60_000);
+});
+
+describe.skipIf(!script)("vendctl transactions resolve on a terminal", () => {
+  test("asks to confirm: declining sends nothing (exit 130); agreeing resolves", async () => {
+    const reference = await pendingSince(40);
+    const args = ["transactions", "resolve", reference, "--status", "failed", "--note", "Provider never delivered"];
+    const prompt = `Resolve ${reference} as failed`;
+    const declined = await answerOnTerminal(args, admin, prompt, "n");
+    expect({ answered: declined.answered, screen: declined.screen }).toMatchObject({ answered: true });
+    expect(declined.code).toBe(130);
+    expect((await transactionRow(db(), reference)).status).toBe("pending");
+    const agreed = await answerOnTerminal(args, admin, prompt, "y");
+    expect(agreed.code).toBe(0);
+    expect(agreed.screen).toMatch(/STATUS\s+failed/);
+    expect((await transactionRow(db(), reference)).status).toBe("failed");
+    expect(await reconcileWallets(db())).toEqual([]);
   }, 60_000);
 });
