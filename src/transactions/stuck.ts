@@ -75,7 +75,8 @@ async function notifyOperators(deps: StuckDeps, row: TransactionRow): Promise<vo
     });
     if (result.kind === "response" && result.statusCode >= 200 && result.statusCode < 300) return;
     const outcome = result.kind === "response" ? `HTTP ${result.statusCode}` : result.kind;
-    deps.logger.error({ ...fields, outcome }, "operator webhook not delivered; not retried");
+    const detail = result.kind === "refused" || result.kind === "unreachable" ? result.detail : undefined;
+    deps.logger.error({ ...fields, outcome, detail }, "operator webhook not delivered; not retried");
   } catch (error) {
     deps.logger.error({ ...fields, err: error }, "operator webhook could not be sent; not retried");
   }
