@@ -48,6 +48,10 @@ export type PricingItemKind = (typeof pricingItemKinds)[number];
 export const ledgerEntryKinds = ["fund", "credit", "hold", "capture", "release"] as const;
 export type LedgerEntryKind = (typeof ledgerEntryKinds)[number];
 
+/** components.schemas.OperatorWebhookEvent.type */
+export const operatorWebhookEventTypes = ["transaction.stuck"] as const;
+export type OperatorWebhookEventType = (typeof operatorWebhookEventTypes)[number];
+
 /** components.schemas.EventDelivery.status */
 export const eventDeliveryStatuses = ["pending", "succeeded", "failed"] as const;
 export type EventDeliveryStatus = (typeof eventDeliveryStatuses)[number];
@@ -55,6 +59,10 @@ export type EventDeliveryStatus = (typeof eventDeliveryStatuses)[number];
 /** components.schemas.ProviderCallback.status */
 export const providerCallbackStatuses = ["successful", "failed"] as const;
 export type ProviderCallbackStatus = (typeof providerCallbackStatuses)[number];
+
+/** components.schemas.ResolveTransactionRequest.status */
+export const resolveTransactionRequestStatuses = ["successful", "failed"] as const;
+export type ResolveTransactionRequestStatus = (typeof resolveTransactionRequestStatuses)[number];
 
 /** components.schemas.ProviderAttempt.status */
 export const providerAttemptStatuses = ["sent", "pending", "unknown", "successful", "failed", "not_received"] as const;
@@ -73,5 +81,5 @@ export const readinessDatabases = ["ok", "unavailable"] as const;
 export type ReadinessDatabase = (typeof readinessDatabases)[number];
 
 /** webhooks (operations the service sends, not serves) */
-export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed"] as const;
+export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed", "operatorTransactionStuck"] as const;
 export type SentOperationId = (typeof sentOperationIds)[number];

@@ -703,6 +703,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/transactions/{reference}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve an open transaction by hand
+         * @description For an order the provider never settles (a stuck order: re-query it first). Completes it as `successful` or `failed` through the same guarded completion as a provider callback: the hold is captured or released once, with its ledger entry, and the client gets its `transaction.successful` or `transaction.failed` webhook. The note is kept on that ledger entry (`Resolved by operator: <note>`), as the `failure_reason` of a failed order, and the order's metadata gets `resolved_by_operator: "true"` (the note itself is not put in the metadata). A successful electricity order needs its `token` (`units` optional); `token` and `units` are refused on any other order, and on `failed`. `provider_reference` is allowed on either. An order already `successful` or `failed` (or completed meanwhile by a callback, the worker or another operator) is `409 CONFLICT` naming its status, and nothing changes; so is a `queued` order, not yet sent to a provider. `pending` and `processing` orders can be resolved.
+         */
+        post: operations["resolveTransaction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/callbacks": {
         parameters: {
             query?: never;
@@ -1013,6 +1033,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transaction.stuck": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An order is stuck (to operators)
+         * @description POSTed to `OPERATOR_WEBHOOK_URL` (not to client endpoints) once per order, when a `pending` order is older than `STUCK_AFTER_MINUTES`; every worker process checks each minute and a guarded update raises each order once overall. Signed like client webhooks (Standard Webhooks headers) under `OPERATOR_WEBHOOK_SECRET`. Sent once, with the webhook timeout: a failed POST is logged at error level and not retried; stuck orders stay listed at `GET /admin/v1/transactions?stuck=true`.
+         */
+        post: operations["operatorTransactionStuck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1157,6 +1197,11 @@ export interface components {
             completed_at: string | null;
             /** @description The provider the order is with now (the last it was sent to). */
             provider: string;
+            /**
+             * Format: date-time
+             * @description When the order was raised to operators as stuck (pending past `STUCK_AFTER_MINUTES`); raised once.
+             */
+            stuck_raised_at?: string | null;
             /** @description Every provider the order was sent to, in order, with the request id each was sent and its outcome (on the single-transaction view and the re-query answer; not in listings). An order moves on to the next provider of its route only when the last said definitively that it was not delivered. */
             provider_attempts?: components["schemas"]["ProviderAttempt"][];
         };
@@ -1436,6 +1481,15 @@ export interface components {
             mode: components["schemas"]["Mode"];
             data: components["schemas"]["Transaction"];
         };
+        /** @description The payload POSTed to the operators' webhook. */
+        OperatorWebhookEvent: {
+            id: string;
+            /** @enum {string} */
+            type: "transaction.stuck";
+            /** Format: date-time */
+            created_at: string;
+            data: components["schemas"]["AdminTransaction"];
+        };
         EventDelivery: {
             /** Format: uuid */
             endpoint_id: string;
@@ -1636,6 +1690,17 @@ export interface components {
             code: "OK";
             message: string;
             data: components["schemas"]["AuditEntryPage"];
+        };
+        ResolveTransactionRequest: {
+            /** @enum {string} */
+            status: "successful" | "failed";
+            /** @description Why; kept on the ledger entry (and as the failure reason). */
+            note: string;
+            /** @description The electricity token (required for a successful electricity order). */
+            token?: string;
+            /** @description Electricity units, as the provider states them. */
+            units?: string;
+            provider_reference?: string;
         };
         WalletCreditRequest: {
             mode: components["schemas"]["Mode"];
@@ -3776,6 +3841,8 @@ export interface operations {
                  *     A transaction matching several of these is listed once.
                  */
                 search?: components["parameters"]["SearchFilter"];
+                /** @description `true`: only stuck orders, those still `pending` and accepted more than `STUCK_AFTER_MINUTES` ago (whether or not they have been raised yet); `false` or absent: no such filter. Combines with the other filters. */
+                stuck?: boolean;
                 /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Items per page, 1 to 100; a larger number is treated as 100. */
@@ -3869,6 +3936,45 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["ProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resolveTransaction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Transaction reference (`txn_…`). */
+                reference: components["parameters"]["Reference"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResolveTransactionRequest"];
+            };
+        };
+        responses: {
+            /** @description The transaction as resolved. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTransactionEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4327,6 +4433,28 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    operatorTransactionStuck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OperatorWebhookEvent"];
             };
         };
         responses: {

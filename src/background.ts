@@ -6,6 +6,7 @@ import { createRunner, type Runner } from "./jobs/runner.ts";
 import { randomBase62 } from "./lib/random.ts";
 import { providerBalanceTask } from "./processing/balances.ts";
 import { providerTasks } from "./providers/registry.ts";
+import { stuckOrdersTask } from "./transactions/stuck.ts";
 import { webhookDeliveryQueue } from "./webhooks/delivery-queue.ts";
 import type { ProcessingDeps } from "./worker/process-transaction.ts";
 import { transactionQueue } from "./worker/transactions-queue.ts";
@@ -46,13 +47,18 @@ export interface Background {
 
 /**
  * Everything a process runs in the background, on one runner: transaction processing, webhook
- * delivery, the providers' periodic work, their balance checks and the idempotency sweep. `stop` lets in-flight work
- * finish and gives back leases.
+ * delivery, the providers' periodic work, their balance checks, the idempotency sweep and the raising
+ * of stuck orders. `stop` lets in-flight work finish and gives back leases.
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
   const runner = createRunner(deps, {
     queues: [transactionQueue(deps, workerId), webhookDeliveryQueue(deps, workerId)],
-    tasks: [...providerWork({ ...deps, apiBaseUrl }), providerBalanceTask(deps), idempotencySweepTask(deps)],
+    tasks: [
+      ...providerWork({ ...deps, apiBaseUrl }),
+      providerBalanceTask(deps),
+      idempotencySweepTask(deps),
+      stuckOrdersTask(deps),
+    ],
     pollMs: deps.config.worker.pollMs,
     workerId,
   });

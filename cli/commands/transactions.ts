@@ -6,6 +6,8 @@ import type { Column } from "../output.ts";
 import { transactionDetailColumns } from "../views.ts";
 import { transactionsGetCommand } from "./transactions/get.ts";
 import { transactionsListCommand } from "./transactions/list.ts";
+import { transactionsResolveCommand } from "./transactions/resolve.ts";
+import { transactionsStuckCommand } from "./transactions/stuck.ts";
 import { transactionsWatchCommand } from "./transactions/watch.ts";
 
 type Schemas = components["schemas"];
@@ -47,10 +49,14 @@ const transactionsInspectCommand = withExample(
 export const transactionsCommand = withExample(
   new Command("transactions")
     .alias("txn")
-    .description("List, show and watch transactions of the API key's account and mode; inspect any one (admin token)")
+    .description(
+      "List, show and watch transactions of the API key's account and mode; inspect any one, list stuck ones and resolve them (admin token)",
+    )
     .addCommand(transactionsListCommand)
     .addCommand(transactionsGetCommand)
     .addCommand(transactionsWatchCommand)
-    .addCommand(transactionsInspectCommand),
+    .addCommand(transactionsInspectCommand)
+    .addCommand(transactionsStuckCommand)
+    .addCommand(transactionsResolveCommand),
   "vendctl transactions list --all --jsonl",
 );

@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:8080' | (string & {});
 };
 
-export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest;
+export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | OperatorTransactionStuckWebhookRequest;
 
 /**
  * Key mode; test keys use the sandbox provider.
@@ -151,6 +151,10 @@ export type AdminTransaction = {
      * The provider the order is with now (the last it was sent to).
      */
     provider: string;
+    /**
+     * When the order was raised to operators as stuck (pending past `STUCK_AFTER_MINUTES`); raised once.
+     */
+    stuck_raised_at?: string | null;
     /**
      * Every provider the order was sent to, in order, with the request id each was sent and its outcome (on the single-transaction view and the re-query answer; not in listings). An order moves on to the next provider of its route only when the last said definitively that it was not delivered.
      */
@@ -541,6 +545,16 @@ export type WebhookEvent = {
     data: Transaction;
 };
 
+/**
+ * The payload POSTed to the operators' webhook.
+ */
+export type OperatorWebhookEvent = {
+    id: string;
+    type: 'transaction.stuck';
+    created_at: string;
+    data: AdminTransaction;
+};
+
 export type EventDelivery = {
     endpoint_id: string;
     status: 'pending' | 'succeeded' | 'failed';
@@ -770,6 +784,23 @@ export type AuditEntryPageEnvelope = {
     code: 'OK';
     message: string;
     data: AuditEntryPage;
+};
+
+export type ResolveTransactionRequest = {
+    status: 'successful' | 'failed';
+    /**
+     * Why; kept on the ledger entry (and as the failure reason).
+     */
+    note: string;
+    /**
+     * The electricity token (required for a successful electricity order).
+     */
+    token?: string;
+    /**
+     * Electricity units, as the provider states them.
+     */
+    units?: string;
+    provider_reference?: string;
 };
 
 export type WalletCreditRequest = {
@@ -3785,6 +3816,10 @@ export type AdminListTransactionsData = {
          */
         search?: string;
         /**
+         * `true`: only stuck orders, those still `pending` and accepted more than `STUCK_AFTER_MINUTES` ago (whether or not they have been raised yet); `false` or absent: no such filter. Combines with the other filters.
+         */
+        stuck?: boolean;
+        /**
          * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
          */
         cursor?: string;
@@ -3961,6 +3996,76 @@ export type RequeryTransactionResponses = {
 };
 
 export type RequeryTransactionResponse = RequeryTransactionResponses[keyof RequeryTransactionResponses];
+
+export type ResolveTransactionData = {
+    body: ResolveTransactionRequest;
+    path: {
+        /**
+         * Transaction reference (`txn_…`).
+         */
+        reference: string;
+    };
+    query?: never;
+    url: '/admin/v1/transactions/{reference}/resolve';
+};
+
+export type ResolveTransactionErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ResolveTransactionError = ResolveTransactionErrors[keyof ResolveTransactionErrors];
+
+export type ResolveTransactionResponses = {
+    /**
+     * The transaction as resolved.
+     */
+    200: AdminTransactionEnvelope;
+};
+
+export type ResolveTransactionResponse = ResolveTransactionResponses[keyof ResolveTransactionResponses];
 
 export type ListCallbacksData = {
     body?: never;
@@ -4681,6 +4786,15 @@ export type WebhookTransactionFailedWebhookPayload = WebhookEvent;
 export type WebhookTransactionFailedWebhookRequest = {
     body: WebhookTransactionFailedWebhookPayload;
     key: 'transaction.failed';
+    path?: never;
+    query?: never;
+};
+
+export type OperatorTransactionStuckWebhookPayload = OperatorWebhookEvent;
+
+export type OperatorTransactionStuckWebhookRequest = {
+    body: OperatorTransactionStuckWebhookPayload;
+    key: 'transaction.stuck';
     path?: never;
     query?: never;
 };

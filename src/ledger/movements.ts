@@ -21,7 +21,9 @@ const effects: Record<MovementKind, { balance: -1 | 0 | 1; held: -1 | 0 | 1 }> =
  * earlier CTE of the same statement holding `transactions` rows (`id`, `account_id`, `mode`,
  * `price_kobo`), that transaction's wallet by its price.
  */
-type MovementTarget = { wallet: Scope; amountKobo: number; transactionId?: string; note?: string } | { transactionsCte: string };
+type MovementTarget =
+  | { wallet: Scope; amountKobo: number; transactionId?: string; note?: string }
+  | { transactionsCte: string; note?: string };
 
 /**
  * One movement as parts of a single statement. `wallet` is the CTE that applies it to the wallet
@@ -68,7 +70,7 @@ function move(kind: MovementKind, target: MovementTarget): MovementParts {
         update wallets w set ${sql.join(assignments, sql`, `)}
         from ${source} where w.account_id = ${source}.account_id and w.mode = ${source}.mode${covered}
         returning w.id, w.balance_kobo, w.held_kobo, ${source}.price_kobo as amount_kobo,
-                  ${source}.id as transaction_id, null::text as note
+                  ${source}.id as transaction_id, ${target.note ?? null}::text as note
       )`;
   const entryRow = sql.raw(`${kind}_entry`);
   const delta = (sign: -1 | 0 | 1) => sql.raw(sign === 0 ? "0" : sign === 1 ? "amount_kobo" : "-amount_kobo");
@@ -84,11 +86,14 @@ function move(kind: MovementKind, target: MovementTarget): MovementParts {
   return { walletRow, wallet, entryRow, entry };
 }
 
-/** Takes each transaction's held price out of its wallet: the hold and the balance both fall by it. */
-export const capture = (transactionsCte: string): MovementParts => move("capture", { transactionsCte });
+/**
+ * Takes each transaction's held price out of its wallet: the hold and the balance both fall by it. A
+ * `note` (an operator's resolution) is written on the entry.
+ */
+export const capture = (transactionsCte: string, note?: string): MovementParts => move("capture", { transactionsCte, note });
 
-/** Gives each transaction's held price back to its wallet's available balance. */
-export const release = (transactionsCte: string): MovementParts => move("release", { transactionsCte });
+/** Gives each transaction's held price back to its wallet's available balance, with an optional `note` on the entry. */
+export const release = (transactionsCte: string, note?: string): MovementParts => move("release", { transactionsCte, note });
 
 /** Adds money to a test wallet by self-service. */
 export const fund = (wallet: Scope, amountKobo: number, note?: string): MovementParts =>

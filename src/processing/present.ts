@@ -57,7 +57,13 @@ const presentAttempt = (a: AttemptRow): ProviderAttempt => ({
 /** The operators' view: the account, the provider the order is with and, when given, every attempt at a provider. */
 export function presentAdminTransaction(row: TransactionRow, attempts?: AttemptRow[]): AdminTransaction {
   const { id, ...rest } = presentTransaction(row);
-  const view: AdminTransaction = { id, account_id: row.accountId, ...rest, provider: row.provider };
+  const view: AdminTransaction = {
+    id,
+    account_id: row.accountId,
+    ...rest,
+    provider: row.provider,
+    stuck_raised_at: row.stuckRaisedAt?.toISOString() ?? null,
+  };
   if (attempts) view.provider_attempts = attempts.map(presentAttempt);
   return view;
 }

@@ -91,7 +91,11 @@ export interface AttemptAnswer {
 export type FinalOutcome = (
   | { status: "successful"; providerReference?: string; metadata?: Record<string, string> }
   | { status: "failed"; providerReference?: string; reason: string; metadata?: Record<string, string> }
-) & { attempt?: AttemptAnswer };
+) & {
+  attempt?: AttemptAnswer;
+  /** The note of the capture or release ledger entry (an operator's resolution); completed alone, not in a batch. */
+  ledgerNote?: string;
+};
 
 /** The answer recorded on the attempt when the outcome does not say more. */
 export const attemptAnswerOf = (outcome: FinalOutcome): AttemptAnswer =>
@@ -185,7 +189,7 @@ export async function completeTransaction(
     const event = buildTransactionEvent(presentTransaction(next));
     const announcement = finalAnnouncement(next.reference, event.payload.data);
     const at = completedAt.toISOString();
-    const settle = outcome.status === "successful" ? capture("txn") : release("txn");
+    const settle = outcome.status === "successful" ? capture("txn", outcome.ledgerNote) : release("txn", outcome.ledgerNote);
     const emitted = emitEvent(event, { transactionsCte: "txn" });
     const [result] = await queryRows<{ changed: number }>(
       db,
@@ -210,13 +214,14 @@ export async function completeTransaction(
 }
 
 /**
- * `processing` (or an already `pending` one) → `pending`, to be re-queried at `nextAttemptAt`, the
- * provider's answer recorded on its attempt. With a `lease`, only while that claim still holds it.
+ * `processing` (or an already `pending` one) → `pending`, to be re-queried at `nextAttemptAt` (null:
+ * never again by a worker), the provider's answer recorded on its attempt. With a `lease`, only while
+ * that claim still holds it.
  */
 export async function markPending(
   db: Executor,
   id: string,
-  nextAttemptAt: Date,
+  nextAttemptAt: Date | null,
   providerReference?: string,
   lease?: LeaseGuard,
   attempt: AttemptAnswer = { status: "pending" },
@@ -225,7 +230,7 @@ export async function markPending(
     db,
     sql`with txn as (
           update transactions
-          set status = 'pending', updated_at = now(), next_attempt_at = ${nextAttemptAt.toISOString()}::timestamptz,
+          set status = 'pending', updated_at = now(), next_attempt_at = ${nextAttemptAt?.toISOString() ?? null}::timestamptz,
               lease_owner = null, lease_expires_at = null,
               provider_reference = coalesce(${providerReference ?? null}, provider_reference)
           where id = ${id}::uuid and status in ('processing', 'pending')${leaseCondition(lease)}

@@ -2,8 +2,10 @@ import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
+import { resolveTransaction } from "./resolve.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./service.ts";
 import { settlementReport } from "./settlement.ts";
+import { stuckCutoff } from "./stuck.ts";
 
 export function transactionRoutes(deps: AppDeps) {
   const handlers = {
@@ -19,13 +21,17 @@ export function transactionRoutes(deps: AppDeps) {
     },
     adminListTransactions: async ({ query }) => ({
       status: 200,
-      data: await adminListTransactions(deps.db, deps.cursors, query),
+      data: await adminListTransactions(deps.db, deps.cursors, query, stuckCutoff(deps.config)),
     }),
     adminGetTransaction: async ({ params }) => ({
       status: 200,
       data: await adminGetTransaction(deps.db, params.reference),
     }),
     settlementReport: async ({ query }) => ({ status: 200, data: await settlementReport(deps.db, query) }),
+    resolveTransaction: async ({ params, body }) => {
+      const { before, after } = await resolveTransaction(deps, params.reference, body);
+      return { status: 200, message: `Resolved as ${body.status}`, data: after, audit: { before } };
+    },
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -1,4 +1,4 @@
-import { and, eq, gte, like, lte, type SQL } from "drizzle-orm";
+import { and, eq, gte, like, lt, lte, type SQL } from "drizzle-orm";
 import { readNewestFirst } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
@@ -38,6 +38,8 @@ export interface ListTransactionsQuery extends TransactionFilters {
 export interface AdminListTransactionsQuery extends ListTransactionsQuery {
   account_id?: string;
   mode?: Mode;
+  /** Only pending orders accepted before the stuck cutoff. */
+  stuck?: boolean;
 }
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, "\\$&");
@@ -116,16 +118,21 @@ export function listTransactions(
   return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map(presentTransaction));
 }
 
-/** One page across all accounts, optionally narrowed to one account and/or mode. */
+/**
+ * One page across all accounts, optionally narrowed to one account and/or mode, or to stuck orders
+ * (`pending` and accepted before `stuckCutoff`).
+ */
 export function adminListTransactions(
   db: Executor,
   cursors: CursorCodec,
   query: AdminListTransactionsQuery,
+  stuckCutoff: Date,
 ): Promise<Page<AdminTransaction>> {
   const { bound, conditions, anyOf } = filterConditions(query);
   if (query.account_id !== undefined) conditions.push(eq(transactions.accountId, query.account_id));
   if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
-  const filters = { ...bound, account_id: query.account_id, mode: query.mode };
+  if (query.stuck === true) conditions.push(eq(transactions.status, "pending"), lt(transactions.createdAt, stuckCutoff));
+  const filters = { ...bound, account_id: query.account_id, mode: query.mode, stuck: query.stuck ? "true" : undefined };
   const request = { cursors, scope: "admin-transactions", filters, query, conditions, anyOf };
   return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map((row) => presentAdminTransaction(row)));
 }

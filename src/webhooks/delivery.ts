@@ -1,5 +1,4 @@
 import { and, eq, sql } from "drizzle-orm";
-import { Webhook } from "standardwebhooks";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
@@ -9,6 +8,7 @@ import type { Metrics, WebhookOutcome } from "../metrics/metrics.ts";
 import { type TraceSpan, type Tracing, tracingOff } from "../tracing/tracing.ts";
 import type { ClaimedDelivery } from "./claim.ts";
 import { postWebhook, type SendResult } from "./send.ts";
+import { signedWebhookHeaders } from "./signing.ts";
 import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
 
 export interface DeliveryDeps {
@@ -53,20 +53,15 @@ async function sendDelivery(
   const started = performance.now();
   const { timeoutMs, allowPrivateUrls } = deps.config.webhooks;
   const body = JSON.stringify(delivery.payload);
-  const timestamp = new Date();
-  const result = await postWebhook(
-    delivery.url,
-    body,
-    {
-      "content-type": "application/json",
-      "user-agent": "vend-webhooks/1",
-      "webhook-id": delivery.eventId,
-      "webhook-timestamp": String(Math.floor(timestamp.getTime() / 1000)),
-      "webhook-signature": new Webhook(delivery.secret).sign(delivery.eventId, timestamp, body),
-      ...(span.traceparent ? { traceparent: span.traceparent } : {}),
-    },
-    { timeoutMs, allowPrivateUrls, resolveHost: deps.resolveHost ?? resolveWithSystemDns },
-  );
+  const headers = {
+    ...signedWebhookHeaders(delivery.secret, delivery.eventId, body),
+    ...(span.traceparent ? { traceparent: span.traceparent } : {}),
+  };
+  const result = await postWebhook(delivery.url, body, headers, {
+    timeoutMs,
+    allowPrivateUrls,
+    resolveHost: deps.resolveHost ?? resolveWithSystemDns,
+  });
   if (result.kind === "refused" || result.kind === "unreachable") {
     // The detail (an error code or address range, not the destination) stays in the server log.
     deps.logger.warn(

@@ -181,9 +181,27 @@ function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise
   return job.complete({ id: row.id, outcome, known: row, lease: job.claim });
 }
 
+/**
+ * The order stays `pending`, re-queried on the schedule; a re-query that would fall later than
+ * `requeryMaxAgeHours` after acceptance is not scheduled (`next_attempt_at` null, so no worker claims it
+ * again): the order is left for operators (it is raised as stuck and resolved by hand).
+ */
 async function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
-  const next = new Date(Date.now() + requeryDelaySeconds(job.deps.config, job.claim.attempts) * 1000);
-  const result = await markPending(job.deps.db, row.id, next, providerReference, job.claim, attempt);
+  const { config, db, logger } = job.deps;
+  const next = new Date(Date.now() + requeryDelaySeconds(config, job.claim.attempts) * 1000);
+  const deadline = row.createdAt.getTime() + config.operations.requeryMaxAgeHours * 3_600_000;
+  const stop = next.getTime() > deadline;
+  const result = await markPending(db, row.id, stop ? null : next, providerReference, job.claim, attempt);
+  if (stop && result.changed) {
+    logger.warn(
+      {
+        reference: row.reference,
+        provider: row.provider,
+        ageHours: Math.floor((Date.now() - row.createdAt.getTime()) / 3_600_000),
+      },
+      "re-queries stopped; left for operators",
+    );
+  }
   return counted(job.deps.metrics, result, job.claim.previousStatus);
 }
 

@@ -87,6 +87,7 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
     ["admin: search client reference", () => ({ search: sample.client_reference })],
     ["admin: search destination digits", () => ({ search: sample.destination.slice(5, 9) })],
     ["admin: account and search", () => ({ account_id: accountId, search: sample.destination })],
+    ["admin: stuck", () => ({ stuck: true })],
   ];
 
   const expectIndexed = (nodes: PlanNode[]) => {
@@ -102,7 +103,7 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
   });
 
   test.each(adminCases)("%s: the first page is read through indexes, no sequential scan", async (_name, query) => {
-    expectIndexed(await planOf((db) => adminListTransactions(db, cursors, query())));
+    expectIndexed(await planOf((db) => adminListTransactions(db, cursors, query(), new Date(Date.now() - 1_800_000))));
   });
 
   test("search reads each alternative as its own newest-first page, not one `or` over three columns", async () => {

@@ -1,0 +1,115 @@
+import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { Config } from "../config.ts";
+import type { Database } from "../db/client.ts";
+import { transactions } from "../db/schema/index.ts";
+import type { Task } from "../jobs/queue.ts";
+import { randomBase62 } from "../lib/random.ts";
+import type { Logger } from "../logger.ts";
+import { presentAdminTransaction, type TransactionRow } from "../processing/present.ts";
+import { postWebhook } from "../webhooks/send.ts";
+import { signedWebhookHeaders } from "../webhooks/signing.ts";
+import { type HostResolver, resolveWithSystemDns } from "../webhooks/url-guard.ts";
+
+export interface StuckDeps {
+  db: Database;
+  config: Config;
+  /** Read at each log line, so a logger swapped on this object is used from then on. */
+  logger: Logger;
+  /** DNS for the operator webhook's host; the system resolver unless a test injects one. */
+  resolveHost?: HostResolver;
+}
+
+/** Orders one statement raises at most; a full batch is followed at once by the next. */
+const stuckBatch = 100;
+
+/** How often every worker process looks for stuck orders. */
+export const stuckCheckMs = 60_000;
+
+/** When an order accepted before this instant and still pending is stuck. */
+export const stuckCutoff = (config: Config, now = new Date()) =>
+  new Date(now.getTime() - config.operations.stuckAfterMinutes * 60_000);
+
+/**
+ * Marks pending orders older than STUCK_AFTER_MINUTES as raised, oldest first, in one guarded statement
+ * (`stuck_raised_at is null`, rows other processes hold skipped): each order is raised once, however many
+ * worker processes run this.
+ */
+async function claimStuck(db: Database, cutoff: Date): Promise<TransactionRow[]> {
+  const due = db
+    .select({ id: transactions.id })
+    .from(transactions)
+    .where(and(eq(transactions.status, "pending"), lt(transactions.createdAt, cutoff), isNull(transactions.stuckRaisedAt)))
+    .orderBy(asc(transactions.createdAt))
+    .limit(stuckBatch)
+    .for("update", { skipLocked: true });
+  return db
+    .update(transactions)
+    .set({ stuckRaisedAt: sql`now()` })
+    .where(and(inArray(transactions.id, due), eq(transactions.status, "pending"), isNull(transactions.stuckRaisedAt)))
+    .returning();
+}
+
+/**
+ * POSTs `transaction.stuck` (the admin view of the order) to OPERATOR_WEBHOOK_URL, signed like client
+ * webhooks with OPERATOR_WEBHOOK_SECRET. Once: a failure is logged at error and not retried (the order
+ * stays listed at `GET /admin/v1/transactions?stuck=true`).
+ */
+async function notifyOperators(deps: StuckDeps, row: TransactionRow): Promise<void> {
+  const { operatorWebhookUrl: url, operatorWebhookSecret: secret } = deps.config.operations;
+  if (!url || !secret) return;
+  const id = `evt_${randomBase62(24)}`;
+  const createdAt = new Date();
+  const body = JSON.stringify({
+    id,
+    type: "transaction.stuck",
+    created_at: createdAt.toISOString(),
+    data: presentAdminTransaction(row),
+  });
+  const fields = { reference: row.reference, eventId: id };
+  try {
+    const result = await postWebhook(url, body, signedWebhookHeaders(secret, id, body, createdAt), {
+      timeoutMs: deps.config.webhooks.timeoutMs,
+      // The operators' own endpoint, set by them: an internal address is expected.
+      allowPrivateUrls: true,
+      resolveHost: deps.resolveHost ?? resolveWithSystemDns,
+    });
+    if (result.kind === "response" && result.statusCode >= 200 && result.statusCode < 300) return;
+    const outcome = result.kind === "response" ? `HTTP ${result.statusCode}` : result.kind;
+    const detail = result.kind === "refused" || result.kind === "unreachable" ? result.detail : undefined;
+    deps.logger.error({ ...fields, outcome, detail }, "operator webhook not delivered; not retried");
+  } catch (error) {
+    deps.logger.error({ ...fields, err: error }, "operator webhook could not be sent; not retried");
+  }
+}
+
+/**
+ * One pass: raises every pending order accepted more than STUCK_AFTER_MINUTES before `now` and not
+ * raised yet, once each: a warn line (reference, account, provider, age) and, when OPERATOR_WEBHOOK_URL is
+ * set, a signed `transaction.stuck` POST. Returns how many were raised.
+ */
+export async function raiseStuckOrders(deps: StuckDeps, now = new Date()): Promise<number> {
+  const cutoff = stuckCutoff(deps.config, now);
+  let total = 0;
+  for (;;) {
+    const raised = await claimStuck(deps.db, cutoff);
+    for (const row of raised) {
+      deps.logger.warn(
+        {
+          reference: row.reference,
+          accountId: row.accountId,
+          provider: row.provider,
+          ageMinutes: Math.floor((now.getTime() - row.createdAt.getTime()) / 60_000),
+        },
+        "order stuck pending; raised to operators",
+      );
+    }
+    await Promise.all(raised.map((row) => notifyOperators(deps, row)));
+    total += raised.length;
+    if (raised.length < stuckBatch) return total;
+  }
+}
+
+/** The stuck-order check as periodic background work of every worker process. */
+export function stuckOrdersTask(deps: StuckDeps): Task {
+  return { name: "stuck orders", everyMs: stuckCheckMs, run: () => raiseStuckOrders(deps) };
+}
