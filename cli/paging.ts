@@ -79,6 +79,15 @@ export interface ListLayout<T> {
   cursorHelp?: string;
 }
 
+/** The layout of a list that can be resumed: `--cursor`, and a note naming the cursor to resume from. */
+export function resumable(rows = "rows"): Omit<ListLayout<never>, "columns"> {
+  return {
+    more: (next) => `More ${rows}: add --cursor ${next} (or use --all)`,
+    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
+    cursorHelp: `start at this cursor (printed when more ${rows} exist)`,
+  };
+}
+
 /**
  * Turns `command` (its name, description and filter options) into a paged list: adds the paging options and
  * prints the pages the flags ask for as they arrive. `pages` builds, from the flags, the fetcher that adds the

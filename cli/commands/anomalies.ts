@@ -4,7 +4,7 @@ import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
 import { withExample } from "../context.ts";
 import type { Column } from "../output.ts";
-import { type PagingFlags, pagedListCommand } from "../paging.ts";
+import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
 
 type Anomaly = components["schemas"]["Anomaly"];
 
@@ -32,9 +32,7 @@ const anomaliesListCommand = pagedListCommand(
   ),
   {
     columns: anomalyColumns,
-    more: (next) => `More rows: add --cursor ${next} (or use --all)`,
-    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
-    cursorHelp: "start at this cursor (printed when more rows exist)",
+    ...resumable(),
   },
   (ctx, flags: AnomaliesListFlags) => {
     const client = ctx.clients.admin();

@@ -4,7 +4,7 @@ import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
 import { contextOf, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
-import { type PagingFlags, pagedListCommand } from "../paging.ts";
+import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
 import { fields } from "../views.ts";
 
 type Operator = components["schemas"]["Operator"];
@@ -20,9 +20,7 @@ const operatorsListCommand = pagedListCommand(
   withExample(new Command("list").description("Operators, newest first, revoked ones too"), "vendctl operators list --all"),
   {
     columns: operatorColumns,
-    more: (next) => `More rows: add --cursor ${next} (or use --all)`,
-    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
-    cursorHelp: "start at this cursor (printed when more rows exist)",
+    ...resumable(),
   },
   (ctx, _flags: PagingFlags) => {
     const client = ctx.clients.admin();

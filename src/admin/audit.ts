@@ -4,20 +4,10 @@ import { readNewestFirst } from "../db/keyset.ts";
 import { auditEntries } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
-import type { OperatorPrincipal } from "../lib/scope.ts";
+import type { AdminAction } from "../lib/scope.ts";
 
 type AuditEntry = components["schemas"]["AuditEntry"];
 type AuditRow = typeof auditEntries.$inferSelect;
-
-export interface AuditRecord {
-  operator: OperatorPrincipal;
-  action: string;
-  target: { type: string; id: string };
-  requestId: string;
-  before?: unknown;
-  after?: unknown;
-  note?: string | null;
-}
 
 /** Fields whose values are secrets shown once (API keys, operator tokens, signing secrets): never stored. */
 const secretFields = new Set(["key", "token", "secret"]);
@@ -36,7 +26,8 @@ export function withoutSecrets(value: unknown): unknown {
   return value;
 }
 
-export async function recordAudit(db: Executor, record: AuditRecord): Promise<void> {
+/** Writes the audit entry of one admin change (secret fields of before and after redacted). */
+export async function recordAudit(db: Executor, record: AdminAction): Promise<void> {
   await db.insert(auditEntries).values({
     operatorId: record.operator.operatorId,
     operatorName: record.operator.name,

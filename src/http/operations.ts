@@ -2,7 +2,14 @@ import { Elysia } from "elysia";
 import type { SentOperationId } from "../../generated/constants.ts";
 import type { operations } from "../../generated/openapi-types.ts";
 import { AppError, type FieldError, successEnvelope, validationError } from "../errors.ts";
-import { type ApiPrincipal, isOperator, type OperatorPrincipal, type Principal, roleAllows } from "../lib/scope.ts";
+import {
+  type AdminAction,
+  type ApiPrincipal,
+  isOperator,
+  type OperatorPrincipal,
+  type Principal,
+  roleAllows,
+} from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
 import type { RateLimiter } from "./rate-limit.ts";
@@ -24,16 +31,7 @@ export type Authenticate = (
   client: string,
 ) => Promise<Principal>;
 
-/** One admin change, as the http layer reports it for the audit trail once the operation has succeeded. */
-export interface AdminAction {
-  operator: OperatorPrincipal;
-  action: string;
-  target: { type: string; id: string };
-  requestId: string;
-  before?: unknown;
-  after?: unknown;
-  note?: string | null;
-}
+export type { AdminAction };
 
 /** What the http layer needs: the contract, its validators, the logger, and authentication as a function. */
 export interface HttpDeps {

@@ -32,3 +32,14 @@ const roleRank: Record<OperatorRole, number> = { viewer: 0, operator: 1, admin: 
 
 /** Whether an operator with `role` may run an operation that needs `required`. */
 export const roleAllows = (role: OperatorRole, required: OperatorRole): boolean => roleRank[role] >= roleRank[required];
+
+/** One admin change, as the http layer reports it for the audit trail once the operation has succeeded. */
+export interface AdminAction {
+  operator: OperatorPrincipal;
+  action: string;
+  target: { type: string; id: string };
+  requestId: string;
+  before?: unknown;
+  after?: unknown;
+  note?: string | null;
+}

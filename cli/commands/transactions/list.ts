@@ -3,7 +3,7 @@ import { type TransactionStatus, transactionStatuses } from "../../../generated/
 import { addCatalogueFilters, type CatalogueFilters } from "../../catalogue-filters.ts";
 import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
 import { transactionColumns } from "../../views.ts";
 
 interface ListFlags extends PagingFlags, CatalogueFilters {
@@ -34,9 +34,7 @@ export const transactionsListCommand = pagedListCommand(
   ),
   {
     columns: transactionColumns,
-    more: (next) => `More rows: add --cursor ${next} (or use --all)`,
-    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
-    cursorHelp: "start at this cursor (printed when more rows exist)",
+    ...resumable(),
   },
   (ctx, flags: ListFlags) => {
     const client = ctx.clients.api();

@@ -4,7 +4,7 @@ import type { components } from "../../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
 import type { Column } from "../../output.ts";
-import { type PagingFlags, pagedListCommand } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
 
 type StatementEntry = components["schemas"]["StatementEntry"];
 
@@ -43,9 +43,7 @@ export const walletStatementCommand = pagedListCommand(
   ),
   {
     columns: statementColumns,
-    more: (next) => `More entries: add --cursor ${next} (or use --all)`,
-    limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
-    cursorHelp: "start at this cursor (printed when more entries exist)",
+    ...resumable("entries"),
   },
   (ctx, flags: StatementFlags) => {
     const client = ctx.clients.api();
