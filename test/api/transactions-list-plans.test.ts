@@ -9,6 +9,7 @@ import {
   type ListTransactionsQuery,
   listTransactions,
 } from "../../src/transactions/service.ts";
+import { settlementReport } from "../../src/transactions/settlement.ts";
 import { insertBulkTransactions } from "../helpers/bulk-transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
@@ -104,6 +105,13 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
 
   test.each(adminCases)("%s: the first page is read through indexes, no sequential scan", async (_name, query) => {
     expectIndexed(await planOf((db) => adminListTransactions(db, cursors, query(), new Date(Date.now() - 1_800_000))));
+  });
+
+  test("the settlement report reads one provider's day through the settlement index", async () => {
+    const day = sample.created_at.toISOString().slice(0, 10);
+    const nodes = await planOf((db) => settlementReport(db, { provider: "sandbox", date: day, mode: "test" }));
+    expectIndexed(nodes);
+    expect(nodes.map((n) => n["Index Name"])).toContain("transactions_settlement_idx");
   });
 
   test("search reads each alternative as its own newest-first page, not one `or` over three columns", async () => {
