@@ -17,7 +17,8 @@ const features =
   "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
-const composition = "^src/(main|server|app|background|load-config)\\.ts$|^src/db/migrate-cli\\.ts$|^src/admin/create-operator-cli\\.ts$";
+const composition =
+  "^src/(main|server|app|background|load-config)\\.ts$|^src/db/migrate-cli\\.ts$|^src/admin/create-operator-cli\\.ts$";
 const deps = "^src/deps\\.ts$";
 
 module.exports = {
