@@ -4,7 +4,6 @@ import { callbackRoutes } from "./callbacks/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { AppDeps } from "./deps.ts";
 import { AppError } from "./errors.ts";
-import { type AnswerObserver, contextOf } from "./http/context.ts";
 import { type Handlers, operationRoutes } from "./http/operations.ts";
 import { errorResponse, logResponse } from "./http/respond.ts";
 import { operationsForPath } from "./http/spec.ts";
@@ -52,13 +51,8 @@ export function buildApp(deps: AppDeps) {
             })
           : error;
     const response = errorResponse(request, mapped, deps.logger);
-    logResponse(deps.logger, request, response, "(unmatched)");
+    logResponse(deps, request, response, "(unmatched)");
     return response;
-  });
-  // Every answer is counted where it is logged (logResponse), in this process's metrics.
-  const observeAnswer: AnswerObserver = (operation, status, seconds) => deps.metrics.httpAnswered(operation, status, seconds);
-  app.onRequest(({ request }) => {
-    contextOf(request).observeAnswer = observeAnswer;
   });
   return app.use(operationRoutes(deps, handlers));
 }

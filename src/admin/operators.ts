@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { and, eq, isNull, sql } from "drizzle-orm";
 import type { OperatorRole } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
@@ -9,6 +8,7 @@ import { AppError, notFound } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import { randomBase62 } from "../lib/random.ts";
 import type { OperatorPrincipal } from "../lib/scope.ts";
+import { sha256Hex } from "../lib/secrets.ts";
 
 export type { OperatorPrincipal };
 
@@ -25,7 +25,7 @@ const tokenPattern = /^op_[0-9A-Za-z]{32,}$/;
 
 export const isOperatorToken = (token: string): boolean => tokenPattern.test(token);
 
-export const hashOperatorToken = (token: string): string => createHash("sha256").update(token).digest("hex");
+export const hashOperatorToken = sha256Hex;
 
 const presentOperator = (row: OperatorRow): Operator => ({
   id: row.id,

@@ -1,14 +1,13 @@
-import { createHash } from "node:crypto";
 import { randomBase62 } from "../lib/random.ts";
-
 import type { Mode } from "../lib/scope.ts";
+import { sha256Hex } from "../lib/secrets.ts";
 
 export type { Mode };
 
 const keyPattern = /^rg_(test|live)_[0-9A-Za-z]{32,}$/;
 
 export function hashApiKey(key: string): string {
-  return createHash("sha256").update(key).digest("hex");
+  return sha256Hex(key);
 }
 
 export interface NewApiKey {

@@ -1,4 +1,3 @@
-import { timingSafeEqual } from "node:crypto";
 import { and, eq, isNull } from "drizzle-orm";
 import { bootstrapOperator, findOperatorByToken, isOperatorToken } from "../admin/operators.ts";
 import type { Database } from "../db/client.ts";
@@ -6,20 +5,19 @@ import { apiKeys } from "../db/schema/index.ts";
 import { AppError } from "../errors.ts";
 import type { ApiPrincipal, OperatorPrincipal, Principal } from "../lib/scope.ts";
 
+import { bearerOf, secretsEqual } from "../lib/secrets.ts";
 import type { TtlCache } from "../lib/ttl-cache.ts";
 import type { AuthGuard } from "./guard.ts";
 import { hashApiKey, keysIssued, modeOfKey } from "./keys.ts";
 
 const unauthenticated = (message: string) => new AppError("UNAUTHENTICATED", message);
 
-const bearerPattern = /^Bearer\s+(\S+)\s*$/i;
-
 /** Extracts a bearer token; the token itself never appears in an error message. */
 export function bearerToken(authorization: string | null): string {
   if (!authorization) throw unauthenticated("Missing Authorization header; send `Authorization: Bearer <API key>`");
-  const match = bearerPattern.exec(authorization);
-  if (!match?.[1]) throw unauthenticated("Authorization header must use the Bearer scheme");
-  return match[1];
+  const token = bearerOf(authorization);
+  if (!token) throw unauthenticated("Authorization header must use the Bearer scheme");
+  return token;
 }
 
 /** What stands before the key table: the failure throttle for the caller's address, and its memory. */
@@ -62,7 +60,7 @@ export async function authenticateApiKey(
   known?: TtlCache<ApiPrincipal>,
   defences?: AuthDefences,
 ): Promise<ApiPrincipal> {
-  const key = bearerPattern.exec(authorization ?? "")?.[1];
+  const key = bearerOf(authorization);
   const mode = key ? modeOfKey(key) : null;
   const hash = key && mode ? hashApiKey(key) : undefined;
   const cached = hash ? known?.get(hash) : undefined;
@@ -78,12 +76,6 @@ export async function authenticateApiKey(
   });
 }
 
-export function tokensEqual(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
 /**
  * Admin API. The bearer is the bootstrap `ADMIN_TOKEN` (the super-operator `ADMIN_TOKEN`, role admin) or an
  * operator's `op_` token, looked up by its hash on every call so a revocation takes effect at once. Without
@@ -96,13 +88,13 @@ export async function authenticateAdmin(
   authorization: string | null,
   defences?: AuthDefences,
 ): Promise<OperatorPrincipal> {
-  const given = bearerPattern.exec(authorization ?? "")?.[1];
+  const given = bearerOf(authorization);
   const operatorToken = given !== undefined && isOperatorToken(given);
   if (!adminToken && !operatorToken) throw new AppError("NOT_FOUND", "Route not found");
   defences?.guard.admit(defences.client);
   return countingFailures(defences, async () => {
     const token = bearerToken(authorization);
-    if (adminToken && tokensEqual(token, adminToken)) return bootstrapOperator;
+    if (adminToken && secretsEqual(token, adminToken)) return bootstrapOperator;
     const operator = operatorToken ? await findOperatorByToken(db, token) : undefined;
     if (!operator) throw unauthenticated(operatorToken ? "Operator token is unknown or revoked" : "Admin token is not valid");
     return operator;

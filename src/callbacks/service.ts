@@ -1,11 +1,11 @@
 import { and, eq, or, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import { tokensEqual } from "../auth/service.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { products, providerAttempts, transactions } from "../db/schema/index.ts";
 import { AppError, type FieldError, validationError } from "../errors.ts";
 import { FixedWindowCounter } from "../lib/fixed-window.ts";
+import { secretsEqual } from "../lib/secrets.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { raiseAnomaly } from "../processing/anomalies.ts";
@@ -225,7 +225,7 @@ export async function handleCallback(
   if (!provider) throw new AppError("NOT_FOUND", `Unknown provider ${incoming.provider}`);
   if (!incoming.replayOf) {
     const token = /^Bearer\s+(\S+)$/i.exec(incoming.authorization ?? "")?.[1] ?? "";
-    if (!tokensEqual(token, provider.token)) throw new AppError("UNAUTHENTICATED", "Provider token is not valid");
+    if (!secretsEqual(token, provider.token)) throw new AppError("UNAUTHENTICATED", "Provider token is not valid");
   }
   const windowSeconds = incoming.replayOf ? null : providers.replayWindowSeconds;
   const signature = checkCallbackSignature(

@@ -1,9 +1,6 @@
 import { isIP } from "node:net";
 import { randomBase62 } from "../lib/random.ts";
 
-/** Told of each answer as it is logged: the operation (or `(unmatched)`), its status and its duration. */
-export type AnswerObserver = (operation: string, status: number, seconds: number) => void;
-
 export interface RequestContext {
   id: string;
   startedAt: number;
@@ -15,8 +12,6 @@ export interface RequestContext {
   ip?: string;
   /** The W3C traceparent of the request's span, when tracing is on (stored with an accepted vend). */
   traceparent?: string;
-  /** The process's request metrics, set by the app for each request it routes. */
-  observeAnswer?: AnswerObserver;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

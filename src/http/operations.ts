@@ -13,7 +13,7 @@ import {
 import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
 import type { RateLimiter } from "./rate-limit.ts";
-import { errorResponse, jsonResponse, logResponse } from "./respond.ts";
+import { type AnswerCounter, errorResponse, jsonResponse, logResponse } from "./respond.ts";
 import type { ApiSpec, OperationSpec } from "./spec.ts";
 import { canonicalParams, headerFieldName, type OperationValidators, toFieldErrors, unstorableText } from "./validation.ts";
 
@@ -38,6 +38,8 @@ export interface HttpDeps {
   spec: ApiSpec;
   validators: Map<string, OperationValidators>;
   logger: Logger;
+  /** Where each answer is counted. */
+  metrics: AnswerCounter;
   rateLimiter: RateLimiter;
   authenticate: Authenticate;
   /** Writes the audit entry of an admin operation that changed something. */
@@ -318,7 +320,7 @@ async function runOperation<Id extends OperationId>(
   } catch (error) {
     response = errorResponse(request, error, deps.logger);
   }
-  logResponse(deps.logger, request, response, op.path);
+  logResponse(deps, request, response, op.path);
   return response;
 }
 

@@ -82,10 +82,25 @@ export function errorResponse(request: Request, error: unknown, logger: Logger):
   return jsonResponse(request, appError.status, JSON.stringify(errorEnvelope(appError)), appError.headers);
 }
 
+/** Where each answer is counted: the operation (or `(unmatched)`), its status and its duration. */
+export interface AnswerCounter {
+  httpAnswered(operation: string, status: number, seconds: number): void;
+}
+
 /** The access line of one request, and its count in the metrics: add no field that could hold a key, a body value or a destination. */
-export function logResponse(logger: Logger, request: Request, response: Response, route: string): void {
+export function logResponse(
+  deps: { logger: Logger; metrics: AnswerCounter },
+  request: Request,
+  response: Response,
+  route: string,
+): void {
+  const { logger } = deps;
   const context = contextOf(request);
-  context.observeAnswer?.(context.operationId ?? "(unmatched)", response.status, (performance.now() - context.startedAt) / 1000);
+  deps.metrics.httpAnswered(
+    context.operationId ?? "(unmatched)",
+    response.status,
+    (performance.now() - context.startedAt) / 1000,
+  );
   if (!logger.isLevelEnabled("info")) return;
   logAccess(logger, {
     request_id: context.id,
