@@ -62,7 +62,7 @@ type KeyMap = Map<
     }
 >;
 
-function buildKeyMap(fields: FieldsConfig, map?: KeyMap): KeyMap {
+const buildKeyMap = (fields: FieldsConfig, map?: KeyMap): KeyMap => {
   if (!map) {
     map = new Map();
   }
@@ -85,41 +85,32 @@ function buildKeyMap(fields: FieldsConfig, map?: KeyMap): KeyMap {
   }
 
   return map;
-}
+};
 
 interface Params {
-  body?: unknown;
+  body: unknown;
   headers: Record<string, unknown>;
   path: Record<string, unknown>;
   query: Record<string, unknown>;
 }
 
-function stripEmptySlots(params: Params): void {
+const stripEmptySlots = (params: Params) => {
   for (const [slot, value] of Object.entries(params)) {
-    if (slot === 'body') continue;
     if (value && typeof value === 'object' && !Array.isArray(value) && !Object.keys(value).length) {
       delete params[slot as Slot];
     }
   }
-}
+};
 
-export function buildClientParams(args: ReadonlyArray<unknown>, fields: FieldsConfig): Params {
+export const buildClientParams = (args: ReadonlyArray<unknown>, fields: FieldsConfig) => {
   const params: Params = {
-    headers: Object.create(null),
-    path: Object.create(null),
-    query: Object.create(null),
+    body: {},
+    headers: {},
+    path: {},
+    query: {},
   };
 
   const map = buildKeyMap(fields);
-
-  function writeSlot(slot: Slot, key: string, value: unknown): void {
-    let record = params[slot] as Record<string, unknown> | undefined;
-    if (record === undefined) {
-      record = Object.create(null) as Record<string, unknown>;
-      params[slot] = record;
-    }
-    record[key] = value;
-  }
 
   let config: FieldsConfig[number] | undefined;
 
@@ -137,7 +128,7 @@ export function buildClientParams(args: ReadonlyArray<unknown>, fields: FieldsCo
         const field = map.get(config.key)!;
         const name = field.map || config.key;
         if (field.in) {
-          writeSlot(field.in, name, arg);
+          (params[field.in] as Record<string, unknown>)[name] = arg;
         }
       } else {
         params.body = arg;
@@ -149,7 +140,7 @@ export function buildClientParams(args: ReadonlyArray<unknown>, fields: FieldsCo
         if (field) {
           if (field.in) {
             const name = field.map || key;
-            writeSlot(field.in, name, value);
+            (params[field.in] as Record<string, unknown>)[name] = value;
           } else {
             params[field.map] = value;
           }
@@ -158,11 +149,11 @@ export function buildClientParams(args: ReadonlyArray<unknown>, fields: FieldsCo
 
           if (extra) {
             const [prefix, slot] = extra;
-            writeSlot(slot, key.slice(prefix.length), value);
+            (params[slot] as Record<string, unknown>)[key.slice(prefix.length)] = value;
           } else if ('allowExtra' in config && config.allowExtra) {
             for (const [slot, allowed] of Object.entries(config.allowExtra)) {
               if (allowed) {
-                writeSlot(slot as Slot, key, value);
+                (params[slot as Slot] as Record<string, unknown>)[key] = value;
                 break;
               }
             }
@@ -175,4 +166,4 @@ export function buildClientParams(args: ReadonlyArray<unknown>, fields: FieldsCo
   stripEmptySlots(params);
 
   return params;
-}
+};
