@@ -1,31 +1,15 @@
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import type { Handlers, OperationInput } from "../http/operations.ts";
 import { checkScrapeAccess } from "../metrics/access.ts";
-
-const scalarBundle = join(dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))), "browser", "standalone.js");
-
-const docsPage = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Vend API reference</title>
-  </head>
-  <body>
-    <script id="api-reference" data-url="/openapi.yaml"></script>
-    <script src="/docs/scalar.js"></script>
-  </body>
-</html>
-`;
+import { renderDocsPage, scalarBundlePath } from "./docs-page.ts";
 
 /** A load balancer's probe must get its answer quickly, even while the database does not answer at all. */
 const readinessTimeoutMs = 2000;
 const retryLater = { "retry-after": "5" };
 
 export function systemRoutes(deps: AppDeps) {
+  const docsPage = renderDocsPage(deps.config.publicBaseUrl);
   const handlers = {
     getHealth: async () => ({ status: 200, data: { status: "ok" } }),
     getReadiness: async () => {
@@ -46,7 +30,7 @@ export function systemRoutes(deps: AppDeps) {
     getApiReference: async () => ({ status: 200, raw: docsPage, contentType: "text/html; charset=utf-8" }),
     getApiReferenceScript: async () => ({
       status: 200,
-      raw: Bun.file(scalarBundle),
+      raw: Bun.file(scalarBundlePath),
       contentType: "text/javascript; charset=utf-8",
       headers: { "cache-control": "public, max-age=3600" },
     }),

@@ -1,0 +1,50 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The Scalar renderer from the installed package: one self-contained file, served at `/docs/scalar.js`. */
+export const scalarBundlePath = join(
+  dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))),
+  "browser",
+  "standalone.js",
+);
+
+/**
+ * Scalar settings that keep the page inside this service: no fonts from fonts.scalar.com, no telemetry, and
+ * none of the features that call scalar.com (the "Ask AI" agent, "Generate MCP", the developer toolbar with
+ * "Share" and "Deploy").
+ */
+const offlineSettings = {
+  withDefaultFonts: false,
+  telemetry: false,
+  agent: { disabled: true },
+  mcp: { disabled: true },
+  showDeveloperTools: "never",
+};
+
+/**
+ * The /docs page. The reference's server is `publicBaseUrl` when set, else the origin the browser loaded the
+ * page from (so it is right behind a proxy too), never the `servers` entry of openapi.yaml.
+ */
+export function renderDocsPage(publicBaseUrl: string | undefined): string {
+  // Escaping "<" keeps the JSON from closing the script element whatever the URL holds.
+  const settings = JSON.stringify({ url: "/openapi.yaml", ...offlineSettings }).replaceAll("<", "\\u003c");
+  const server = JSON.stringify(publicBaseUrl ?? null).replaceAll("<", "\\u003c");
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Vend API reference</title>
+    <link rel="icon" href="data:," />
+  </head>
+  <body>
+    <div id="app"></div>
+    <script src="/docs/scalar.js"></script>
+    <script>
+      const server = ${server} ?? window.location.origin;
+      Scalar.createApiReference("#app", { ...${settings}, servers: [{ url: server, description: "This server" }] });
+    </script>
+  </body>
+</html>
+`;
+}
