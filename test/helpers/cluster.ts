@@ -1,11 +1,39 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../../src/db/client.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { finalChannel, parseFinalAnnouncements } from "../../src/processing/transitions.ts";
 import { childEnv, type StartedProcess, spawnProcess } from "./process.ts";
+import { vtuTestConfig } from "./vtu-mock.ts";
 
 const main = join(import.meta.dir, "../../src/main.ts");
+
+/** The `vtu` entry of a providers file (under `providers:`) for a fake at `baseUrl`; its secrets are `vtuFileEnv`'s. */
+export const vtuProviderEntry = (baseUrl: string) => `  vtu:
+    base_url: ${baseUrl}
+    api_key_env: DRILL_VTU_KEY
+    secret_key_env: DRILL_VTU_SECRET
+    callback_token_env: DRILL_VTU_CALLBACK_TOKEN
+    callback_secret_env: DRILL_VTU_CALLBACK_SECRET
+    timeout_ms: 1000
+`;
+
+export const vtuFileEnv: Record<string, string> = {
+  DRILL_VTU_KEY: vtuTestConfig.apiKey,
+  DRILL_VTU_SECRET: vtuTestConfig.secretKey,
+  DRILL_VTU_CALLBACK_TOKEN: vtuTestConfig.callbackToken,
+  DRILL_VTU_CALLBACK_SECRET: vtuTestConfig.callbackSecret,
+};
+
+/** Writes `text` as a providers file in a new temporary directory; `remove` deletes the directory. */
+export async function writeProvidersFile(text: string): Promise<{ path: string; remove: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "vend-drill-"));
+  const path = join(dir, "providers.yaml");
+  await writeFile(path, text);
+  return { path, remove: () => rm(dir, { recursive: true, force: true }) };
+}
 
 /** `npm start`'s entry point as a real process on `databaseUrl`: API, worker or both. */
 export function spawnService(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}): StartedProcess {

@@ -1,4 +1,4 @@
-import { FetchInterceptor } from "@mswjs/interceptors/fetch/web";
+import { FetchInterceptor } from "@mswjs/interceptors/fetch";
 import { type HttpHandler, HttpResponse, http } from "msw";
 import { defineNetwork, InterceptorSource } from "msw/experimental";
 import { isRecord } from "../../src/providers/readings.ts";
@@ -17,11 +17,12 @@ import { type FaultLooks, faultResponse, type ProviderFault } from "./provider-f
  */
 
 /**
- * msw over the global `fetch`. `msw/node`'s `setupServer` (msw 3) intercepts fetch at Node's socket layer,
- * which Bun's native fetch never touches, so it would let requests through to the network; the web fetch
- * interceptor replaces `globalThis.fetch` itself and works in Bun.
+ * msw over the global `fetch`, through @mswjs/interceptors' fetch interceptor alone: it replaces
+ * `globalThis.fetch` itself, which is what Bun's native fetch goes through (`setupServer` from `msw/node` would
+ * also patch Node's http modules, which nothing here uses).
  */
-// The browser build declares its own copy of the Interceptor base class; same class, distinct private fields.
+// InterceptorSource types its interceptors by their event map, which a concrete interceptor does not match
+// (msw's own setupServer passes them untyped); same class at run time.
 type SourceInterceptor = ConstructorParameters<typeof InterceptorSource>[0]["interceptors"][number];
 
 export function setupMockFetch(options: { onUnhandledFrame?: "bypass" | "warn" | "error" } = {}) {

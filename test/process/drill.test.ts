@@ -1,16 +1,16 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { apiUrl, spawnService, summarise } from "../helpers/cluster.ts";
+import { apiUrl, spawnService, summarise, vtuFileEnv, vtuProviderEntry, writeProvidersFile } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startFakeVtuServer } from "../helpers/fake-vtu-server.ts";
 import type { StartedProcess } from "../helpers/process.ts";
 import { testAdminToken } from "../helpers/server.ts";
-import { vtuTestConfig } from "../helpers/vtu-mock.ts";
 
 // Several processes on one database need a real PostgreSQL server (CI always has one).
 const postgres = Boolean(process.env.DATABASE_URL);
 const processes: StartedProcess[] = [];
 let database: TestDatabase | undefined;
+const cleanups: (() => Promise<void>)[] = [];
 let provider: ReturnType<typeof startFakeVtuServer> | undefined;
 
 afterEach(async () => {
@@ -18,26 +18,31 @@ afterEach(async () => {
   await provider?.stop();
   await database?.drop();
   database = undefined;
+  await Promise.all(cleanups.splice(0).map((cleanup) => cleanup()));
 });
 
 const orders = 240;
 const leaseSeconds = 8;
 
-/** Live mode through the VTU adapter to the fake; a lease that holds a re-query plus a send (2 × 1 s + margin). */
-const serviceEnv = (providerUrl: string): Record<string, string> => ({
-  ADMIN_TOKEN: testAdminToken,
-  DATABASE_POOL_SIZE: "3",
-  VTU_BASE_URL: providerUrl,
-  VTU_API_KEY: vtuTestConfig.apiKey,
-  VTU_SECRET_KEY: vtuTestConfig.secretKey,
-  VTU_CALLBACK_TOKEN: vtuTestConfig.callbackToken,
-  VTU_CALLBACK_SECRET: vtuTestConfig.callbackSecret,
-  VTU_TIMEOUT_MS: "1000",
-  WORKER_LEASE_SECONDS: String(leaseSeconds),
-  WORKER_POLL_MS: "50",
-  REQUERY_SCHEDULE: "1",
-  SHUTDOWN_GRACE_SECONDS: "10",
-});
+/**
+ * Live mode through the VTU adapter to the fake; a lease that holds a re-query plus a send (2 × 1 s + margin).
+ * The provider's breaker keeps its default threshold but cools down in 1 s: the slow orders open it
+ * now and then, and at the default 30 s cool-down three openings alone would outlast the drill's deadline.
+ */
+async function serviceEnv(providerUrl: string): Promise<Record<string, string>> {
+  const file = await writeProvidersFile(`providers:\n${vtuProviderEntry(providerUrl)}breaker:\n  cooldown_seconds: 1\n`);
+  cleanups.push(file.remove);
+  return {
+    ADMIN_TOKEN: testAdminToken,
+    DATABASE_POOL_SIZE: "3",
+    PROVIDERS_FILE: file.path,
+    ...vtuFileEnv,
+    WORKER_LEASE_SECONDS: String(leaseSeconds),
+    WORKER_POLL_MS: "50",
+    REQUERY_SCHEDULE: "1",
+    SHUTDOWN_GRACE_SECONDS: "10",
+  };
+}
 
 interface Outcome {
   answered: number;
@@ -88,7 +93,7 @@ describe.skipIf(!postgres)("drill: 2 APIs + 2 workers, a provider slower than th
     });
     database = await createTestDatabase({ maxConnections: 2 });
     const url = database.url ?? "";
-    const env = serviceEnv(provider.url);
+    const env = await serviceEnv(provider.url);
     const apis = [spawnService(url, "api", env), spawnService(url, "api", env)];
     const workers = [spawnService(url, "worker", env), spawnService(url, "worker", env)];
     processes.push(...apis, ...workers);

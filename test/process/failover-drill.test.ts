@@ -1,16 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { startFakeClubkonnectServer } from "../helpers/clubkonnect-mock.ts";
-import { apiUrl, spawnService } from "../helpers/cluster.ts";
+import { apiUrl, spawnService, vtuFileEnv, vtuProviderEntry, writeProvidersFile } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startFakeVtuServer } from "../helpers/fake-vtu-server.ts";
 import type { StartedProcess } from "../helpers/process.ts";
-import { vtuTestConfig } from "../helpers/vtu-mock.ts";
 
 // Real processes (an API, two workers) on one PostgreSQL database, two providers as real HTTP servers.
 const postgres = Boolean(process.env.DATABASE_URL);
@@ -28,25 +24,14 @@ afterEach(async () => {
 
 /** A providers file routing airtime to ClubKonnect first, then VTU; secrets by variable. */
 async function providersFile(ckUrl: string, vtuUrl: string): Promise<Record<string, string>> {
-  const dir = await mkdtemp(join(tmpdir(), "vend-drill-"));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, "providers.yaml");
-  await writeFile(
-    path,
+  const file = await writeProvidersFile(
     `providers:
   clubkonnect:
     base_url: ${ckUrl}
     user_id: "CK100000001"
     api_key_env: DRILL_CK_KEY
     timeout_ms: 1000
-  vtu:
-    base_url: ${vtuUrl}
-    api_key_env: DRILL_VTU_KEY
-    secret_key_env: DRILL_VTU_SECRET
-    callback_token_env: DRILL_VTU_CALLBACK_TOKEN
-    callback_secret_env: DRILL_VTU_CALLBACK_SECRET
-    timeout_ms: 1000
-routes:
+${vtuProviderEntry(vtuUrl)}routes:
   - service: airtime
     providers: [clubkonnect, vtu]
 breaker:
@@ -55,13 +40,11 @@ breaker:
 health_refresh_ms: 200
 `,
   );
+  cleanups.push(file.remove);
   return {
-    PROVIDERS_FILE: path,
+    PROVIDERS_FILE: file.path,
     DRILL_CK_KEY: "CKTESTAPIKEY0123456789SECRET",
-    DRILL_VTU_KEY: vtuTestConfig.apiKey,
-    DRILL_VTU_SECRET: vtuTestConfig.secretKey,
-    DRILL_VTU_CALLBACK_TOKEN: vtuTestConfig.callbackToken,
-    DRILL_VTU_CALLBACK_SECRET: vtuTestConfig.callbackSecret,
+    ...vtuFileEnv,
     ADMIN_TOKEN: adminToken,
     REQUERY_SCHEDULE: "0.3",
     WORKER_POLL_MS: "50",
