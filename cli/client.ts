@@ -1,16 +1,28 @@
 import { createVendClient, type VendClient } from "../generated/openapi-fetch-client.ts";
 import type { ResolvedConfig } from "./config.ts";
+import { debugMiddleware } from "./debug.ts";
 import { ApiError, type FieldProblem, UnreachableError, UsageError } from "./errors.ts";
 
 export type { VendClient };
 
+export interface ClientOptions {
+  /** Log each request and response on stderr, secrets redacted. */
+  debug?: boolean;
+  /** Values to redact wherever they appear in that log (the configured key and token). */
+  secrets?: (string | undefined)[];
+}
+
 /** The generated openapi-fetch client for one base URL and bearer token; a failed connection becomes UnreachableError. */
-export function buildClient(baseUrl: string, token?: string): VendClient {
+export function buildClient(baseUrl: string, token?: string, options: ClientOptions = {}): VendClient {
   const client = createVendClient({
     baseUrl,
     headers: { "user-agent": "vendctl", ...(token ? { authorization: `Bearer ${token}` } : {}) },
   });
   client.use({ onError: ({ error }) => new UnreachableError(baseUrl, error) });
+  if (options.debug) {
+    const secrets = [token, ...(options.secrets ?? [])].filter((s): s is string => Boolean(s));
+    client.use(debugMiddleware(secrets));
+  }
   return client;
 }
 
@@ -18,12 +30,17 @@ export function buildClient(baseUrl: string, token?: string): VendClient {
 export class Clients {
   constructor(readonly config: ResolvedConfig) {}
 
+  private build(token?: string): VendClient {
+    const { baseUrl, debug, apiKey, adminToken } = this.config;
+    return buildClient(baseUrl, token, { debug, secrets: [apiKey, adminToken] });
+  }
+
   /** Authenticated with the API key (`/api/v1`). */
   api(): VendClient {
     if (!this.config.apiKey) {
       throw new UsageError("no API key: pass --api-key, set VENDCTL_API_KEY or run `vendctl login`");
     }
-    return buildClient(this.config.baseUrl, this.config.apiKey);
+    return this.build(this.config.apiKey);
   }
 
   /** Authenticated with the operator token (`/admin/v1`). */
@@ -31,12 +48,12 @@ export class Clients {
     if (!this.config.adminToken) {
       throw new UsageError("no admin token: pass --admin-token, set VENDCTL_ADMIN_TOKEN or run `vendctl login`");
     }
-    return buildClient(this.config.baseUrl, this.config.adminToken);
+    return this.build(this.config.adminToken);
   }
 
   /** Without credentials (health, provider callbacks with their own headers). */
   anonymous(): VendClient {
-    return buildClient(this.config.baseUrl);
+    return this.build();
   }
 }
 

@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type Command, InvalidArgumentError } from "commander";
 import { Clients } from "./client.ts";
+import { colorEnabled, colorsFor } from "./color.ts";
 import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "./config.ts";
-import { type FormatFlags, formatFrom, Printer } from "./output.ts";
+import { type FormatFlags, formatFrom, outputOptions, Printer } from "./output.ts";
+import { pagerCommand } from "./pager.ts";
 import { isInteractive } from "./prompt.ts";
 
 export type GlobalOptions = ConfigFlags & FormatFlags;
@@ -15,8 +17,16 @@ export interface Context {
   interactive: boolean;
 }
 
+/** Output as the flags, the environment (NO_COLOR, FORCE_COLOR, PAGER, TZ) and the terminal ask. */
 export function printerOf(command: Command): Printer {
-  return new Printer(formatFrom(command.optsWithGlobals<GlobalOptions>(), Boolean(process.stdout.isTTY)));
+  const flags = command.optsWithGlobals<GlobalOptions>();
+  const format = formatFrom(flags, Boolean(process.stdout.isTTY));
+  const pager = flags.pager === false || !process.stdout.isTTY ? undefined : pagerCommand();
+  return new Printer({
+    ...outputOptions(flags, format),
+    colors: colorsFor(colorEnabled(process.stdout, flags.color !== false)),
+    ...(pager === undefined ? {} : { pager }),
+  });
 }
 
 export function contextOf(command: Command): Context {

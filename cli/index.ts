@@ -1,26 +1,34 @@
 #!/usr/bin/env bun
-import { Command, CommanderError } from "commander";
+import { Command, CommanderError, Option } from "commander";
 import { version } from "../package.json";
+import { type Colors, colorEnabled, colorsFor } from "./color.ts";
 import { accountsCommand } from "./commands/accounts.ts";
+import { adminCommand } from "./commands/admin.ts";
 import { anomaliesCommand } from "./commands/anomalies.ts";
 import { auditCommand } from "./commands/audit.ts";
+import { authCommand } from "./commands/auth.ts";
 import { callbacksCommand } from "./commands/callbacks.ts";
 import { catalogueCommand } from "./commands/catalogue.ts";
-import { completionCommand } from "./commands/completion.ts";
+import { completeCommand, completionCommand } from "./commands/completion.ts";
+import { configCommand } from "./commands/config.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
+import { logoutCommand } from "./commands/logout.ts";
 import { operatorsCommand } from "./commands/operators.ts";
 import { pricingCommand } from "./commands/pricing.ts";
+import { productsCommand } from "./commands/products.ts";
 import { providersCommand } from "./commands/providers.ts";
 import { reconcileCommand } from "./commands/reconcile.ts";
 import { reportCommand } from "./commands/report.ts";
 import { transactionsCommand } from "./commands/transactions.ts";
+import { triggerCommand } from "./commands/trigger.ts";
 import { vendCommand } from "./commands/vend.ts";
 import { verifyCommand } from "./commands/verify.ts";
 import { walletCommand } from "./commands/wallet.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { ApiError, exitCodes, UnreachableError, UsageError } from "./errors.ts";
+import { expandJsonFields } from "./fields.ts";
 import { CancelledError } from "./prompt.ts";
 
 /** Exit code for Ctrl-C or a declined confirmation, as shells report SIGINT. */
@@ -30,6 +38,9 @@ const exitCodeHelp = `
 Configuration: flags, then VENDCTL_BASE_URL / VENDCTL_API_KEY / VENDCTL_ADMIN_TOKEN, then the profile
 (--profile, VENDCTL_PROFILE, default "default") in $XDG_CONFIG_HOME/vendctl/config.json, written by \`vendctl login\`.
 Amounts are given in NGN (500 or 500.50); tables show NGN, --json/--jsonl/--csv keep the API's kobo.
+Tables show times in local time (TZ; --utc for UTC), are paged through $PAGER (default "less -FRX") when longer
+than the terminal, and are coloured on a terminal unless NO_COLOR is set or --no-color is given.
+--json FIELDS keeps only those fields (e.g. --json reference,status); --jq EXPR filters the JSON with jq.
 
 Exit codes:
   0    ok
@@ -57,23 +68,39 @@ export function buildProgram(): Command {
     .option("--api-key <key>", "API key rg_test_…/rg_live_… (env VENDCTL_API_KEY)")
     .option("--admin-token <token>", "operator token for admin commands (env VENDCTL_ADMIN_TOKEN)")
     .option("-p, --profile <name>", 'saved profile to use (env VENDCTL_PROFILE, default "default")')
-    .option("--json", "print the API's data as JSON (amounts in kobo)")
+    .option("--json", "print the API's data as JSON (amounts in kobo); with FIELDS (a,b,c) only those fields")
+    .addOption(new Option("--json-fields <fields>").hideHelp())
     .option("--jsonl", "print one JSON object per line")
-    .option("--csv", "print CSV with a header row")
-    .option("--table", "print a table even when stdout is not a terminal")
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .option("--csv", "print CSV with a header row: every API field, amounts in kobo")
+    .option("--table", "print a table (NGN, local times) even when stdout is not a terminal")
+    .option("--jq <expr>", "filter the JSON output with a jq expression, strings printed raw (implies --json)")
+    .option("--utc", "show times in UTC (default: local time)")
+    .option("--no-color", "no colour (also NO_COLOR, and whenever the output is not a terminal)")
+    .option("--no-pager", "do not page long output through $PAGER on a terminal")
+    .option("--debug", "print each HTTP request and response on stderr, secrets redacted (env VENDCTL_DEBUG=1)")
+    .configureHelp({
+      showGlobalOptions: true,
+      sortSubcommands: false,
+      // `--json` is a plain flag to commander; main() turns `--json a,b` into --json-fields.
+      optionTerm: (option) => (option.long === "--json" ? "--json [fields]" : option.flags),
+    })
     .exitOverride()
     .addHelpText("after", exitCodeHelp);
   for (const command of [
     loginCommand,
+    logoutCommand,
+    authCommand,
+    configCommand,
     vendCommand,
     transactionsCommand,
     walletCommand,
     catalogueCommand,
     pricingCommand,
+    productsCommand,
     verifyCommand,
     callbacksCommand,
     webhooksCommand,
+    triggerCommand,
     eventsCommand,
     accountsCommand,
     keysCommand,
@@ -83,44 +110,56 @@ export function buildProgram(): Command {
     anomaliesCommand,
     operatorsCommand,
     auditCommand,
+    adminCommand,
     completionCommand,
   ]) {
     program.addCommand(command);
   }
+  program.addCommand(completeCommand, { hidden: true });
+  // commander's own usage errors ("error: unknown option …") start in red like ours.
+  const colors = colorsFor(colorEnabled(process.stderr, !process.argv.includes("--no-color")));
+  program.configureOutput({ outputError: (text, write) => write(text.replace(/^error:/, colors.red(colors.bold("error:")))) });
   inheritSettings(program, program);
   return program;
 }
 
 /** The one place errors become messages and exit codes. */
-export function reportError(error: unknown, write: (text: string) => void = (t) => process.stderr.write(t)): number {
+export function reportError(
+  error: unknown,
+  write: (text: string) => void = (t) => process.stderr.write(t),
+  colors: Colors = colorsFor(false),
+): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
+  const label = colors.red(colors.bold("error:"));
   if (error instanceof ApiError) {
-    const details = error.problems.map((p) => `\n  ${p.field}: ${p.message}`).join("");
-    write(`${error.code}: ${error.message}${details}\n`);
+    const details = error.problems.map((p) => `\n  ${colors.bold(p.field)}: ${p.message}`).join("");
+    write(`${colors.red(colors.bold(`${error.code}:`))} ${error.message}${details}\n`);
     return exitCodes.api;
   }
   if (error instanceof UsageError) {
-    write(`error: ${error.message}\n`);
+    write(`${label} ${error.message}\n`);
     return exitCodes.usage;
   }
   if (error instanceof UnreachableError) {
-    write(`error: ${error.message}\n`);
+    write(`${label} ${error.message}\n`);
     return exitCodes.unreachable;
   }
   if (error instanceof CancelledError || (error instanceof Error && error.name === "ExitPromptError")) {
     write(`${error instanceof CancelledError ? error.message : "cancelled"}\n`);
     return cancelledExitCode;
   }
-  write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  write(`${label} ${error instanceof Error ? error.message : String(error)}\n`);
   return exitCodes.api;
 }
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    const program = buildProgram();
+    await program.parseAsync(expandJsonFields(argv, program));
     return exitCodes.ok;
   } catch (error) {
-    return reportError(error);
+    const colors = colorsFor(colorEnabled(process.stderr, !argv.includes("--no-color")));
+    return reportError(error, undefined, colors);
   }
 }
 

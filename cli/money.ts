@@ -1,3 +1,4 @@
+import { formatNgn } from "../src/lib/shared/money.ts";
 import { UsageError } from "./errors.ts";
 
 const ngnPattern = /^(\d{1,12})(?:\.(\d{1,2}))?$/;
@@ -11,4 +12,10 @@ export function parseNgn(input: string, flag = "amount"): number {
   const total = naira * 100 + kobo;
   if (total <= 0) throw new UsageError(`${flag} must be more than zero`);
   return total;
+}
+
+/** Kobo → "19,000.00": two decimals, thousands separated, for tables. */
+export function formatNgnGrouped(kobo: number): string {
+  const [whole = "", fraction = ""] = formatNgn(kobo).split(".");
+  return `${whole.replace(/\B(?=(\d{3})+$)/g, ",")}.${fraction}`;
 }

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { type Context, contextOf, integerOption } from "./context.ts";
-import type { Column, ListWriter } from "./output.ts";
+import type { Column, ListWriter, Printer } from "./output.ts";
+import { type Progress, progress } from "./progress.ts";
 
 export interface PageOf<T> {
   items: T[];
@@ -104,8 +105,38 @@ export function pagedListCommand<F extends PagingFlags, T>(
     const fetchPage = pages(ctx, flags);
     const limit = pageSize(flags.limit, flags);
     const writer = ctx.printer.list(columns);
-    const next = await streamPages((cursor) => fetchPage({ limit, cursor }), writer, flags);
-    await writer.end();
-    if (next) await ctx.printer.note(typeof more === "string" ? `More ${more}: use --all or --max N` : more(next));
+    const counter = pageCounter(ctx.printer, flags, writer);
+    try {
+      const next = await streamPages((cursor) => counter.count(fetchPage({ limit, cursor })), writer, flags);
+      counter.stop();
+      await writer.end();
+      if (next) await ctx.printer.note(typeof more === "string" ? `More ${more}: use --all or --max N` : more(next));
+    } finally {
+      counter.stop();
+    }
   });
+}
+
+/**
+ * While a table (or a list for --jq) is collected over several pages, nothing reaches stdout until the last
+ * page: a counter of pages and rows on stderr (a terminal only) shows the work going on.
+ */
+function pageCounter<T>(printer: Printer, flags: PagingOptions, writer: ListWriter<T>) {
+  const collected = printer.format === "table" || (printer.format === "json" && printer.collectsJson);
+  let shown: Progress | undefined;
+  let pages = 0;
+  return {
+    async count(page: Promise<PageOf<T>>): Promise<PageOf<T>> {
+      if (collected && (flags.all || flags.max !== undefined)) {
+        shown ??= progress("Fetching");
+        pages += 1;
+        shown.update(`Fetching page ${pages} (${writer.written} rows so far)`);
+      }
+      return page;
+    },
+    stop() {
+      shown?.stop();
+      shown = undefined;
+    },
+  };
 }

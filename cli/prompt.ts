@@ -1,5 +1,7 @@
-import { confirm, input, password, select } from "@inquirer/prompts";
 import { UsageError } from "./errors.ts";
+
+/** @inquirer/prompts is loaded on the first prompt, not on every start (about a third of `vendctl --help`). */
+const prompts = () => import("@inquirer/prompts");
 
 /** Prompts are drawn on stderr, so stdout keeps only the command's output. */
 const promptContext = { output: process.stderr };
@@ -27,19 +29,29 @@ export interface Choice<T> {
   description?: string;
 }
 
-export function choose<T>(message: string, choices: Choice<T>[]): Promise<T> {
+export async function choose<T>(message: string, choices: Choice<T>[]): Promise<T> {
   if (choices.length === 0) throw new UsageError(`nothing to choose from for "${message}"`);
-  return select({ message, choices, pageSize: 12 }, promptContext);
+  return (await prompts()).select({ message, choices, pageSize: 12 }, promptContext);
 }
 
-export function ask(message: string, options: { default?: string; validate?: (value: string) => true | string } = {}) {
+export async function ask(
+  message: string,
+  options: { default?: string; validate?: (value: string) => true | string } = {},
+): Promise<string> {
+  const { input } = await prompts();
   return input({ message, default: options.default, required: true, validate: options.validate }, promptContext);
 }
 
-export function askSecret(message: string) {
-  return password({ message, mask: "*" }, promptContext);
+export async function askSecret(message: string): Promise<string> {
+  return (await prompts()).password({ message, mask: "*" }, promptContext);
 }
 
 export async function confirmOrCancel(message: string): Promise<void> {
+  const { confirm } = await prompts();
   if (!(await confirm({ message, default: false }, promptContext))) throw new CancelledError("cancelled; nothing was sent");
+}
+
+/** A line for the person at the prompts (a finding, a reason to ask again), on stderr with the prompts. */
+export function tell(text: string): void {
+  process.stderr.write(`${text}\n`);
 }

@@ -14,12 +14,56 @@ const money = <T>(...keys: string[]): Column<T>[] => keys.map((key) => ({ key, m
 const productCode = { key: "product_code", header: "PRODUCT" };
 const created = { key: "created_at", header: "CREATED" };
 
+/**
+ * Metadata already shown by other columns (the token, units, copies of the destination) or only of interest to
+ * the service; the summary column shows the rest: the client's own keys, partial data deliveries, resolutions.
+ */
+const shownElsewhere = new Set([
+  "data_type",
+  "plan_name",
+  "product_id",
+  "route",
+  "token",
+  "units",
+  "receipt_number",
+  "meter_number",
+  "meter_type",
+  "phone_number",
+  "smartcard_number",
+]);
+const summaryWidth = 40;
+
+/** The client's metadata as `key=value …`, shortened to fit a table. */
+function metadataSummary(t: Transaction): string {
+  const text = Object.entries(t.metadata)
+    .filter(([key]) => !shownElsewhere.has(key))
+    .map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+    .join(" ");
+  return text.length > summaryWidth ? `${text.slice(0, summaryWidth - 1)}…` : text;
+}
+
+const meta = (key: string) => (t: Transaction) => t.metadata[key];
+/** In tables: an electricity token and its units in their own columns, the rest of the metadata summarised. */
+const metadataColumns: Column<Transaction>[] = [
+  { key: "token", get: meta("token"), only: "table", hideEmpty: true },
+  { key: "units", get: meta("units"), only: "table", hideEmpty: true },
+  { key: "metadata", header: "META", get: metadataSummary, only: "table", hideEmpty: true },
+];
+
+/** Tables show a summary; CSV has every field of the API (metadata as JSON in one cell). */
 export const transactionColumns: Column<Transaction>[] = [
-  ...fields("reference", "status", "service", "network"),
+  { key: "reference" },
+  { key: "id", only: "csv" },
+  { key: "client_reference", only: "csv" },
+  { key: "mode", only: "csv" },
+  ...fields("status", "service", "network"),
   productCode,
   { key: "destination" },
   ...money("amount_kobo", "price_kobo"),
+  ...metadataColumns,
+  { key: "metadata", only: "csv" },
   created,
+  { key: "completed_at", only: "csv" },
 ];
 
 export const transactionDetailColumns: Column<Transaction>[] = [
@@ -27,6 +71,7 @@ export const transactionDetailColumns: Column<Transaction>[] = [
   productCode,
   { key: "destination" },
   ...money("amount_kobo", "price_kobo"),
+  ...metadataColumns.filter((c) => c.key !== "metadata"),
   { key: "metadata" },
   created,
   { key: "completed_at", header: "COMPLETED" },

@@ -2,6 +2,7 @@ import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
 import { withExample } from "../context.ts";
+import { addDateRange } from "../dates.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
 
@@ -27,13 +28,14 @@ interface AuditListFlags extends PagingFlags {
 
 const auditListCommand = pagedListCommand(
   withExample(
-    new Command("list")
-      .description("Who changed what, newest first: every admin change, with its operator and request id")
-      .option("--operator <name>", "only this operator's entries (ADMIN_TOKEN for the bootstrap token)")
-      .option("--action <operation>", "only this action, e.g. creditWallet")
-      .option("--target <id>", "only entries about this account, key, reference, provider, product or operator")
-      .option("--from <time>", "at or after (RFC 3339)")
-      .option("--to <time>", "at or before (RFC 3339)"),
+    addDateRange(
+      new Command("list")
+        .description("Who changed what, newest first: every admin change, with its operator and request id")
+        .option("--operator <name>", "only this operator's entries (ADMIN_TOKEN for the bootstrap token)")
+        .option("--action <operation>", "only this action, e.g. creditWallet")
+        .option("--target <id>", "only entries about this account, key, reference, provider, product or operator"),
+      "",
+    ),
     "vendctl audit list --operator ada --action creditWallet",
     "vendctl audit list --target 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --json",
   ),

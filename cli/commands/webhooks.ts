@@ -13,6 +13,7 @@ export const webhooksCommand = withExample(
     .addCommand(webhooksListCommand)
     .addCommand(webhooksRemoveCommand)
     .addCommand(webhooksListenCommand),
+  "vendctl webhooks listen --forward-to http://localhost:3000/hooks   # a temporary test-mode endpoint",
   "vendctl webhooks add http://127.0.0.1:4242/ --json   # note the secret",
   "vendctl webhooks listen --port 4242 --secret whsec_…",
 );

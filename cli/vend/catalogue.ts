@@ -18,6 +18,17 @@ export function products(client: VendClient, network: string, service: ServiceCo
   return unwrap(client.GET("/api/v1/catalogue/products", { params: { query: { network, service } } }));
 }
 
+/** The active product `code` of `service` (on `network` when known), or undefined when the catalogue lacks it. */
+export async function findProduct(
+  client: VendClient,
+  code: string,
+  service: ServiceCode,
+  network?: string,
+): Promise<Product | undefined> {
+  const list = await unwrap(client.GET("/api/v1/catalogue/products", { params: { query: { service, network } } }));
+  return list.find((p) => p.code === code);
+}
+
 const productLabel = (p: Product): string =>
   p.kind === "fixed" && p.price_kobo !== null ? `${p.name} — NGN ${formatNgn(p.price_kobo)}` : p.name;
 
@@ -36,6 +47,21 @@ export async function onlyProduct(client: VendClient, network: string, service: 
   const [first] = await products(client, network, service);
   if (!first) throw new UsageError(`no ${service} product for "${network}"; see vendctl catalogue networks`);
   return first;
+}
+
+/**
+ * The product `code` names (`product` undefined when the catalogue lacks it: the API then says why), or
+ * without a code the network's only product of the service.
+ */
+export async function namedOrOnlyProduct(
+  client: VendClient,
+  network: string,
+  service: ServiceCode,
+  code: string | undefined,
+): Promise<{ code: string; product: Product | undefined }> {
+  if (code) return { code, product: await findProduct(client, code, service, network) };
+  const product = await onlyProduct(client, network, service);
+  return { code: product.code, product };
 }
 
 /** What the wallet will pay, from GET /api/v1/pricing. */

@@ -27,7 +27,11 @@ export function vendCommand<F extends CommonVendFlags>(
     .option("--client-reference <ref>", "your own reference, echoed on the transaction")
     .option("--metadata <key=value>", "metadata to attach (repeatable)", collectPairs)
     .option("--idempotency-key <key>", "reuse the key of an earlier attempt (a retry); default: a new random key")
-    .option("--wait <seconds>", "long-poll up to this many seconds for a final status", integerOption(0))
+    .option(
+      "--wait <seconds>",
+      "follow the vend up to this many seconds until its status is final (progress on a terminal; a hint if it is not)",
+      integerOption(0),
+    )
     .option("-y, --yes", "never prompt: no questions, no confirmation");
   return withExample(withCommon, example).action(action);
 }
@@ -40,7 +44,10 @@ export function commonBody(flags: CommonVendFlags): { client_reference?: string;
   };
 }
 
-/** Query and header parameters of a vend call. */
-export function vendParams(key: string, flags: CommonVendFlags) {
-  return { header: { "Idempotency-Key": key }, query: flags.wait === undefined ? {} : { wait: flags.wait } };
+/**
+ * Header and query parameters of a vend call. The call itself never waits: --wait long-polls the
+ * transaction afterwards, so progress can be shown and a wait longer than the server's cap still works.
+ */
+export function vendParams(key: string) {
+  return { header: { "Idempotency-Key": key }, query: {} };
 }

@@ -1,8 +1,10 @@
 import { call, type VendClient } from "../client.ts";
 import { newIdempotencyKey } from "../context.ts";
+import { tell } from "../prompt.ts";
 import { type Transaction, transactionDetailColumns } from "../views.ts";
 import { type CommonVendFlags, commonBody, vendParams } from "./options.ts";
 import type { VendSession } from "./session.ts";
+import { isFinal, stillOpenHint, waitForFinal } from "./wait.ts";
 
 interface TransactionAnswer {
   data?: { data: Transaction };
@@ -15,7 +17,8 @@ type WithCommon<B> = B & ReturnType<typeof commonBody>;
 
 /**
  * Sends one vend under an Idempotency-Key (printed first, so a failed attempt can be retried with it) with
- * `body` and the fields every vend shares, and prints the transaction as the API returned it.
+ * `body` and the fields every vend shares; with --wait follows it until it is final or the time is up. Prints
+ * the transaction as the API returned it, and on stderr how to follow one that is still not final.
  */
 export async function submitVend<B extends object>(
   session: VendSession,
@@ -26,9 +29,12 @@ export async function submitVend<B extends object>(
   const { ctx } = session;
   const key = flags.idempotencyKey ?? newIdempotencyKey();
   await ctx.printer.note(`Idempotency-Key: ${key}`);
-  const { data, response } = await call(send(session.client, vendParams(key, flags), { ...body, ...commonBody(flags) }));
+  const { data, response } = await call(send(session.client, vendParams(key), { ...body, ...commonBody(flags) }));
   if (response.headers.get("idempotent-replayed") === "true") {
     await ctx.printer.note("Replayed: the answer stored for this Idempotency-Key (no new transaction)");
   }
-  await ctx.printer.record(data, transactionDetailColumns);
+  const seconds = flags.wait ?? 0;
+  const { transaction, waitedSeconds } = await waitForFinal(session.client, data, seconds);
+  await ctx.printer.record(transaction, transactionDetailColumns);
+  if (seconds > 0 && !isFinal(transaction)) tell(stillOpenHint(transaction, waitedSeconds, seconds));
 }

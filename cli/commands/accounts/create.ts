@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
+import { warnShownOnce } from "../../shown-once.ts";
 import { accountCreatedColumns } from "../../views.ts";
 
 export const accountsCreateCommand = withExample(
@@ -12,5 +13,7 @@ export const accountsCreateCommand = withExample(
   const ctx = contextOf(command);
   const created = await unwrap(ctx.clients.admin().POST("/admin/v1/accounts", { body: { name: flags.name } }));
   await ctx.printer.record(created, accountCreatedColumns);
-  await ctx.printer.note("The keys are shown only once: store them now.");
+  await warnShownOnce(
+    "Save these keys now: they are shown only once. If one is lost, create another (vendctl keys create) and revoke it.",
+  );
 });

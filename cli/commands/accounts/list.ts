@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
 import { accountColumns } from "../../views.ts";
 
 type AccountsListFlags = PagingFlags & { search?: string };
@@ -13,7 +13,7 @@ export const accountsListCommand = pagedListCommand(
       .option("--search <text>", "case-insensitive match on the name"),
     "vendctl accounts list --search acme --all",
   ),
-  { columns: accountColumns, more: "accounts" },
+  { columns: accountColumns, ...resumable("accounts") },
   (ctx, flags: AccountsListFlags) => {
     const client = ctx.clients.admin();
     return (page) => unwrap(client.GET("/admin/v1/accounts", { params: { query: { search: flags.search, ...page } } }));

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
 import { callbackColumns } from "../../views.ts";
 
 type CallbacksListFlags = PagingFlags & { reference?: string; provider?: string };
@@ -14,7 +14,7 @@ export const callbacksListCommand = pagedListCommand(
       .option("--provider <name>", "only callbacks from this provider"),
     "vendctl callbacks list --reference txn_4kq9Zr2mXc81LwPb7sTfYhQe",
   ),
-  { columns: callbackColumns, more: "callbacks" },
+  { columns: callbackColumns, ...resumable("callbacks") },
   (ctx, flags: CallbacksListFlags) => {
     const client = ctx.clients.admin();
     const filters = { reference: flags.reference, provider: flags.provider };

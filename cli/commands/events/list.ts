@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import { type EventType, eventTypes } from "../../../generated/constants.ts";
 import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
 import { eventColumns } from "../../views.ts";
 
 type EventsListFlags = PagingFlags & { type?: EventType };
@@ -14,7 +14,7 @@ export const eventsListCommand = pagedListCommand(
       .addOption(new Option("--type <type>", "only this event type").choices(eventTypes)),
     "vendctl events list --type transaction.failed --all --jsonl",
   ),
-  { columns: eventColumns, more: "events" },
+  { columns: eventColumns, ...resumable("events") },
   (ctx, flags: EventsListFlags) => {
     const client = ctx.clients.api();
     return (page) => unwrap(client.GET("/api/v1/events", { params: { query: { type: flags.type, ...page } } }));

@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { type Mode, modes } from "../../../generated/constants.ts";
 import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
+import { warnShownOnce } from "../../shown-once.ts";
 import { apiKeyCreatedColumns } from "../../views.ts";
 
 export const keysCreateCommand = withExample(
@@ -19,4 +20,7 @@ export const keysCreateCommand = withExample(
     }),
   );
   await ctx.printer.record(created, apiKeyCreatedColumns);
+  await warnShownOnce(
+    "Save this key now: it is shown only once. If it is lost, create another and revoke this one (vendctl keys revoke).",
+  );
 });

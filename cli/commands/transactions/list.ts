@@ -3,6 +3,7 @@ import { type TransactionStatus, transactionStatuses } from "../../../generated/
 import { addCatalogueFilters, type CatalogueFilters } from "../../catalogue-filters.ts";
 import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
+import { addDateRange } from "../../dates.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
 import { transactionColumns } from "../../views.ts";
 
@@ -14,23 +15,23 @@ interface ListFlags extends PagingFlags, CatalogueFilters {
   search?: string;
 }
 
-const filterOptions = addCatalogueFilters(
-  new Command("list")
-    .description("List transactions, newest first; follows cursors with --all or --max and prints each page as it arrives")
-    .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
-    .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
-  "only this network, disco or biller",
-  "only this service",
-)
-  .option("--from <time>", "created at or after (RFC 3339)")
-  .option("--to <time>", "created at or before (RFC 3339)")
-  .option("--search <text>", "match reference, client reference or destination");
+const filterOptions = addDateRange(
+  addCatalogueFilters(
+    new Command("list")
+      .description("List transactions, newest first; follows cursors with --all or --max and prints each page as it arrives")
+      .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
+      .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
+    "only this network, disco or biller",
+    "only this service",
+  ),
+).option("--search <text>", "match reference, client reference or destination");
 
 export const transactionsListCommand = pagedListCommand(
   withExample(
     filterOptions,
     "vendctl transactions list --status successful --all --limit 50 --jsonl",
     "vendctl transactions list --service electricity --max 500 --csv > electricity.csv",
+    "vendctl transactions list --from 2026-11-01 --to 2026-11-30 --all --jsonl",
   ),
   {
     columns: transactionColumns,

@@ -1,10 +1,9 @@
 import { Command } from "commander";
-import { terminalStatuses } from "../../../src/lib/shared/statuses.ts";
 import { unwrap } from "../../client.ts";
 import { contextOf, integerOption, withExample } from "../../context.ts";
+import { isFinal } from "../../vend/wait.ts";
 import type { Transaction } from "../../views.ts";
 
-const stopAt = new Set<string>(terminalStatuses);
 /** Poll no faster than this even when the server answers a long-poll at once. */
 const minimumPollMs = 1000;
 
@@ -41,7 +40,7 @@ export const transactionsWatchCommand = withExample(
       if (ctx.printer.format === "table") await ctx.printer.write(`${describe(transaction)}\n`);
       else await ctx.printer.write(`${JSON.stringify(transaction)}\n`);
     }
-    if (stopAt.has(transaction.status)) return;
+    if (isFinal(transaction)) return;
     const elapsed = Date.now() - started;
     if (elapsed < minimumPollMs) await Bun.sleep(minimumPollMs - elapsed);
   }

@@ -1,7 +1,8 @@
 import { Command } from "commander";
 import { formatNgn } from "../../../src/lib/shared/money.ts";
+import { checkAmountFlag, rangeOf } from "../../vend/amount.ts";
 import { askAmount, askPhone } from "../../vend/ask.ts";
-import { onlyProduct, pickNetwork, quotePrice } from "../../vend/catalogue.ts";
+import { namedOrOnlyProduct, pickNetwork, quotePrice } from "../../vend/catalogue.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend } from "../../vend/session.ts";
 import { submitVend } from "../../vend/submit.ts";
@@ -11,9 +12,10 @@ type AirtimeFlags = CommonVendFlags & { network?: string; phone?: string; amount
 async function buyAirtime(flags: AirtimeFlags, command: Command): Promise<void> {
   const vend = openVend(command, flags, { "--network": flags.network, "--phone": flags.phone, "--amount": flags.amount });
   const network = flags.network ?? (await pickNetwork(vend.client, "airtime", "Network"));
-  const productCode = flags.product ?? (await onlyProduct(vend.client, network, "airtime")).code;
+  const { code: productCode, product } = await namedOrOnlyProduct(vend.client, network, "airtime", flags.product);
+  checkAmountFlag(product, vend.amountKobo);
   const phone = flags.phone ?? (await askPhone());
-  const amountKobo = vend.amountKobo ?? (await askAmount("100"));
+  const amountKobo = vend.amountKobo ?? (await askAmount("100", product && rangeOf(product)));
   await confirmPrice(
     vend,
     () => quotePrice(vend.client, productCode, network, "airtime", amountKobo),

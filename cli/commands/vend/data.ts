@@ -1,6 +1,7 @@
 import { Command } from "commander";
+import { checkAmountFlag } from "../../vend/amount.ts";
 import { askPhone } from "../../vend/ask.ts";
-import { pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
+import { findProduct, pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend } from "../../vend/session.ts";
 import { submitVend } from "../../vend/submit.ts";
@@ -14,7 +15,11 @@ async function buyData(flags: DataFlags, command: Command): Promise<void> {
   let productCode = flags.product;
   if (!productCode) {
     network ??= await pickNetwork(vend.client, "data", "Network");
-    productCode = (await pickProduct(vend.client, network, "data")).code;
+    const picked = await pickProduct(vend.client, network, "data");
+    checkAmountFlag(picked, amountKobo);
+    productCode = picked.code;
+  } else if (amountKobo !== undefined) {
+    checkAmountFlag(await findProduct(vend.client, productCode, "data", network), amountKobo);
   }
   const phone = flags.phone ?? (await askPhone());
   const code = productCode;
@@ -35,7 +40,7 @@ export const dataCommand = vendCommand(
     .addOption(productOption("bundle code from `vendctl catalogue products --service data`"))
     .addOption(phoneOption("the phone number that receives the bundle"))
     .option("--network <code>", "mtn, airtel, glo or 9mobile (checked against the bundle)")
-    .addOption(amountOption("optional; must equal the bundle price")),
+    .addOption(amountOption("optional: a bundle has a fixed price; if given, it must be that price")),
   "vendctl vend data --product mtn-data-1gb-1d --phone 08031234567 --yes",
   buyData,
 );

@@ -1,10 +1,11 @@
 import { Command, Option } from "commander";
 import { type MeterType, meterTypes } from "../../../generated/constants.ts";
 import { formatNgn } from "../../../src/lib/shared/money.ts";
-import { unwrap } from "../../client.ts";
 import { type Choice, choose } from "../../prompt.ts";
+import { checkAmountFlag, rangeOf } from "../../vend/amount.ts";
 import { askAmount, askMeter } from "../../vend/ask.ts";
-import { pickNetwork, products, quotePrice } from "../../vend/catalogue.ts";
+import { findProduct, pickNetwork, products, quotePrice } from "../../vend/catalogue.ts";
+import { verifyMeterAsking } from "../../vend/meter.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend, type VendSession } from "../../vend/session.ts";
 import { submitVend } from "../../vend/submit.ts";
@@ -20,27 +21,35 @@ type ElectricityFlags = CommonVendFlags & {
 
 const meterTypeChoices = meterTypes.map((type): Choice<MeterType> => ({ name: type, value: type }));
 
-/** The price of the disco's product for this meter type (or of --product). */
-async function electricityPrice(vend: VendSession, flags: ElectricityFlags, disco: string, meterType: MeterType, amount: number) {
-  const code = flags.product ?? (await products(vend.client, disco, "electricity")).find((p) => p.meter_type === meterType)?.code;
-  return code ? quotePrice(vend.client, code, disco, "electricity", amount) : undefined;
+/** The product sold: --product, or the disco's product for this meter type (undefined when the catalogue lacks it). */
+async function electricityProduct(vend: VendSession, flags: ElectricityFlags, disco: string, meterType: MeterType) {
+  if (flags.product) return findProduct(vend.client, flags.product, "electricity", disco);
+  return (await products(vend.client, disco, "electricity")).find((p) => p.meter_type === meterType);
 }
 
 async function buyElectricity(flags: ElectricityFlags, command: Command): Promise<void> {
   const vend = openVend(command, flags, { "--disco": flags.disco, "--meter": flags.meter, "--amount": flags.amount });
   const disco = flags.disco ?? (await pickNetwork(vend.client, "electricity", "Disco"));
-  const meter = flags.meter ?? (await askMeter());
+  let meter = flags.meter ?? (await askMeter());
   const meterType = flags.meterType ?? (vend.canAsk ? await choose("Meter type", meterTypeChoices) : "prepaid");
-  const amountKobo = vend.amountKobo ?? (await askAmount("5000"));
+  const product = await electricityProduct(vend, flags, disco, meterType);
+  checkAmountFlag(product, vend.amountKobo);
+  let customerName = "";
+  let floorKobo = 0;
   if (vend.canAsk) {
-    const verify = { network: disco, meter_number: meter, meter_type: meterType };
-    const customer = await unwrap(vend.client.POST("/api/v1/bills/electricity/verify", { body: verify }));
-    await confirmPrice(
-      vend,
-      () => electricityPrice(vend, flags, disco, meterType, amountKobo),
-      `Buy NGN ${formatNgn(amountKobo)} of ${meterType} electricity from ${disco} for meter ${meter} (${customer.customer_name})`,
-    );
+    const verified = await verifyMeterAsking(vend.client, disco, meter, meterType);
+    meter = verified.meter;
+    customerName = ` (${verified.customer.customer_name})`;
+    floorKobo = verified.customer.min_amount_kobo;
+    checkAmountFlag(product, vend.amountKobo, floorKobo);
   }
+  const amountKobo = vend.amountKobo ?? (await askAmount("5000", product && rangeOf(product, floorKobo)));
+  const code = product?.code ?? flags.product;
+  await confirmPrice(
+    vend,
+    async () => (code ? quotePrice(vend.client, code, disco, "electricity", amountKobo) : undefined),
+    `Buy NGN ${formatNgn(amountKobo)} of ${meterType} electricity from ${disco} for meter ${meter}${customerName}`,
+  );
   const body = {
     network: disco,
     meter_number: meter,

@@ -3,6 +3,7 @@ import { type LedgerEntryKind, ledgerEntryKinds } from "../../../generated/const
 import type { components } from "../../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
+import { addDateRange } from "../../dates.ts";
 import type { Column } from "../../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
 
@@ -30,15 +31,13 @@ const statementColumns: Column<StatementEntry>[] = [
 
 export const walletStatementCommand = pagedListCommand(
   withExample(
-    new Command("statement")
-      .description(
+    addDateRange(
+      new Command("statement").description(
         "The wallet's ledger entries, newest first, each with how it moved the balance and the hold and the wallet after it " +
           "(the API key's account and mode); follows cursors with --all or --max",
-      )
-      .option("--from <time>", "created at or after (RFC 3339)")
-      .option("--to <time>", "created at or before (RFC 3339)")
-      .addOption(new Option("--kind <kind>", "only entries of this kind").choices(ledgerEntryKinds)),
-    "vendctl wallet statement --from 2026-11-01T00:00:00+01:00 --to 2026-11-30T23:59:59+01:00 --all --csv > november.csv",
+      ),
+    ).addOption(new Option("--kind <kind>", "only entries of this kind").choices(ledgerEntryKinds)),
+    "vendctl wallet statement --from 2026-11-01 --to 2026-11-30 --all --csv > november.csv",
     "vendctl wallet statement --kind capture --max 50",
   ),
   {

@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
+import { warnShownOnce } from "../../shown-once.ts";
 import { endpointCreatedColumns } from "../../views.ts";
 
 export const webhooksAddCommand = withExample(
@@ -14,4 +15,7 @@ export const webhooksAddCommand = withExample(
   const body = { url, ...(flags.description ? { description: flags.description } : {}) };
   const created = await unwrap(ctx.clients.api().POST("/api/v1/webhook-endpoints", { body }));
   await ctx.printer.record(created, endpointCreatedColumns);
+  await warnShownOnce(
+    "Save this signing secret now: it is shown only once. If it is lost, add the endpoint again and remove this one.",
+  );
 });

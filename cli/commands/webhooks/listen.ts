@@ -1,13 +1,18 @@
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import { Webhook } from "standardwebhooks";
 import { type Context, contextOf, integerOption, withExample } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
+import { warnShownOnce } from "../../shown-once.ts";
+import { createTemporaryEndpoint, removeTemporaryEndpoint, requireTestKey, type TemporaryEndpoint } from "./listen-endpoint.ts";
+import { describeForward, type ForwardResult, forwardDelivery, forwardJson } from "./listen-forward.ts";
 
 interface ListenFlags {
   port: number;
   host: string;
   secret?: string;
+  forwardTo?: string;
   forward?: string;
+  endpointUrl?: string;
 }
 
 type Verdict = "valid" | "INVALID" | "not checked";
@@ -33,40 +38,81 @@ function summary(raw: string): { type?: string; reference?: string; status?: str
   }
 }
 
-async function forward(ctx: Context, url: string, request: Request, raw: string): Promise<Response | undefined> {
-  const headers = new Headers(request.headers);
-  headers.delete("host");
-  headers.delete("content-length");
+function verifierFor(secret: string): Webhook {
   try {
-    const answer = await fetch(url, { method: request.method, headers, body: raw });
-    await ctx.printer.note(`  forwarded to ${url}: ${answer.status}`);
-    return new Response(await answer.arrayBuffer(), { status: answer.status, headers: answer.headers });
-  } catch (error) {
-    await ctx.printer.note(`  forward to ${url} failed: ${error instanceof Error ? error.message : String(error)}`);
-    return undefined;
+    return new Webhook(secret);
+  } catch {
+    throw new UsageError("--secret must be an endpoint signing secret (whsec_…)");
   }
+}
+
+/**
+ * Resolves on the first SIGINT, SIGTERM or SIGHUP. The handlers stay installed until the process ends: a
+ * second signal (Ctrl-C reaches both the `vendctl` wrapper and this process, and the wrapper passes it on)
+ * must not kill the listener while it removes its endpoint.
+ */
+function untilStopped(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => resolve(signal));
+  });
+}
+
+async function printDelivery(
+  ctx: Context,
+  raw: string,
+  headers: Record<string, string>,
+  verdict: Verdict,
+  forwarded?: ForwardResult,
+) {
+  const { type, reference, status, event } = summary(raw);
+  const id = headers["webhook-id"] ?? "-";
+  const at = new Date().toISOString();
+  if (ctx.printer.format === "table") {
+    const what = [type ?? "(not an event)", reference, status].filter(Boolean).join("  ");
+    const forward = forwarded ? `  ${describeForward(forwarded)}` : "";
+    return ctx.printer.write(`${at}  ${id}  ${what}  signature ${verdict}${forward}\n`);
+  }
+  const line = {
+    received_at: at,
+    webhook_id: id,
+    signature: verdict,
+    event: event ?? raw,
+    ...(forwarded ? { forward: forwardJson(forwarded) } : {}),
+  };
+  return ctx.printer.write(`${JSON.stringify(line)}\n`);
+}
+
+async function announceEndpoint(ctx: Context, endpoint: TemporaryEndpoint): Promise<void> {
+  await ctx.printer.note(`Created a temporary test-mode webhook endpoint ${endpoint.id} for ${endpoint.url}`);
+  await ctx.printer.note(`Webhook signing secret: ${endpoint.secret}`);
+  await warnShownOnce("This secret is temporary: the endpoint and its secret are removed when listen stops.");
 }
 
 export const webhooksListenCommand = withExample(
   new Command("listen")
     .description(
-      "Run a local webhook receiver: verifies each request's Standard Webhooks signature, prints the event, " +
-        "and optionally forwards the raw request to your app. Stops on Ctrl-C.",
+      "Run a local webhook receiver, like `stripe listen`. Without --secret it registers itself as a temporary " +
+        "test-mode endpoint (removed when it stops) and verifies each delivery with that endpoint's secret; with " +
+        "--secret it verifies with yours. Prints each event, optionally forwards it to your app. Ctrl-C stops it (exit 0).",
     )
     .option("--port <n>", "port to listen on (0: any free port)", integerOption(0), 4242)
     .option("--host <host>", "interface to listen on", "127.0.0.1")
-    .option("--secret <whsec>", "endpoint signing secret (env VENDCTL_WEBHOOK_SECRET); without it nothing is verified")
-    .option("--forward <url>", "also POST each request, unchanged, to this URL"),
-  "vendctl webhooks listen --port 4242 --secret whsec_… --forward http://localhost:3000/hooks/vend",
+    .option(
+      "--secret <whsec>",
+      "the signing secret of an endpoint you added (env VENDCTL_WEBHOOK_SECRET); without it a temporary endpoint is created",
+    )
+    .option("--forward-to <url>", "also pass each delivery (body and webhook-* headers) to this URL; print its status")
+    .addOption(new Option("--forward <url>", "same as --forward-to").hideHelp())
+    .option("--endpoint-url <url>", "the URL the temporary endpoint delivers to (default: http://<host>:<port>/), e.g. a tunnel"),
+  "vendctl webhooks listen --forward-to http://localhost:3000/hooks/vend",
+  "vendctl webhooks listen --port 4242 --secret whsec_… --json",
 ).action(async (flags: ListenFlags, command: Command) => {
   const ctx = contextOf(command);
   const secret = flags.secret || process.env.VENDCTL_WEBHOOK_SECRET;
-  let verifier: Webhook | undefined;
-  try {
-    verifier = secret ? new Webhook(secret) : undefined;
-  } catch {
-    throw new UsageError("--secret must be an endpoint signing secret (whsec_…)");
-  }
+  let verifier = secret ? verifierFor(secret) : undefined;
+  if (!secret) requireTestKey(ctx);
+  const forwardTo = flags.forwardTo ?? flags.forward;
+  const stopped = untilStopped();
   const server = Bun.serve({
     port: flags.port,
     hostname: flags.host,
@@ -77,26 +123,26 @@ export const webhooksListenCommand = withExample(
         headers[key] = value;
       });
       const verdict = verdictOf(verifier, raw, headers);
-      const { type, reference, status, event } = summary(raw);
-      const id = headers["webhook-id"] ?? "-";
-      if (ctx.printer.format === "table") {
-        const what = [type ?? "(not an event)", reference, status].filter(Boolean).join("  ");
-        await ctx.printer.write(`${new Date().toISOString()}  ${id}  ${what}  signature ${verdict}\n`);
-      } else {
-        const line = { received_at: new Date().toISOString(), webhook_id: id, signature: verdict, event: event ?? raw };
-        await ctx.printer.write(`${JSON.stringify(line)}\n`);
-      }
-      const forwarded = flags.forward ? await forward(ctx, flags.forward, request, raw) : undefined;
-      if (forwarded) return forwarded;
+      const forwarded = forwardTo ? await forwardDelivery(forwardTo, request, raw) : undefined;
+      await printDelivery(ctx, raw, headers, verdict, forwarded);
+      if (forwarded) return "answer" in forwarded ? forwarded.answer : new Response("forward failed\n", { status: 502 });
       return verdict === "INVALID" ? new Response("invalid signature\n", { status: 400 }) : new Response("ok\n");
     },
   });
-  await ctx.printer.note(
-    `Listening on http://${flags.host}:${server.port} (${verifier ? "verifying signatures" : "no --secret: signatures not checked"})`,
-  );
-  await new Promise<void>((resolve) => {
-    process.once("SIGINT", resolve);
-    process.once("SIGTERM", resolve);
-  });
-  await server.stop(true);
+  const host = flags.host === "0.0.0.0" || flags.host === "::" ? "127.0.0.1" : flags.host;
+  let endpoint: TemporaryEndpoint | undefined;
+  try {
+    if (!secret) {
+      endpoint = await createTemporaryEndpoint(ctx, flags.endpointUrl ?? `http://${host}:${server.port}/`);
+      verifier = verifierFor(endpoint.secret);
+      await announceEndpoint(ctx, endpoint);
+    }
+    const checking = secret ? "verifying signatures with --secret" : "verifying signatures";
+    await ctx.printer.note(`Listening on http://${host}:${server.port} (${checking}; Ctrl-C to stop)`);
+    if (forwardTo) await ctx.printer.note(`Forwarding each delivery to ${forwardTo}`);
+    await stopped;
+  } finally {
+    await server.stop(true);
+    if (endpoint) await removeTemporaryEndpoint(ctx, endpoint);
+  }
 });

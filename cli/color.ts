@@ -1,0 +1,38 @@
+import picocolors from "picocolors";
+
+export type Colors = ReturnType<typeof picocolors.createColors>;
+
+interface Stream {
+  isTTY?: boolean;
+}
+
+/**
+ * Colour on `stream` when it is a terminal, NO_COLOR is unset or empty and --no-color was not given;
+ * a non-empty FORCE_COLOR (other than "0") turns it on even for a pipe, still never against --no-color.
+ */
+export function colorEnabled(stream: Stream, flag = true, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!flag) return false;
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;
+  return Boolean(stream.isTTY) && env.TERM !== "dumb";
+}
+
+export const colorsFor = (enabled: boolean): Colors => picocolors.createColors(enabled);
+
+const statusStyles: Record<string, keyof Colors> = {
+  successful: "green",
+  failed: "red",
+  created: "yellow",
+  queued: "yellow",
+  processing: "yellow",
+  pending: "yellow",
+  reversed: "cyan",
+  refunded: "cyan",
+};
+
+/** A status word in its colour: successful green, failed red, still open yellow; anything else as it is. */
+export function colorStatus(colors: Colors, status: string): string {
+  const style = statusStyles[status];
+  const format = style === undefined ? undefined : colors[style];
+  return typeof format === "function" ? format(status) : status;
+}

@@ -1,0 +1,124 @@
+import { Command } from "commander";
+import { apiErrorOf, unwrap, type VendClient } from "../client.ts";
+import { configPath, describeSource, type ResolvedConfig } from "../config.ts";
+import { contextOf, withExample } from "../context.ts";
+import { maskSecret } from "../debug.ts";
+import { ApiError, UsageError } from "../errors.ts";
+import type { Column } from "../output.ts";
+
+interface CredentialStatus {
+  value: string;
+  source: string;
+  valid: boolean;
+  error: string | null;
+}
+
+interface AuthStatus {
+  profile: string;
+  config_file: string;
+  base_url: string;
+  base_url_source: string;
+  api_key: (CredentialStatus & { mode: string | null }) | null;
+  admin_token: (CredentialStatus & { operator: string | null; role: string | null }) | null;
+}
+
+interface Checked<T> {
+  data?: T;
+  refused?: ApiError;
+}
+
+/** A 401 is an answer about the credential, reported in the status; any other error is the command's error. */
+async function checkCredential<T>(pending: Promise<{ data?: { data: T }; error?: unknown; response: Response }>) {
+  const { data, error, response } = await pending;
+  if (response.ok && data) return { data: data.data } satisfies Checked<T>;
+  const refused = apiErrorOf(error, response);
+  if (response.status === 401) return { refused } satisfies Checked<T>;
+  throw refused;
+}
+
+function credential(config: ResolvedConfig, setting: "apiKey" | "adminToken", checked: Checked<unknown>, value: string) {
+  return {
+    value: maskSecret(value),
+    source: describeSource(config.sources[setting], setting, config.profile),
+    valid: !checked.refused,
+    error: checked.refused ? `${checked.refused.code}: ${checked.refused.message}` : null,
+  };
+}
+
+async function statusOf(config: ResolvedConfig, api: () => VendClient, admin: () => VendClient, anonymous: VendClient) {
+  await unwrap(anonymous.GET("/healthz"));
+  const status: AuthStatus = {
+    profile: config.profile,
+    config_file: configPath(),
+    base_url: config.baseUrl,
+    base_url_source: describeSource(config.sources.baseUrl, "baseUrl", config.profile),
+    api_key: null,
+    admin_token: null,
+  };
+  if (config.apiKey) {
+    const wallet = await checkCredential(api().GET("/api/v1/wallet"));
+    status.api_key = { ...credential(config, "apiKey", wallet, config.apiKey), mode: wallet.data?.mode ?? null };
+  }
+  if (config.adminToken) {
+    const me = await checkCredential(admin().GET("/admin/v1/operators/me"));
+    const base = credential(config, "adminToken", me, config.adminToken);
+    status.admin_token = { ...base, operator: me.data?.name ?? null, role: me.data?.role ?? null };
+  }
+  return status;
+}
+
+const describe = (c: CredentialStatus | null, detail: string): string =>
+  c ? `${c.value} from ${c.source}: ${c.valid ? detail : `REFUSED (${c.error})`}` : "not set";
+
+const columns: Column<AuthStatus>[] = [
+  { key: "profile", header: "Profile", get: (s) => `${s.profile} (${s.config_file})` },
+  { key: "base_url", header: "Base URL", get: (s) => `${s.base_url} from ${s.base_url_source}: answering` },
+  { key: "api_key", header: "API key", get: (s) => describe(s.api_key, `valid, ${s.api_key?.mode} mode`) },
+  {
+    key: "admin_token",
+    header: "Admin token",
+    get: (s) => describe(s.admin_token, `operator ${s.admin_token?.operator}, role ${s.admin_token?.role}`),
+  },
+];
+
+const authStatusCommand = withExample(
+  new Command("status").description(
+    "Who am I: the profile, the base URL and where each value comes from; the API key's mode and the admin " +
+      "token's operator and role, checked against the API. Exit 1 if the API refuses one, 2 if none is set, 3 if " +
+      "the server cannot be reached.",
+  ),
+  "vendctl auth status",
+  "vendctl auth status --profile staging --json",
+).action(async (_flags: unknown, command: Command) => {
+  const ctx = contextOf(command);
+  const { config, clients } = ctx;
+  if (!config.apiKey && !config.adminToken) {
+    throw new UsageError(
+      `not logged in: no API key or admin token in flags, VENDCTL_* variables or profile "${config.profile}"; ` +
+        "run `vendctl login`",
+    );
+  }
+  const status = await statusOf(
+    config,
+    () => clients.api(),
+    () => clients.admin(),
+    clients.anonymous(),
+  );
+  await ctx.printer.record(status, columns);
+  const refused = [
+    status.api_key?.valid === false ? "API key" : "",
+    status.admin_token?.valid === false ? "admin token" : "",
+  ].filter(Boolean);
+  if (refused.length > 0) {
+    throw new ApiError(
+      "UNAUTHENTICATED",
+      `the API refused the ${refused.join(" and the ")}; run \`vendctl login\` with a working one`,
+      401,
+    );
+  }
+});
+
+export const authCommand = withExample(
+  new Command("auth").description("Check the configured credentials").addCommand(authStatusCommand),
+  "vendctl auth status",
+);
