@@ -52,7 +52,7 @@ describe("webhooks add, list, remove; events", () => {
     const listed = await runJson<Schemas["WebhookEndpoint"][]>(["webhooks", "list"], env);
     expect(listed.map((e) => e.id)).toContain(created.id);
     expect(JSON.stringify(listed)).not.toContain(created.secret);
-    expect(await runJson(["webhooks", "remove", created.id], env)).toEqual({ id: created.id, deleted: true });
+    expect(await runJson(["webhooks", "remove", created.id, "--yes"], env)).toEqual({ id: created.id, deleted: true });
     const after = await runJson<Schemas["WebhookEndpoint"][]>(["webhooks", "list"], env);
     expect(after.map((e) => e.id)).not.toContain(created.id);
   });
@@ -124,7 +124,7 @@ describe("a 4444 sandbox transaction and callbacks", () => {
       await listener.waitFor(new RegExp(`${event.id} .*signature valid[\\s\\S]*${event.id} .*signature valid`), 30_000);
     } finally {
       await listener.stop();
-      await runCli(["webhooks", "remove", endpoint.id], env);
+      await runCli(["webhooks", "remove", endpoint.id, "--yes"], env);
     }
   }, 60_000);
 });

@@ -1,7 +1,11 @@
+import { afterAll, beforeAll } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fundedAccount } from "../helpers/accounts.ts";
 import { childEnv } from "../helpers/process.ts";
+import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
 
 /** `bun cli/index.ts`, as the tests run it. */
 export const cliEntry = join(import.meta.dir, "../../cli/index.ts");
@@ -34,8 +38,13 @@ export function cliEnv(overrides: Record<string, string | undefined> = {}): Reco
 }
 
 /** Runs vendctl to completion without a terminal (stdin is /dev/null). */
-export async function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
-  const proc = Bun.spawn(cliCommand(args), {
+export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  return runCommand(cliCommand(args), env);
+}
+
+/** Runs a command to completion without a terminal (stdin is /dev/null); not spawnSync, so a server in this process answers. */
+export async function runCommand(command: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  const proc = Bun.spawn(command, {
     env: env as Record<string, string>,
     stdin: "ignore",
     stdout: "pipe",
@@ -56,10 +65,80 @@ export async function runJson<T = unknown>(args: string[], env: Record<string, s
   return JSON.parse(result.stdout) as T;
 }
 
+/**
+ * A target that takes each connection and drops it at once, held open until `close()`: a forward to it fails
+ * at once, and, unlike a released port, nothing else can start listening there (a slow one would hang the forward).
+ */
+export async function droppingTarget(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 /** A port nothing listens on: bound once, then released. */
 export function closedPort(): number {
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
   const port = server.port ?? 1;
   server.stop(true);
   return port;
+}
+
+type Env = Record<string, string | undefined>;
+
+export interface CliServerOptions {
+  /** Configuration for the server (`startTestServer`'s overrides), e.g. `fastProcessing()`. */
+  config?: Parameters<typeof startTestServer>[0];
+  /** A funded account whose test key `apiEnv` uses: its name and balance in kobo. */
+  account?: { name: string; kobo: number };
+  /** Added to both environments, e.g. TERM and COLUMNS for a pseudo-terminal. */
+  env?: Env;
+}
+
+/**
+ * A test server for the file (started before its tests, closed after them with the configuration directories),
+ * an optional funded account, and vendctl's environments for its API key and for the admin token.
+ */
+export function cliServer(options: CliServerOptions = {}) {
+  let server: TestServer | undefined;
+  let account: Awaited<ReturnType<typeof fundedAccount>> | undefined;
+  let api: Env | undefined;
+  let admin: Env | undefined;
+  beforeAll(async () => {
+    server = await startTestServer(options.config);
+    if (options.account) account = await fundedAccount(server, options.account.kobo, options.account.name);
+  });
+  afterAll(async () => {
+    removeConfigDirs();
+    await server?.close();
+  });
+  const started = (): TestServer => {
+    if (!server) throw new Error("cliServer: the server starts in beforeAll");
+    return server;
+  };
+  const funded = () => {
+    if (!account) throw new Error("cliServer: no account asked for (options.account)");
+    return account;
+  };
+  return {
+    get server() {
+      return started();
+    },
+    get account() {
+      return funded();
+    },
+    /** The environment for the account's test key (the same object on every call). */
+    apiEnv(): Env {
+      api ??= cliEnv({ VENDCTL_BASE_URL: started().url, VENDCTL_API_KEY: funded().testKey, ...options.env });
+      return api;
+    },
+    /** The environment for the admin token (the same object on every call). */
+    adminEnv(): Env {
+      admin ??= cliEnv({ VENDCTL_BASE_URL: started().url, VENDCTL_ADMIN_TOKEN: testAdminToken, ...options.env });
+      return admin;
+    },
+  };
 }

@@ -1,67 +1,26 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { asc, eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { processingRunner } from "../../src/background.ts";
 import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { fundedAccount } from "../helpers/accounts.ts";
-import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
-import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
-import { cliCommand, cliEnv, removeConfigDirs, runCli, runJson } from "./cli.ts";
+import { cliServer, runCli, runJson } from "./cli.ts";
+import { onTerminal, script } from "./terminal.ts";
 
 type AdminTransaction = components["schemas"]["AdminTransaction"];
 
-const script = Bun.which("script");
-// biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences are what we strip
-const ansi = /\x1b\[[0-9;?]*[A-Za-z]/g;
-const shellQuote = (arg: string) => `'${arg.replaceAll("'", "'\\''")}'`;
+const cli = cliServer({ config: fastProcessing(), account: { name: "funded", kobo: 1_000_000 } });
+const server = () => cli.server;
+const client = () => cli.account.client;
+const admin = () => cli.adminEnv();
 
-/** vendctl on a pseudo-terminal (util-linux `script`): answers `answer` to the first prompt showing `prompt`. */
-async function answerOnTerminal(args: string[], env: Record<string, string | undefined>, prompt: string, answer: string) {
-  const proc = Bun.spawn([script ?? "script", "-qefc", cliCommand(args).map(shellQuote).join(" "), "/dev/null"], {
-    env: { ...env, TERM: "xterm", COLUMNS: "120" } as Record<string, string>,
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const timer = setTimeout(() => proc.kill(), 20_000);
-  let screen = "";
-  let answered = false;
-  const decoder = new TextDecoder();
-  const reader = proc.stdout.getReader();
-  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-    screen += decoder.decode(chunk.value).replace(ansi, "");
-    if (!answered && screen.includes(prompt)) {
-      answered = true;
-      proc.stdin.write(`${answer}\r`);
-      proc.stdin.flush();
-    }
-  }
-  clearTimeout(timer);
-  return { code: await proc.exited, screen, answered };
-}
-
-let server: TestServer;
-let client: HttpClient;
-let admin: Record<string, string | undefined>;
-
-beforeAll(async () => {
-  server = await startTestServer(fastProcessing());
-  client = (await fundedAccount(server, 1_000_000)).client;
-  admin = cliEnv({ VENDCTL_BASE_URL: server.url, VENDCTL_ADMIN_TOKEN: testAdminToken });
-});
-afterAll(async () => {
-  removeConfigDirs();
-  await server.close();
-});
-
-const db = () => server.database.handle.db;
-const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "cli-worker").tick();
+const db = () => server().database.handle.db;
+const tick = () => processingRunner({ ...server().deps, apiBaseUrl: server().url }, "cli-worker").tick();
 
 /** A 4444 order, sent (pending) and accepted `minutes` ago. */
 async function pendingSince(minutes: number): Promise<string> {
-  const reference = await vendAirtime(client, "08031234444");
+  const reference = await vendAirtime(client(), "08031234444");
   await tick();
   await db().execute(
     sql`update transactions set created_at = now() - make_interval(mins => ${minutes}) where reference = ${reference}`,
@@ -75,10 +34,10 @@ describe("vendctl transactions stuck / resolve (admin token)", () => {
     const stuck = await pendingSince(45);
     const fresh = await pendingSince(1);
 
-    const listed = await runJson<AdminTransaction[]>(["transactions", "stuck", "--all"], admin);
+    const listed = await runJson<AdminTransaction[]>(["transactions", "stuck", "--all"], admin());
     expect(listed.map((t) => t.reference)).toEqual([stuck]);
     expect(listed[0]).toMatchObject({ status: "pending", provider: "sandbox" });
-    const table = await runCli(["transactions", "stuck", "--mode", "test"], admin);
+    const table = await runCli(["transactions", "stuck", "--mode", "test"], admin());
     expect(table.code).toBe(0);
     expect(table.stdout).toContain(stuck);
     expect(table.stdout).not.toContain(fresh);
@@ -96,7 +55,7 @@ describe("vendctl transactions stuck / resolve (admin token)", () => {
         "PR-7",
         "--yes",
       ],
-      admin,
+      admin(),
     );
     expect(resolved).toMatchObject({ reference: stuck, status: "successful" });
     expect(resolved.metadata.resolved_by_operator).toBe("true");
@@ -110,24 +69,24 @@ describe("vendctl transactions stuck / resolve (admin token)", () => {
       ["hold", null],
       ["capture", "Resolved by operator: Confirmed by the provider"],
     ]);
-    expect(await runJson<AdminTransaction[]>(["transactions", "stuck"], admin)).toEqual([]);
+    expect(await runJson<AdminTransaction[]>(["transactions", "stuck"], admin())).toEqual([]);
 
-    const again = await runCli(["transactions", "resolve", stuck, "--status", "failed", "--note", "again", "--yes"], admin);
+    const again = await runCli(["transactions", "resolve", stuck, "--status", "failed", "--note", "again", "--yes"], admin());
     expect(again.code).toBe(1);
     expect(again.stderr).toStartWith("CONFLICT: ");
     expect(again.stderr).toContain("already successful");
     expect(await db().select().from(ledgerEntries).where(eq(ledgerEntries.transactionId, row.id))).toHaveLength(2);
 
-    const noNote = await runCli(["transactions", "resolve", fresh, "--status", "failed", "--yes"], admin);
+    const noNote = await runCli(["transactions", "resolve", fresh, "--status", "failed", "--yes"], admin());
     expect(noNote.code).toBe(2);
     expect(noNote.stderr).toContain("--note");
     const failed = await runJson<AdminTransaction>(
       ["transactions", "resolve", fresh, "--status", "failed", "--note", "drill", "--yes"],
-      admin,
+      admin(),
     );
     expect(failed.status).toBe("failed");
     expect(await reconcileWallets(db())).toEqual([]);
-    expect((await client.get("/api/v1/wallet")).json.data.held_kobo).toBe(0);
+    expect((await client().get("/api/v1/wallet")).json.data.held_kobo).toBe(0);
   }, 60_000);
 });
 
@@ -136,13 +95,15 @@ describe.skipIf(!script)("vendctl transactions resolve on a terminal", () => {
     const reference = await pendingSince(40);
     const args = ["transactions", "resolve", reference, "--status", "failed", "--note", "Provider never delivered"];
     const prompt = `Resolve ${reference} as failed`;
-    const declined = await answerOnTerminal(args, admin, prompt, "n");
-    expect({ answered: declined.answered, screen: declined.screen }).toMatchObject({ answered: true });
-    expect(declined.code).toBe(130);
+    const terminal = { ...admin(), TERM: "xterm", COLUMNS: "120" };
+    const declined = onTerminal(args, terminal);
+    await declined.answer(prompt, "n");
+    expect(await declined.exited()).toBe(130);
     expect((await transactionRow(db(), reference)).status).toBe("pending");
-    const agreed = await answerOnTerminal(args, admin, prompt, "y");
-    expect(agreed.code).toBe(0);
-    expect(agreed.screen).toMatch(/STATUS\s+failed/);
+    const agreed = onTerminal(args, terminal);
+    await agreed.answer(prompt, "y");
+    expect(await agreed.exited()).toBe(0);
+    expect(agreed.screen()).toMatch(/STATUS\s+failed/);
     expect((await transactionRow(db(), reference)).status).toBe("failed");
     expect(await reconcileWallets(db())).toEqual([]);
   }, 60_000);

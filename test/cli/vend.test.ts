@@ -48,7 +48,7 @@ describe("wallet", () => {
   test("the table shows NGN with two decimals", async () => {
     const table = await runCli(["wallet", "balance", "--table"], env);
     expect(table.stdout).toMatch(/^MODE\s+test$/m);
-    expect(table.stdout).toMatch(/^AVAILABLE\s+NGN \d+\.\d{2}$/m);
+    expect(table.stdout).toMatch(/^AVAILABLE\s+NGN [\d,]+\.\d{2}$/m);
   });
 });
 
@@ -180,7 +180,7 @@ describe("catalogue, pricing, verify", () => {
     const pricing = await runJson<Schemas["PricingItem"][]>(["pricing", "--network", "mtn", "--service", "airtime"], env);
     expect(pricing[0]).toMatchObject({ product_code: "mtn-airtime", kind: "range" });
     const table = await runCli(["pricing", "--service", "cable", "--table"], env);
-    expect(table.stdout).toMatch(/dstv-compact\s.*NGN \d+\.\d{2}/);
+    expect(table.stdout).toMatch(/dstv-compact\s.*NGN [\d,]+\.\d{2}/);
   });
 
   test("verify meter and smartcard", async () => {
