@@ -108,7 +108,16 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
   });
 
   test("the settlement report reads one provider's day through the settlement index", async () => {
-    const day = sample.created_at.toISOString().slice(0, 10);
+    // The rows span the last 17 hours, so "today" is anything from a few rows to all of them depending on the hour
+    // the test runs at. Completions spread over 30 days make one day about a thirtieth of the table at any hour.
+    await sql`update transactions set completed_at = completed_at - (abs(hashtext(reference)) % 30) * interval '1 day'
+      where completed_at is not null`;
+    await sql`analyze transactions`;
+    const day = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
+    const [{ rows } = { rows: 0 }] = await sql<{ rows: number }[]>`
+      select count(*)::int as rows from transactions
+      where status = 'successful' and completed_at >= ${`${day}T00:00:00Z`} and completed_at < ${`${day}T00:00:00Z`}::timestamptz + interval '1 day'`;
+    expect(rows).toBeGreaterThan(0);
     const nodes = await planOf((db) => settlementReport(db, { provider: "sandbox", date: day, mode: "test" }));
     expectIndexed(nodes);
     expect(nodes.map((n) => n["Index Name"])).toContain("transactions_settlement_idx");
