@@ -157,7 +157,7 @@ export const endpointCreatedColumns: Column<Schemas["WebhookEndpointCreated"]>[]
 
 export const eventColumns: Column<Schemas["Event"]>[] = [
   ...fields("id", "type", "created_at"),
-  { key: "reference", get: (e) => e.data.reference },
-  { key: "status", get: (e) => e.data.status },
+  { key: "reference", get: (e) => ("reference" in e.data ? e.data.reference : "-") },
+  { key: "status", get: (e) => ("status" in e.data && typeof e.data.status === "string" ? e.data.status : "-") },
   { key: "deliveries", get: (e) => e.deliveries.map((d) => `${d.status}/${d.attempts}`).join(" ") || "-" },
 ];

@@ -13,7 +13,7 @@ export const serviceCodes = ["airtime", "data", "cable", "electricity"] as const
 export type ServiceCode = (typeof serviceCodes)[number];
 
 /** components.schemas.EventType */
-export const eventTypes = ["transaction.successful", "transaction.failed"] as const;
+export const eventTypes = ["transaction.successful", "transaction.failed", "batch.completed", "wallet.balance_low", "catalogue.updated", "webhook_endpoint.disabled"] as const;
 export type EventType = (typeof eventTypes)[number];
 
 /** components.schemas.ErrorCode */

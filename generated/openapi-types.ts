@@ -117,6 +117,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/vend/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Vend up to 1,000 orders in one request
+         * @description Accepts a bulk order at once and answers `202` with the batch. Each order is an ordinary transaction
+         *     (its own hold, its own `transaction.*` webhook, its own `reference`), listed with `batch_id` in its
+         *     `metadata` (a service-set key) and found by `GET /api/v1/transactions?batch_id=`. `batch.completed` is
+         *     sent when every order is final.
+         *
+         *     Orders are taken in index order. An order is one of the single vends with its `service` named:
+         *     `airtime` and `data` take the fields of `POST /api/v1/vend`, `electricity` those of
+         *     `POST /api/v1/bills/electricity`, `cable` those of `POST /api/v1/bills/cable` (aliases included), each
+         *     with its own `client_reference` and `metadata`.
+         *
+         *     **Refused one by one, the rest go through:** an order that fails validation (as its single vend would
+         *     answer `400`) is listed in `rejections` with `status: 400` and `error.data.errors` naming the fields
+         *     (`orders[7].amount_kobo`); an order the wallet's available balance cannot cover when its turn comes
+         *     is listed with `status: 402` (`WALLET_INSUFFICIENT_FUNDS`). Neither stops the orders after it.
+         *
+         *     **Rejects the whole batch (`400`, nothing vended, nothing recorded):** a body that is not a JSON object,
+         *     an unknown top-level field, `orders` missing, not an array, empty or longer than 1,000, an order that
+         *     is not a JSON object, and a missing or malformed `Idempotency-Key`. A body over 1 MiB is `413`.
+         *
+         *     The `Idempotency-Key` covers the whole batch: the same key and body answer the stored `202` again
+         *     (`Idempotent-Replayed: true`), with the counts as they were at acceptance.
+         */
+        post: operations["createVendBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/vend/batches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a batch, its counts and a page of its orders
+         * @description The batch with its counts as they stand and a page of its orders (transactions), newest first, paged
+         *     like `GET /api/v1/transactions`. Another account's or mode's batch is `404`.
+         */
+        get: operations["getVendBatch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transactions": {
         parameters: {
             query?: never;
@@ -1074,10 +1135,93 @@ export interface components {
          */
         ServiceCode: "airtime" | "data" | "cable" | "electricity";
         /**
-         * @description Event type.
+         * @description Event type. `data` is a `Transaction` for `transaction.*`, a `VendBatch` for `batch.completed`, a
+         *     `WalletBalanceLow` for `wallet.balance_low`, a `CatalogueUpdated` for `catalogue.updated` and a
+         *     `WebhookEndpointDisabled` for `webhook_endpoint.disabled`.
          * @enum {string}
          */
-        EventType: "transaction.successful" | "transaction.failed";
+        EventType: "transaction.successful" | "transaction.failed" | "batch.completed" | "wallet.balance_low" | "catalogue.updated" | "webhook_endpoint.disabled";
+        /** @description What the event reports; its shape follows `type` (see `EventType`). */
+        EventData: components["schemas"]["Transaction"] | components["schemas"]["VendBatch"] | components["schemas"]["WalletBalanceLow"] | components["schemas"]["CatalogueUpdated"] | components["schemas"]["WebhookEndpointDisabled"];
+        /** @description A bulk order; also the `data` of `batch.completed`. */
+        VendBatch: {
+            /** Format: uuid */
+            id: string;
+            mode: components["schemas"]["Mode"];
+            /** @description Orders in the request. */
+            order_count: number;
+            counts: components["schemas"]["VendBatchCounts"];
+            /** @description The orders that did not become transactions, by index, in index order. */
+            rejections: components["schemas"]["VendBatchRejection"][];
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When every order was final (`batch.completed` was sent then); null until then.
+             */
+            completed_at: string | null;
+        };
+        /** @description Orders by status; the counts add up to `order_count`. */
+        VendBatchCounts: {
+            queued: number;
+            processing: number;
+            pending: number;
+            successful: number;
+            failed: number;
+            /** @description Not covered by the wallet (`402`); no transaction. */
+            refused: number;
+            /** @description Failed validation (`400`); no transaction. */
+            invalid: number;
+        };
+        VendBatchRejection: {
+            /** @description The order's position in `orders`, from 0. */
+            index: number;
+            /** @description The order's `client_reference`, when it was a string. */
+            client_reference: string | null;
+            /**
+             * @description What the order alone would have been answered.
+             * @enum {integer}
+             */
+            status: 400 | 402;
+            error: {
+                code: components["schemas"]["ErrorCode"];
+                message: string;
+                /** @description `{errors: [{field, message}]}` for `400` (fields named `orders[i].field`); null for `402`. */
+                data: {
+                    errors: components["schemas"]["ValidationError"][];
+                } | null;
+            };
+        };
+        /**
+         * @description One order: `service` and the fields of the matching single vend (`VendRequest` for airtime and data,
+         *     `ElectricityVendRequest`, `CableVendRequest`), validated as that vend validates them.
+         */
+        VendBatchOrder: {
+            service: components["schemas"]["ServiceCode"];
+        } & {
+            [key: string]: unknown;
+        };
+        VendBatchRequest: {
+            orders: components["schemas"]["VendBatchOrder"][];
+        };
+        /** @description A batch and a page of its orders. */
+        VendBatchDetail: {
+            batch: components["schemas"]["VendBatch"];
+            orders: components["schemas"]["TransactionPage"];
+        };
+        /** @description The wallet whose available balance fell below its threshold (filled in by the low-balance work). */
+        WalletBalanceLow: {
+            available_kobo: number;
+        };
+        /** @description Products whose price, discount or availability changed (filled in by the catalogue work). */
+        CatalogueUpdated: {
+            products: Record<string, never>[];
+        };
+        /** @description An endpoint of the account that was disabled (filled in by the webhook endpoints work). */
+        WebhookEndpointDisabled: {
+            /** Format: uuid */
+            endpoint_id: string;
+        };
         /**
          * @description Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
          *     WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
@@ -1479,7 +1623,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             mode: components["schemas"]["Mode"];
-            data: components["schemas"]["Transaction"];
+            data: components["schemas"]["EventData"];
         };
         /** @description The payload POSTed to the operators' webhook. */
         OperatorWebhookEvent: {
@@ -1508,7 +1652,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             mode: components["schemas"]["Mode"];
-            data: components["schemas"]["Transaction"];
+            data: components["schemas"]["EventData"];
             deliveries: components["schemas"]["EventDelivery"][];
         };
         EventPage: {
@@ -1963,6 +2107,24 @@ export interface components {
             id: string;
             /** @constant */
             deleted: true;
+        };
+        /** @description Success envelope carrying a VendBatch. */
+        VendBatchEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["VendBatch"];
+        };
+        /** @description Success envelope carrying a VendBatchDetail. */
+        VendBatchDetailEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["VendBatchDetail"];
         };
         /** @description Success envelope carrying a Transaction. */
         TransactionEnvelope: {
@@ -2752,6 +2914,83 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    createVendBatch: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+                 * @example 5f0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VendBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted; each accepted order is `queued`. Read `counts` and `rejections`. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendBatchEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getVendBatch: {
+        parameters: {
+            query?: {
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The batch and a page of its orders. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendBatchDetailEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listTransactions: {
         parameters: {
             query?: {
@@ -2781,6 +3020,13 @@ export interface operations {
                  *     A transaction matching several of these is listed once.
                  */
                 search?: components["parameters"]["SearchFilter"];
+                /**
+                 * @description Only the transactions whose `client_reference` is exactly this (case-sensitive). The way to find an
+                 *     order whose answer was lost: see also replaying the request with its `Idempotency-Key`.
+                 */
+                client_reference?: string;
+                /** @description Only the orders of this batch (`POST /api/v1/vend/batches`). */
+                batch_id?: string;
                 /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
                 cursor?: components["parameters"]["Cursor"];
                 /** @description Items per page, 1 to 100; a larger number is treated as 100. */

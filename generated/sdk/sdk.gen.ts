@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -111,6 +111,55 @@ export const verifySmartcard = <ThrowOnError extends boolean = false>(options: O
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Vend up to 1,000 orders in one request
+ *
+ * Accepts a bulk order at once and answers `202` with the batch. Each order is an ordinary transaction
+ * (its own hold, its own `transaction.*` webhook, its own `reference`), listed with `batch_id` in its
+ * `metadata` (a service-set key) and found by `GET /api/v1/transactions?batch_id=`. `batch.completed` is
+ * sent when every order is final.
+ *
+ * Orders are taken in index order. An order is one of the single vends with its `service` named:
+ * `airtime` and `data` take the fields of `POST /api/v1/vend`, `electricity` those of
+ * `POST /api/v1/bills/electricity`, `cable` those of `POST /api/v1/bills/cable` (aliases included), each
+ * with its own `client_reference` and `metadata`.
+ *
+ * **Refused one by one, the rest go through:** an order that fails validation (as its single vend would
+ * answer `400`) is listed in `rejections` with `status: 400` and `error.data.errors` naming the fields
+ * (`orders[7].amount_kobo`); an order the wallet's available balance cannot cover when its turn comes
+ * is listed with `status: 402` (`WALLET_INSUFFICIENT_FUNDS`). Neither stops the orders after it.
+ *
+ * **Rejects the whole batch (`400`, nothing vended, nothing recorded):** a body that is not a JSON object,
+ * an unknown top-level field, `orders` missing, not an array, empty or longer than 1,000, an order that
+ * is not a JSON object, and a missing or malformed `Idempotency-Key`. A body over 1 MiB is `413`.
+ *
+ * The `Idempotency-Key` covers the whole batch: the same key and body answer the stored `202` again
+ * (`Idempotent-Replayed: true`), with the counts as they were at acceptance.
+ *
+ */
+export const createVendBatch = <ThrowOnError extends boolean = false>(options: Options<CreateVendBatchData, ThrowOnError>) => (options.client ?? client).post<CreateVendBatchResponses, CreateVendBatchErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/vend/batches',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Read a batch, its counts and a page of its orders
+ *
+ * The batch with its counts as they stand and a page of its orders (transactions), newest first, paged
+ * like `GET /api/v1/transactions`. Another account's or mode's batch is `404`.
+ *
+ */
+export const getVendBatch = <ThrowOnError extends boolean = false>(options: Options<GetVendBatchData, ThrowOnError>) => (options.client ?? client).get<GetVendBatchResponses, GetVendBatchErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/vend/batches/{id}',
+    ...options
 });
 
 /**

@@ -25,9 +25,128 @@ export type TransactionStatus = 'created' | 'queued' | 'processing' | 'pending' 
 export type ServiceCode = 'airtime' | 'data' | 'cable' | 'electricity';
 
 /**
- * Event type.
+ * Event type. `data` is a `Transaction` for `transaction.*`, a `VendBatch` for `batch.completed`, a
+ * `WalletBalanceLow` for `wallet.balance_low`, a `CatalogueUpdated` for `catalogue.updated` and a
+ * `WebhookEndpointDisabled` for `webhook_endpoint.disabled`.
+ *
  */
-export type EventType = 'transaction.successful' | 'transaction.failed';
+export type EventType = 'transaction.successful' | 'transaction.failed' | 'batch.completed' | 'wallet.balance_low' | 'catalogue.updated' | 'webhook_endpoint.disabled';
+
+/**
+ * What the event reports; its shape follows `type` (see `EventType`).
+ */
+export type EventData = Transaction | VendBatch | WalletBalanceLow | CatalogueUpdated | WebhookEndpointDisabled;
+
+/**
+ * A bulk order; also the `data` of `batch.completed`.
+ */
+export type VendBatch = {
+    id: string;
+    mode: Mode;
+    /**
+     * Orders in the request.
+     */
+    order_count: number;
+    counts: VendBatchCounts;
+    /**
+     * The orders that did not become transactions, by index, in index order.
+     */
+    rejections: Array<VendBatchRejection>;
+    created_at: string;
+    /**
+     * When every order was final (`batch.completed` was sent then); null until then.
+     */
+    completed_at: string | null;
+};
+
+/**
+ * Orders by status; the counts add up to `order_count`.
+ */
+export type VendBatchCounts = {
+    queued: number;
+    processing: number;
+    pending: number;
+    successful: number;
+    failed: number;
+    /**
+     * Not covered by the wallet (`402`); no transaction.
+     */
+    refused: number;
+    /**
+     * Failed validation (`400`); no transaction.
+     */
+    invalid: number;
+};
+
+export type VendBatchRejection = {
+    /**
+     * The order's position in `orders`, from 0.
+     */
+    index: number;
+    /**
+     * The order's `client_reference`, when it was a string.
+     */
+    client_reference: string | null;
+    /**
+     * What the order alone would have been answered.
+     */
+    status: 400 | 402;
+    error: {
+        code: ErrorCode;
+        message: string;
+        /**
+         * `{errors: [{field, message}]}` for `400` (fields named `orders[i].field`); null for `402`.
+         */
+        data: {
+            errors: Array<ValidationError>;
+        } | null;
+    };
+};
+
+/**
+ * One order: `service` and the fields of the matching single vend (`VendRequest` for airtime and data,
+ * `ElectricityVendRequest`, `CableVendRequest`), validated as that vend validates them.
+ *
+ */
+export type VendBatchOrder = {
+    service: ServiceCode;
+    [key: string]: unknown;
+};
+
+export type VendBatchRequest = {
+    orders: Array<VendBatchOrder>;
+};
+
+/**
+ * A batch and a page of its orders.
+ */
+export type VendBatchDetail = {
+    batch: VendBatch;
+    orders: TransactionPage;
+};
+
+/**
+ * The wallet whose available balance fell below its threshold (filled in by the low-balance work).
+ */
+export type WalletBalanceLow = {
+    available_kobo: number;
+};
+
+/**
+ * Products whose price, discount or availability changed (filled in by the catalogue work).
+ */
+export type CatalogueUpdated = {
+    products: Array<{
+        [key: string]: unknown;
+    }>;
+};
+
+/**
+ * An endpoint of the account that was disabled (filled in by the webhook endpoints work).
+ */
+export type WebhookEndpointDisabled = {
+    endpoint_id: string;
+};
 
 /**
  * Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
@@ -542,7 +661,7 @@ export type WebhookEvent = {
     type: EventType;
     created_at: string;
     mode: Mode;
-    data: Transaction;
+    data: EventData;
 };
 
 /**
@@ -572,7 +691,7 @@ export type Event = {
     type: EventType;
     created_at: string;
     mode: Mode;
-    data: Transaction;
+    data: EventData;
     deliveries: Array<EventDelivery>;
 };
 
@@ -1142,6 +1261,26 @@ export type Readiness = {
 export type Deleted = {
     id: string;
     deleted: true;
+};
+
+/**
+ * Success envelope carrying a VendBatch.
+ */
+export type VendBatchEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: VendBatch;
+};
+
+/**
+ * Success envelope carrying a VendBatchDetail.
+ */
+export type VendBatchDetailEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: VendBatchDetail;
 };
 
 /**
@@ -1948,6 +2087,133 @@ export type VerifySmartcardResponses = {
 
 export type VerifySmartcardResponse = VerifySmartcardResponses[keyof VerifySmartcardResponses];
 
+export type CreateVendBatchData = {
+    body: VendBatchRequest;
+    headers: {
+        /**
+         * Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+         */
+        'Idempotency-Key': string;
+    };
+    path?: never;
+    query?: never;
+    url: '/api/v1/vend/batches';
+};
+
+export type CreateVendBatchErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * This Idempotency-Key was used with a different body.
+     */
+    422: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreateVendBatchError = CreateVendBatchErrors[keyof CreateVendBatchErrors];
+
+export type CreateVendBatchResponses = {
+    /**
+     * Accepted; each accepted order is `queued`. Read `counts` and `rejections`.
+     */
+    202: VendBatchEnvelope;
+};
+
+export type CreateVendBatchResponse = CreateVendBatchResponses[keyof CreateVendBatchResponses];
+
+export type GetVendBatchData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: {
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/api/v1/vend/batches/{id}';
+};
+
+export type GetVendBatchErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetVendBatchError = GetVendBatchErrors[keyof GetVendBatchErrors];
+
+export type GetVendBatchResponses = {
+    /**
+     * The batch and a page of its orders.
+     */
+    200: VendBatchDetailEnvelope;
+};
+
+export type GetVendBatchResponse = GetVendBatchResponses[keyof GetVendBatchResponses];
+
 export type ListTransactionsData = {
     body?: never;
     path?: never;
@@ -1991,6 +2257,16 @@ export type ListTransactionsData = {
          *
          */
         search?: string;
+        /**
+         * Only the transactions whose `client_reference` is exactly this (case-sensitive). The way to find an
+         * order whose answer was lost: see also replaying the request with its `Idempotency-Key`.
+         *
+         */
+        client_reference?: string;
+        /**
+         * Only the orders of this batch (`POST /api/v1/vend/batches`).
+         */
+        batch_id?: string;
         /**
          * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
          */

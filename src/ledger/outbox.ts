@@ -6,6 +6,7 @@ import { randomBase62 } from "../lib/random.ts";
 import type { Mode } from "../lib/scope.ts";
 
 type Transaction = components["schemas"]["Transaction"];
+type EventType = components["schemas"]["EventType"];
 
 /** Channel on which newly scheduled webhook deliveries are announced (payload: the event id). */
 export const webhookDueChannel = "vend_webhook_due";
@@ -61,7 +62,8 @@ const onConflict: Record<ExistingDelivery, SQL> = {
 
 /**
  * `deliveries as (…)`: one pending delivery, due now, per current endpoint of the account and mode
- * of each event row in `eventRows` (`id`, `account_id`, `mode`). An existing delivery for the same
+ * of each event row in `eventRows` (`id`, `account_id`, `mode`, `type`) that is enabled and subscribed
+ * to the event's type (no subscription list: every type). An existing delivery for the same
  * endpoint is kept as it is or, with `reset`, starts over (pending, attempt count and last result
  * cleared, lease dropped).
  */
@@ -69,7 +71,8 @@ function scheduleDeliveries(eventRows: SQL, existing: ExistingDelivery): SQL {
   return sql`deliveries as (
       insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
       select event.id, e.id, 'pending', now() from ${eventRows}
-      join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null${onConflict[existing]}
+      join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null
+        and e.enabled and (e.event_types is null or event.type = any (e.event_types))${onConflict[existing]}
       returning event_id
     )`;
 }
@@ -89,7 +92,7 @@ export function emitEvent(event: OutboxEvent, subject: EventSubject): EmittedEve
   const parts = sql`event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
       ${row}
-      returning id, account_id, mode
+      returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")}`;
   return { parts, notify: notifyDue(event.id) };
 }
@@ -116,7 +119,7 @@ export async function scheduleEventDeliveries(
   event: { id: string; accountId: string; mode: Mode },
   options: { reset: boolean } = { reset: false },
 ): Promise<void> {
-  const eventRows = sql`(select ${event.id}::text as id, ${event.accountId}::uuid as account_id, ${event.mode}::text as mode) event`;
+  const eventRows = sql`(select id, account_id, mode, type from events where id = ${event.id}) event`;
   await queryRows(
     tx,
     sql`with ${scheduleDeliveries(eventRows, options.reset ? "reset" : "keep")} select ${notifyDue(event.id)} as webhooks_due`,
@@ -133,8 +136,35 @@ export function emitEach(eventsCte: string): EmittedEvent {
   const parts = sql`event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
       select event_id, account_id, mode, event_type, id, payload, event_created_at from ${sql.raw(eventsCte)}
-      returning id, account_id, mode
+      returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")}`;
   const notify = sql`(select pg_notify(${webhookDueChannel}, min(event_id)) from deliveries having count(*) > 0)`;
   return { parts, notify };
+}
+
+/** An event about something other than one transaction: a batch, the wallet, the catalogue, an endpoint. */
+export interface AccountEvent {
+  accountId: string;
+  mode: Mode;
+  type: Exclude<EventType, "transaction.successful" | "transaction.failed">;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Records an account event and schedules its deliveries (endpoints subscribed to its type), in one
+ * statement on `tx`, so it commits or rolls back with the change it reports. Returns the event id.
+ */
+export async function enqueueAccountEvent(tx: Executor, event: AccountEvent): Promise<string> {
+  const id = `evt_${randomBase62(24)}`;
+  const createdAt = new Date().toISOString();
+  const payload = JSON.stringify({ id, type: event.type, created_at: createdAt, mode: event.mode, data: event.data });
+  await queryRows(
+    tx,
+    sql`with event as (
+      insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
+      values (${id}, ${event.accountId}::uuid, ${event.mode}, ${event.type}, null, ${payload}::jsonb, ${createdAt}::timestamptz)
+      returning id, account_id, mode, type
+    ), ${scheduleDeliveries(sql`event`, "none")} select ${notifyDue(id)} as webhooks_due`,
+  );
+  return id;
 }

@@ -90,6 +90,9 @@ export function vendRoutes(deps: AppDeps) {
     vendProduct: vend<"vendProduct">(resolveProductVend),
     vendElectricity: vend<"vendElectricity">(resolveElectricityVend),
     vendCable: vend<"vendCable">(resolveCableVend),
+    // TODO(issue 14, bulk vending): replaced by the batch handlers.
+    createVendBatch: () => Promise.reject(new AppError("NOT_IMPLEMENTED", "Bulk vending is not built yet")),
+    getVendBatch: () => Promise.reject(new AppError("NOT_IMPLEMENTED", "Bulk vending is not built yet")),
   } satisfies Partial<Handlers>;
   return handlers;
 }

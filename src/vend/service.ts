@@ -131,6 +131,7 @@ function presented(request: AcceptRequest, id: string, reference: string, token:
     priceKobo: order.priceKobo,
     metadata: order.metadata,
     clientReference: order.clientReference,
+    batchId: null,
     provider: request.provider,
     providerRequestId: null,
     providerReference: null,

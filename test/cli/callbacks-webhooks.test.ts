@@ -117,7 +117,7 @@ describe("a 4444 sandbox transaction and callbacks", () => {
       const delivered = new RegExp(`(\\S+) {2}transaction\\.successful {2}${vended.reference} {2}successful {2}signature valid`);
       const [, webhookId] = await listener.waitFor(delivered, 30_000);
       const events = await runJson<Schemas["Event"][]>(["events", "list", "--type", "transaction.successful", "--all"], env);
-      const event = events.find((e) => e.data.reference === vended.reference);
+      const event = events.find((e) => "reference" in e.data && e.data.reference === vended.reference);
       if (!event) throw new Error("no event for the transaction");
       expect(webhookId).toBe(event.id);
       expect((await runJson<Schemas["Event"]>(["events", "resend", event.id], env)).id).toBe(event.id);

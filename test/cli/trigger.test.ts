@@ -30,7 +30,7 @@ afterAll(async () => {
 async function eventTypesOf(reference: string): Promise<string[]> {
   const events: Schemas["Event"][] = (await server.client(testKey).get("/api/v1/events", { query: { limit: 100 } })).json.data
     .items;
-  return events.filter((e) => e.data.reference === reference).map((e) => e.type);
+  return events.filter((e) => "reference" in e.data && e.data.reference === reference).map((e) => e.type);
 }
 
 async function trigger(args: string[]): Promise<{ transaction: Transaction; stderr: string }> {

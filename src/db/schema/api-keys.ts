@@ -12,6 +12,12 @@ export const apiKeys = pgTable(
     prefix: text().notNull(),
     ...createdAt(),
     revokedAt: timestampMs("revoked_at"),
+    /** Last authenticated use, written at most once a minute per key. */
+    lastUsedAt: timestampMs("last_used_at"),
+    /** After this instant the key is refused (401); null: no expiry. A rolled key gets one. */
+    expiresAt: timestampMs("expires_at"),
+    /** CIDR blocks the key may be used from; null: any address. */
+    allowedCidrs: text("allowed_cidrs").array(),
   },
   (t) => [
     uniqueIndex("api_keys_hash_idx").on(t.keyHash),

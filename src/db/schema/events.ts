@@ -10,7 +10,8 @@ export const events = pgTable(
     id: text().primaryKey(),
     ...accountAndMode(),
     type: text({ enum: eventTypes }).notNull(),
-    transactionId: uuid("transaction_id").notNull(),
+    /** The transaction the event reports; null for events about something else (a batch, the wallet…). */
+    transactionId: uuid("transaction_id"),
     payload: jsonb().$type<Record<string, unknown>>().notNull(),
     ...createdAt("clock"),
   },

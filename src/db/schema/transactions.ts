@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, jsonb, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { transactionStatuses } from "../../../generated/constants.ts";
 import { accountAndMode } from "./accounts.ts";
 import { createdAndUpdatedAt, kobo, timestampMs, uuidPrimaryKey } from "./columns.ts";
@@ -19,6 +19,8 @@ export const transactions = pgTable(
     priceKobo: kobo("price_kobo").notNull(),
     metadata: jsonb().$type<Record<string, string>>().notNull().default({}),
     clientReference: text("client_reference"),
+    /** The bulk order (`vend_batches`) the transaction came in; also in metadata as `batch_id`. */
+    batchId: uuid("batch_id"),
     /** The provider the order is with now (the last it was sent to). */
     provider: text().notNull(),
     /** The request id it was sent to that provider under; null: the reference (the first provider's). */
@@ -45,6 +47,7 @@ export const transactions = pgTable(
     index("transactions_listing_idx").on(t.accountId, t.mode, t.createdAt.desc(), t.id.desc()),
     index("transactions_admin_listing_idx").on(t.createdAt.desc(), t.id.desc()),
     index("transactions_destination_listing_idx").on(t.destination, t.accountId, t.mode, t.createdAt.desc(), t.id.desc()),
+    index("transactions_batch_listing_idx").on(t.batchId, t.createdAt.desc(), t.id.desc()).where(sql`${t.batchId} is not null`),
     // `text_pattern_ops` so `like 'prefix%'` is an index range whatever the database's collation.
     index("transactions_client_reference_listing_idx")
       .on(t.clientReference.op("text_pattern_ops"), t.accountId, t.mode, t.createdAt.desc(), t.id.desc())
