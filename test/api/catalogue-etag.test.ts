@@ -170,7 +170,10 @@ describe("tags follow the body", () => {
     const same = await patchProduct(product.code, { price_kobo: product.price_kobo, active: true, name: product.name });
     expect(same.status).toBe(200);
     expect(same.json.data).toEqual(product);
-    expectNotModified(await get("/api/v1/catalogue/products", { network: "glo", service: "data" }, etagOf(products)), etagOf(products));
+    expectNotModified(
+      await get("/api/v1/catalogue/products", { network: "glo", service: "data" }, etagOf(products)),
+      etagOf(products),
+    );
   });
 
   test("a name change moves updated_at and the products tag", async () => {
