@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * List networks, discos and cable billers
-         * @description The whole list; no paging.
+         * @description The whole list; no paging. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
          */
         get: operations["listNetworks"];
         put?: never;
@@ -251,7 +251,7 @@ export interface paths {
         };
         /**
          * List services
-         * @description The whole list; no paging.
+         * @description The whole list; no paging. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
          */
         get: operations["listServices"];
         put?: never;
@@ -271,7 +271,9 @@ export interface paths {
         };
         /**
          * List products
-         * @description The whole list of active products, optionally filtered; no paging.
+         * @description The whole list of active products, optionally filtered; no paging. Each product's `updated_at` moves
+         *     when anything it shows changes. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
+         *     changes of price, discount or availability.
          */
         get: operations["listProducts"];
         put?: never;
@@ -292,7 +294,8 @@ export interface paths {
         /**
          * Prices and discounts
          * @description What the wallet pays per product: for a fixed product the bundle price; for a range product the face
-         *     value less `discount_bps` basis points, the discount rounded down to whole kobo.
+         *     value less `discount_bps` basis points, the discount rounded down to whole kobo. The same for every
+         *     account. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
          */
         get: operations["getPricing"];
         put?: never;
@@ -934,7 +937,13 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Edit a product */
+        /**
+         * Edit a product
+         * @description Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
+         *     catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
+         *     `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
+         *     enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+         */
         patch: operations["updateProduct"];
         trace?: never;
     };
@@ -1094,6 +1103,30 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "catalogue.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prices, discounts or availability changed
+         * @description Same signing and delivery as `transaction.successful`. Sent when a product's price (`price_kobo`,
+         *     `min_amount_kobo`, `max_amount_kobo`), `discount_bps` or `active` changes, once per account and mode that
+         *     has an enabled endpoint subscribed to `catalogue.updated` (an endpoint without a subscription list gets
+         *     every type). `data` is a `CatalogueUpdated`: each changed product as it is now, the fields that changed
+         *     and their previous values. A change that leaves those fields as they were sends nothing.
+         */
+        post: operations["webhookCatalogueUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "transaction.stuck": {
         parameters: {
             query?: never;
@@ -1213,9 +1246,32 @@ export interface components {
         WalletBalanceLow: {
             available_kobo: number;
         };
-        /** @description Products whose price, discount or availability changed (filled in by the catalogue work). */
+        /**
+         * @description The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
+         *     `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now.
+         */
         CatalogueUpdated: {
-            products: Record<string, never>[];
+            products: components["schemas"]["CatalogueProductChange"][];
+            /**
+             * Format: date-time
+             * @description When the change was made: the products' new `updated_at`.
+             */
+            updated_at: string;
+        };
+        /** @description One changed product. */
+        CatalogueProductChange: {
+            /** @description The product after the change (an inactive one, `active` false, is no longer listed in the catalogue). */
+            product: components["schemas"]["Product"];
+            /** @description The fields that changed. */
+            changes: ("price_kobo" | "min_amount_kobo" | "max_amount_kobo" | "discount_bps" | "active")[];
+            /** @description Those fields before the change. */
+            previous: {
+                price_kobo: number | null;
+                min_amount_kobo: number | null;
+                max_amount_kobo: number | null;
+                discount_bps: number;
+                active: boolean;
+            };
         };
         /** @description An endpoint of the account that was disabled (filled in by the webhook endpoints work). */
         WebhookEndpointDisabled: {
@@ -1520,6 +1576,12 @@ export interface components {
             /** @enum {string|null} */
             meter_type: "prepaid" | "postpaid" | null;
             active: boolean;
+            /**
+             * Format: date-time
+             * @description When anything shown here last changed (name, price, range, discount, active). An edit that changes nothing
+             *     leaves it.
+             */
+            updated_at: string;
         };
         PricingItem: {
             product_code: string;
@@ -1532,6 +1594,11 @@ export interface components {
             price_kobo: number | null;
             min_amount_kobo: number | null;
             max_amount_kobo: number | null;
+            /**
+             * Format: date-time
+             * @description The product's `updated_at`.
+             */
+            updated_at: string;
         };
         Wallet: {
             mode: components["schemas"]["Mode"];
@@ -2452,6 +2519,19 @@ export interface components {
         };
     };
     responses: {
+        /**
+         * @description Not modified: `If-None-Match` named this answer's current `ETag` (or was `*`). No body; the `ETag` and
+         *     `Cache-Control` are those of the `200`.
+         */
+        NotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["ETag"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Accepted; the transaction is `queued` (or, after `wait`, as it stands). Read `status`. */
         TransactionAccepted: {
             headers: {
@@ -2695,6 +2775,12 @@ export interface components {
         NetworkFilter: string;
         /** @description Service code from the catalogue. */
         ServiceFilter: components["schemas"]["ServiceCode"];
+        /**
+         * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         *     body. A header that names no tag is ignored.
+         */
+        IfNoneMatch: string;
         /** @description Created at or after this time (RFC 3339). */
         FromFilter: string;
         /** @description Created at or before this time (RFC 3339). */
@@ -2718,6 +2804,15 @@ export interface components {
     headers: {
         /** @description Request id, echoed from the request's `X-Request-Id` when given; quote it to support. */
         "X-Request-Id": string;
+        /**
+         * @description A strong validator of this answer's exact body: the same body always has the same tag and any other body
+         *     (another filter, a changed product) another one. Send it back in `If-None-Match` to be answered `304`
+         *     while nothing changed.
+         * @example "3q2GH1W4F0vbdYy4ZoSdp5lFxQeM1xgdC4uWnHS0t7s"
+         */
+        ETag: string;
+        /** @description `private, no-cache`: a client may keep the answer, and must revalidate it (`If-None-Match`) before using it again. */
+        "Cache-Control": "private, no-cache";
         /** @description `true` when the answer is a stored replay of an earlier request with the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying. */
@@ -3099,7 +3194,14 @@ export interface operations {
                 /** @description Only networks that sell this service. */
                 service?: components["schemas"]["ServiceCode"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3109,12 +3211,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NetworkListEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
@@ -3126,7 +3231,14 @@ export interface operations {
     listServices: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3136,12 +3248,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ServiceListEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
@@ -3158,7 +3273,14 @@ export interface operations {
                 /** @description Service code from the catalogue. */
                 service?: components["parameters"]["ServiceFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3168,12 +3290,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProductListEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
@@ -3190,7 +3315,14 @@ export interface operations {
                 /** @description Service code from the catalogue. */
                 service?: components["parameters"]["ServiceFilter"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3200,12 +3332,15 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PricingEnvelope"];
                 };
             };
+            304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             429: components["responses"]["RateLimited"];
@@ -4670,6 +4805,28 @@ export interface operations {
         };
     };
     webhookTransactionFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookCatalogueUpdated: {
         parameters: {
             query?: never;
             header?: never;

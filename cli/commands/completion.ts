@@ -1,6 +1,6 @@
 import { Argument, Command, type Option } from "commander";
 import { serviceCodes } from "../../generated/constants.ts";
-import { unwrap } from "../client.ts";
+import { revalidated } from "../catalogue-cache.ts";
 import { contextOf, printerOf, withExample } from "../context.ts";
 
 /** A command path, what can follow it, and how each option's value completes. */
@@ -192,13 +192,25 @@ export const completeCommand = withExample(
     command: Command,
   ) => {
     try {
-      const client = contextOf(command).clients.api();
+      const ctx = contextOf(command);
+      const client = ctx.clients.api();
       const signal = AbortSignal.timeout(2000);
       const filters = { service: serviceCodes.find((s) => s === service), network: network || undefined };
-      const rows =
+      // The answers are kept and revalidated by ETag: an unchanged catalogue comes back as a bodiless 304.
+      const key = `${ctx.config.baseUrl} ${what} ${filters.service ?? ""} ${what === "products" ? (filters.network ?? "") : ""}`;
+      const header = (etag: string | undefined) => ({ "If-None-Match": etag });
+      const { data: rows, response } =
         what === "networks"
-          ? await unwrap(client.GET("/api/v1/catalogue/networks", { params: { query: { service: filters.service } }, signal }))
-          : await unwrap(client.GET("/api/v1/catalogue/products", { params: { query: filters }, signal }));
+          ? await revalidated(key, (etag) =>
+              client.GET("/api/v1/catalogue/networks", {
+                params: { query: { service: filters.service }, header: header(etag) },
+                signal,
+              }),
+            )
+          : await revalidated(key, (etag) =>
+              client.GET("/api/v1/catalogue/products", { params: { query: filters, header: header(etag) }, signal }),
+            );
+      if (!rows || response.status >= 400) return;
       process.stdout.write(`${rows.map((row) => row.code).join("\n")}\n`);
     } catch {
       // Completion offers nothing rather than an error in the middle of the user's command line.

@@ -192,7 +192,7 @@ export const getTransaction = <ThrowOnError extends boolean = false>(options: Op
 /**
  * List networks, discos and cable billers
  *
- * The whole list; no paging.
+ * The whole list; no paging. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
  */
 export const listNetworks = <ThrowOnError extends boolean = false>(options?: Options<ListNetworksData, ThrowOnError>) => (options?.client ?? client).get<ListNetworksResponses, ListNetworksErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -203,7 +203,7 @@ export const listNetworks = <ThrowOnError extends boolean = false>(options?: Opt
 /**
  * List services
  *
- * The whole list; no paging.
+ * The whole list; no paging. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
  */
 export const listServices = <ThrowOnError extends boolean = false>(options?: Options<ListServicesData, ThrowOnError>) => (options?.client ?? client).get<ListServicesResponses, ListServicesErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -214,7 +214,10 @@ export const listServices = <ThrowOnError extends boolean = false>(options?: Opt
 /**
  * List products
  *
- * The whole list of active products, optionally filtered; no paging.
+ * The whole list of active products, optionally filtered; no paging. Each product's `updated_at` moves
+ * when anything it shows changes. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
+ * changes of price, discount or availability.
+ *
  */
 export const listProducts = <ThrowOnError extends boolean = false>(options?: Options<ListProductsData, ThrowOnError>) => (options?.client ?? client).get<ListProductsResponses, ListProductsErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -226,7 +229,8 @@ export const listProducts = <ThrowOnError extends boolean = false>(options?: Opt
  * Prices and discounts
  *
  * What the wallet pays per product: for a fixed product the bundle price; for a range product the face
- * value less `discount_bps` basis points, the discount rounded down to whole kobo.
+ * value less `discount_bps` basis points, the discount rounded down to whole kobo. The same for every
+ * account. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
  *
  */
 export const getPricing = <ThrowOnError extends boolean = false>(options?: Options<GetPricingData, ThrowOnError>) => (options?.client ?? client).get<GetPricingResponses, GetPricingErrors, ThrowOnError>({
@@ -666,6 +670,12 @@ export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Op
 
 /**
  * Edit a product
+ *
+ * Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
+ * catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
+ * `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
+ * enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+ *
  */
 export const updateProduct = <ThrowOnError extends boolean = false>(options: Options<UpdateProductData, ThrowOnError>) => (options.client ?? client).patch<UpdateProductResponses, UpdateProductErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

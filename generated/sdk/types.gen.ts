@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:8080' | (string & {});
 };
 
-export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | OperatorTransactionStuckWebhookRequest;
+export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | WebhookCatalogueUpdatedWebhookRequest | OperatorTransactionStuckWebhookRequest;
 
 /**
  * Key mode; test keys use the sandbox provider.
@@ -133,12 +133,40 @@ export type WalletBalanceLow = {
 };
 
 /**
- * Products whose price, discount or availability changed (filled in by the catalogue work).
+ * The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
+ * `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now.
+ *
  */
 export type CatalogueUpdated = {
-    products: Array<{
-        [key: string]: unknown;
-    }>;
+    products: Array<CatalogueProductChange>;
+    /**
+     * When the change was made: the products' new `updated_at`.
+     */
+    updated_at: string;
+};
+
+/**
+ * One changed product.
+ */
+export type CatalogueProductChange = {
+    /**
+     * The product after the change (an inactive one, `active` false, is no longer listed in the catalogue).
+     */
+    product: Product;
+    /**
+     * The fields that changed.
+     */
+    changes: Array<'price_kobo' | 'min_amount_kobo' | 'max_amount_kobo' | 'discount_bps' | 'active'>;
+    /**
+     * Those fields before the change.
+     */
+    previous: {
+        price_kobo: number | null;
+        min_amount_kobo: number | null;
+        max_amount_kobo: number | null;
+        discount_bps: number;
+        active: boolean;
+    };
 };
 
 /**
@@ -533,6 +561,12 @@ export type Product = {
     validity_days: number | null;
     meter_type: 'prepaid' | 'postpaid' | null;
     active: boolean;
+    /**
+     * When anything shown here last changed (name, price, range, discount, active). An edit that changes nothing
+     * leaves it.
+     *
+     */
+    updated_at: string;
 };
 
 export type PricingItem = {
@@ -547,6 +581,10 @@ export type PricingItem = {
     price_kobo: number | null;
     min_amount_kobo: number | null;
     max_amount_kobo: number | null;
+    /**
+     * The product's `updated_at`.
+     */
+    updated_at: string;
 };
 
 export type Wallet = {
@@ -1706,6 +1744,14 @@ export type NetworkFilter = string;
 export type ServiceFilter = ServiceCode;
 
 /**
+ * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+ * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+ * body. A header that names no tag is ignored.
+ *
+ */
+export type IfNoneMatch = string;
+
+/**
  * Created at or after this time (RFC 3339).
  */
 export type FromFilter = string;
@@ -2380,6 +2426,15 @@ export type GetTransactionResponse = GetTransactionResponses[keyof GetTransactio
 
 export type ListNetworksData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: {
         /**
@@ -2430,6 +2485,15 @@ export type ListNetworksResponse = ListNetworksResponses[keyof ListNetworksRespo
 
 export type ListServicesData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/api/v1/catalogue/services';
@@ -2475,6 +2539,15 @@ export type ListServicesResponse = ListServicesResponses[keyof ListServicesRespo
 
 export type ListProductsData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: {
         /**
@@ -2529,6 +2602,15 @@ export type ListProductsResponse = ListProductsResponses[keyof ListProductsRespo
 
 export type GetPricingData = {
     body?: never;
+    headers?: {
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: {
         /**
@@ -5062,6 +5144,15 @@ export type WebhookTransactionFailedWebhookPayload = WebhookEvent;
 export type WebhookTransactionFailedWebhookRequest = {
     body: WebhookTransactionFailedWebhookPayload;
     key: 'transaction.failed';
+    path?: never;
+    query?: never;
+};
+
+export type WebhookCatalogueUpdatedWebhookPayload = WebhookEvent;
+
+export type WebhookCatalogueUpdatedWebhookRequest = {
+    body: WebhookCatalogueUpdatedWebhookPayload;
+    key: 'catalogue.updated';
     path?: never;
     query?: never;
 };

@@ -6,6 +6,7 @@ import { withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 import { discountedPrice } from "../lib/shared/money.ts";
 import type { ProductRow } from "../processing/products.ts";
+import { announceCatalogueChanges, announcedChange, changesAnything } from "./changes.ts";
 
 type Network = components["schemas"]["Network"];
 type Service = components["schemas"]["Service"];
@@ -37,6 +38,7 @@ export const presentProduct = (row: ProductRow): Product => ({
   validity_days: row.validityDays,
   meter_type: row.meterType,
   active: row.active,
+  updated_at: row.updatedAt.toISOString(),
 });
 
 const presentPricing = (row: ProductRow): PricingItem => ({
@@ -48,6 +50,7 @@ const presentPricing = (row: ProductRow): PricingItem => ({
   price_kobo: row.kind === "fixed" ? row.priceKobo : null,
   min_amount_kobo: row.minAmountKobo,
   max_amount_kobo: row.maxAmountKobo,
+  updated_at: row.updatedAt.toISOString(),
 });
 
 /** What the wallet pays: the bundle price, or face value less the discount rounded down to whole kobo. */
@@ -130,18 +133,22 @@ function updateErrors(row: ProductRow, patch: ProductUpdate): FieldError[] {
 
 /**
  * Operator edit of one product, answered with the product before and after; unknown code is 404, an edit
- * that does not fit the product's kind is 400.
+ * that does not fit the product's kind is 400. An edit that changes nothing writes nothing (`updated_at`
+ * stays); a change of price, range, discount or availability sends `catalogue.updated` in the same
+ * transaction.
  */
 export async function updateProduct(
   db: Database,
   code: string,
   patch: ProductUpdate,
-): Promise<{ before: Product; after: Product }> {
+): Promise<{ before: Product; after: Product; changed: boolean }> {
   return withTransaction(db, async (tx) => {
     const [row] = await tx.select().from(products).where(eq(products.code, code)).for("update");
     if (!row) throw notFound(`Product ${code}`);
     const errors = updateErrors(row, patch);
     if (errors.length > 0) throw validationError(errors);
+    const before = presentProduct(row);
+    if (!changesAnything(before, patch)) return { before, after: before, changed: false };
     const [updated] = await tx
       .update(products)
       .set({
@@ -156,6 +163,9 @@ export async function updateProduct(
       .where(eq(products.code, code))
       .returning();
     if (!updated) throw new Error("product update returned nothing");
-    return { before: presentProduct(row), after: presentProduct(updated) };
+    const after = presentProduct(updated);
+    const change = announcedChange(before, after);
+    if (change) await announceCatalogueChanges(tx, [change]);
+    return { before, after, changed: true };
   });
 }

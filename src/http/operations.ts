@@ -91,7 +91,9 @@ export interface AuditDetail {
 
 export type OperationResult<Id extends OperationId> =
   | { status: number; data: SuccessDataOf<Id>; message?: string; headers?: Record<string, string>; audit?: AuditDetail }
-  | { status: number; raw: string | Blob; contentType: string; headers?: Record<string, string> };
+  | { status: number; raw: string | Blob; contentType: string; headers?: Record<string, string> }
+  /** No body at all (`304 Not Modified`). */
+  | { status: number; empty: true; headers?: Record<string, string> };
 
 export type OperationHandler<Id extends OperationId> = (input: OperationInput<Id>) => Promise<OperationResult<Id>>;
 /** One handler for every operation openapi.yaml serves (not its webhooks, which the service sends): a missing one fails type checking. */
@@ -233,6 +235,9 @@ async function validateInput(deps: HttpDeps, op: OperationSpec, request: Request
 }
 
 function toResponse<Id extends OperationId>(request: Request, result: OperationResult<Id>): Response {
+  if ("empty" in result) {
+    return new Response(null, { status: result.status, headers: { "x-request-id": contextOf(request).id, ...result.headers } });
+  }
   if ("raw" in result) {
     return new Response(result.raw, {
       status: result.status,

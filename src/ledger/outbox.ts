@@ -168,3 +168,42 @@ export async function enqueueAccountEvent(tx: Executor, event: AccountEvent): Pr
   );
   return id;
 }
+
+/** An event about something every account sees alike (the catalogue): its type and `data`. */
+export interface SharedEvent {
+  type: Exclude<EventType, "transaction.successful" | "transaction.failed">;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Records `event` once for every account and mode that has an enabled endpoint subscribed to its type
+ * (no subscription list: every type), each with its own id, and schedules its deliveries, in one
+ * statement on `tx`, however many accounts there are. Accounts with no such endpoint get no event.
+ * Returns how many events were recorded.
+ */
+export async function enqueueSubscribedEvents(tx: Executor, event: SharedEvent): Promise<number> {
+  const createdAt = new Date().toISOString();
+  const data = JSON.stringify(event.data);
+  // 32 random bytes in base64 without `+/=` keep about 40 base62 characters; the id takes 24.
+  const newId = sql`'evt_' || substr(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()), 'base64'), '+/=', ''), 1, 24)`;
+  const [row] = await queryRows<{ events: number }>(
+    tx,
+    sql`with subscriber as (
+      select e.account_id, e.mode, ${newId} as id from (
+        select distinct account_id, mode from webhook_endpoints
+        where deleted_at is null and enabled and (event_types is null or ${event.type}::text = any (event_types))
+      ) e
+    ), event as (
+      insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
+      select s.id, s.account_id, s.mode, ${event.type}, null,
+             jsonb_build_object('id', s.id, 'type', ${event.type}::text, 'created_at', ${createdAt}::text, 'mode', s.mode,
+                                'data', ${data}::jsonb),
+             ${createdAt}::timestamptz
+      from subscriber s
+      returning id, account_id, mode, type
+    ), ${scheduleDeliveries(sql`event`, "none")}
+    select (select count(*) from event)::int as events,
+           (select pg_notify(${webhookDueChannel}, min(event_id)) from deliveries having count(*) > 0) as webhooks_due`,
+  );
+  return Number(row?.events ?? 0);
+}

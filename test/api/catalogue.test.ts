@@ -157,6 +157,7 @@ describe("GET /api/v1/pricing", () => {
       price_kobo: null,
       min_amount_kobo: 5000,
       max_amount_kobo: 5000000,
+      updated_at: expect.any(String),
     });
     expect(res.json.data[1]).toEqual({
       product_code: "mtn-data-1gb-1d",
@@ -167,6 +168,7 @@ describe("GET /api/v1/pricing", () => {
       price_kobo: 50000,
       min_amount_kobo: null,
       max_amount_kobo: null,
+      updated_at: expect.any(String),
     });
   });
 

@@ -50,6 +50,7 @@ export function checkResponse(method: string, url: string, status: number, heade
       `${where}: status not declared for ${op.operationId} (declared: ${Object.keys(op.responses).join(", ")})`,
     );
   }
+  if (status === 304 && bodyText !== "") throw new ContractViolation(`${where}: a 304 must have no body`);
   // A declared media type may carry parameters (`text/plain; version=0.0.4`); the type itself must match.
   const declaredTypes = declared.contentTypes.map((type) => type.split(";")[0]?.trim());
   if (declaredTypes.length > 0 && !declaredTypes.includes(contentType)) {

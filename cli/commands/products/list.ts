@@ -11,6 +11,7 @@ export const operatorProductColumns: Column<Product>[] = [
   { key: "validity_days", header: "DAYS" },
   { key: "meter_type" },
   { key: "active" },
+  { key: "updated_at", header: "UPDATED" },
 ];
 
 /** The products on sale now, with everything `products update` can change. */
