@@ -151,9 +151,14 @@ describe.skipIf(!onPostgres)("the client_reference filter's plan at 20,000 rows 
     if (!sample) throw new Error("no sample row");
     const logged: { query: string; params: unknown[] }[] = [];
     const db = drizzle(sql, { schema, logger: { logQuery: (query, params) => logged.push({ query, params }) } });
-    const page = await listTransactions(db, new CursorCodec("plans-test-secret"), { accountId, mode: "test" }, {
-      client_reference: sample.client_reference,
-    });
+    const page = await listTransactions(
+      db,
+      new CursorCodec("plans-test-secret"),
+      { accountId, mode: "test" },
+      {
+        client_reference: sample.client_reference,
+      },
+    );
     expect(page.items.map((t) => t.client_reference)).toEqual([sample.client_reference]);
     const [statement] = logged;
     if (!statement || logged.length !== 1) throw new Error(`expected one statement, got ${logged.length}`);

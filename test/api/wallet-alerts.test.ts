@@ -13,7 +13,7 @@ let server: TestServer;
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  server = await startTestServer(fastProcessing({ providers: { sandbox: { callbackDelayMs: 3_600_000, latencyMs: 0 } } }));
+  server = await startTestServer(fastProcessing());
 });
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -74,7 +74,14 @@ describe("PATCH /api/v1/wallet: the low-balance threshold", () => {
     expect(alert).toMatchObject({
       type: "wallet.balance_low",
       mode: "test",
-      data: { mode: "test", currency: "NGN", balance_kobo: 100_000, held_kobo: 0, available_kobo: 100_000, threshold_kobo: 150_000 },
+      data: {
+        mode: "test",
+        currency: "NGN",
+        balance_kobo: 100_000,
+        held_kobo: 0,
+        available_kobo: 100_000,
+        threshold_kobo: 150_000,
+      },
       deliveries: [],
     });
     expect(alert.id).toMatch(/^evt_[0-9A-Za-z]{24}$/);
