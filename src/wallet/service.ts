@@ -11,9 +11,7 @@ type Wallet = components["schemas"]["Wallet"];
 type WalletMovement = components["schemas"]["WalletMovement"];
 type WalletRow = typeof wallets.$inferSelect;
 
-export const presentWallet = (
-  row: Pick<WalletRow, "mode" | "balanceKobo" | "heldKobo" | "lowBalanceThresholdKobo">,
-): Wallet => ({
+export const presentWallet = (row: Pick<WalletRow, "mode" | "balanceKobo" | "heldKobo" | "lowBalanceThresholdKobo">): Wallet => ({
   mode: row.mode,
   currency: "NGN",
   balance_kobo: row.balanceKobo,
