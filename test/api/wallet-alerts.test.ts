@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, count, eq } from "drizzle-orm";
+import postgres from "postgres";
 import { processingRunner } from "../../src/background.ts";
 import { events, ledgerEntries, transactions, wallets } from "../../src/db/schema/index.ts";
 import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
@@ -222,6 +223,50 @@ describe("wallet.balance_low: once per crossing", () => {
     expect(await alertsOf(client)).toHaveLength(3);
     // Ledger: fund, hold+release, hold+capture, credit, hold.
     expect(await ledgerCount(id)).toBe(7);
+    await expectBalanced();
+  }, 60_000);
+});
+
+describe.skipIf(!process.env.DATABASE_URL)("the trigger under 20 separate concurrent transactions (PostgreSQL)", () => {
+  test("each its own hold statement on one wallet, all open at once: exactly one event, the flag set", async () => {
+    const { id, client } = await fundedAccount(server, 400_000);
+    await setThreshold(client, 250_000);
+    const sql = postgres(server.database.url ?? "", { max: 20, onnotice: () => {} });
+    try {
+      // 20 × 10,000 = 200,000 held: available from 400,000 to 200,000, below 250,000 after the 16th hold.
+      // Every transaction waits on a shared barrier before it commits, so each row lock waits for the last one.
+      let arrived = 0;
+      let release: () => void = () => {};
+      const barrier = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          sql.begin(async (tx) => {
+            await tx`select 1`;
+            arrived += 1;
+            if (arrived === 20) release();
+            await barrier;
+            await tx`update wallets set held_kobo = held_kobo + 10000 where account_id = ${id} and mode = 'test'`;
+          }),
+        ),
+      );
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    const alerts = await alertsOf(client);
+    expect(alerts).toHaveLength(1);
+    expect(alerts[0].data).toMatchObject({ held_kobo: 160_000, available_kobo: 240_000, threshold_kobo: 250_000 });
+    const [wallet] = await server.database.handle.db
+      .select()
+      .from(wallets)
+      .where(and(eq(wallets.accountId, id), eq(wallets.mode, "test")));
+    expect(wallet).toMatchObject({ heldKobo: 200_000, lowBalanceAlerted: true });
+    // Direct updates wrote no ledger entries: put the wallet back as its ledger says, so it reconciles.
+    await server.database.handle.db
+      .update(wallets)
+      .set({ heldKobo: 0 })
+      .where(eq(wallets.id, wallet?.id ?? ""));
     await expectBalanced();
   }, 60_000);
 });
