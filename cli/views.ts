@@ -80,6 +80,7 @@ export const transactionDetailColumns: Column<Transaction>[] = [
 export const walletColumns: Column<Schemas["Wallet"]>[] = [
   { key: "mode" },
   ...money("balance_kobo", "held_kobo", "available_kobo"),
+  { key: "low_balance_threshold_kobo", header: "ALERT BELOW", money: true },
 ];
 
 export type Movement = Schemas["WalletMovement"];

@@ -81,5 +81,5 @@ export const readinessDatabases = ["ok", "unavailable"] as const;
 export type ReadinessDatabase = (typeof readinessDatabases)[number];
 
 /** webhooks (operations the service sends, not serves) */
-export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed", "webhookCatalogueUpdated", "operatorTransactionStuck"] as const;
+export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed", "webhookCatalogueUpdated", "webhookWalletBalanceLow", "operatorTransactionStuck"] as const;
 export type SentOperationId = (typeof sentOperationIds)[number];

@@ -320,7 +320,17 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Set or turn off the low-balance alert
+         * @description Sets the wallet's `low_balance_threshold_kobo` (`null` turns the alert off). A `wallet.balance_low` event
+         *     is sent once each time the available balance (`balance_kobo - held_kobo`) falls from at or above the
+         *     threshold to below it, whatever moved it (a vend's hold, a batch, an operator); it is re-armed when the
+         *     available balance is at or above the threshold again (a funding, a credit, a failed vend's release, a
+         *     lower threshold). Setting a threshold above the current available balance sends the event at once (in
+         *     the same database transaction). Setting the same threshold again changes nothing and sends nothing, so
+         *     the request can be retried freely; it needs no `Idempotency-Key`.
+         */
+        patch: operations["updateWallet"];
         trace?: never;
     };
     "/api/v1/wallet/fund": {
@@ -1127,6 +1137,29 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "wallet.balance_low": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The wallet's available balance fell below its threshold
+         * @description Sent once per crossing, to the account and mode's endpoints subscribed to it: when the available balance
+         *     falls from at or above `low_balance_threshold_kobo` to below it (or at once when a threshold above the
+         *     available balance is set). No further event until the available balance is back at or above the
+         *     threshold. `data` is a `WalletBalanceLow`. Same signing and delivery as `transaction.successful`.
+         */
+        post: operations["webhookWalletBalanceLow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "transaction.stuck": {
         parameters: {
             query?: never;
@@ -1242,9 +1275,19 @@ export interface components {
             batch: components["schemas"]["VendBatch"];
             orders: components["schemas"]["TransactionPage"];
         };
-        /** @description The wallet whose available balance fell below its threshold (filled in by the low-balance work). */
+        /**
+         * @description The `data` of `wallet.balance_low`: the wallet as it stood right after its available balance fell below
+         *     `threshold_kobo` (the threshold then in force).
+         */
         WalletBalanceLow: {
+            mode: components["schemas"]["Mode"];
+            /** @constant */
+            currency: "NGN";
+            balance_kobo: number;
+            held_kobo: number;
+            /** @description balance_kobo − held_kobo; below threshold_kobo. */
             available_kobo: number;
+            threshold_kobo: number;
         };
         /**
          * @description The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
@@ -1609,6 +1652,12 @@ export interface components {
             held_kobo: number;
             /** @description balance_kobo − held_kobo. */
             available_kobo: number;
+            /** @description `wallet.balance_low` is sent when `available_kobo` falls below this (`PATCH /api/v1/wallet`); null: no alert. */
+            low_balance_threshold_kobo: number | null;
+        };
+        WalletUpdateRequest: {
+            /** @description Alert when the available balance falls below this many kobo; `null` turns the alert off. `0` never alerts (the available balance is never negative). */
+            low_balance_threshold_kobo: number | null;
         };
         FundWalletRequest: {
             amount_kobo: number;
@@ -3376,6 +3425,40 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateWallet: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalletUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The wallet after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WalletEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     fundWallet: {
         parameters: {
             query?: never;
@@ -4827,6 +4910,28 @@ export interface operations {
         };
     };
     webhookCatalogueUpdated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookWalletBalanceLow: {
         parameters: {
             query?: never;
             header?: never;

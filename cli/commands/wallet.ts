@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { withExample } from "../context.ts";
+import { walletAlertCommand } from "./wallet/alert.ts";
 import { walletBalanceCommand } from "./wallet/balance.ts";
 import { walletFundCommand } from "./wallet/fund.ts";
 import { walletReconcileCommand } from "./wallet/reconcile.ts";
@@ -7,10 +8,11 @@ import { walletStatementCommand } from "./wallet/statement.ts";
 
 export const walletCommand = withExample(
   new Command("wallet")
-    .description("Wallet balance, statement and funding; check the books (admin token)")
+    .description("Wallet balance, statement, funding and low-balance alert; check the books (admin token)")
     .addCommand(walletBalanceCommand)
     .addCommand(walletStatementCommand)
     .addCommand(walletFundCommand)
+    .addCommand(walletAlertCommand)
     .addCommand(walletReconcileCommand),
   "vendctl wallet fund 5000 && vendctl wallet balance",
   "vendctl wallet statement --all --csv > statement.csv",

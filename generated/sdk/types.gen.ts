@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:8080' | (string & {});
 };
 
-export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | WebhookCatalogueUpdatedWebhookRequest | OperatorTransactionStuckWebhookRequest;
+export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | WebhookCatalogueUpdatedWebhookRequest | WebhookWalletBalanceLowWebhookRequest | OperatorTransactionStuckWebhookRequest;
 
 /**
  * Key mode; test keys use the sandbox provider.
@@ -126,10 +126,20 @@ export type VendBatchDetail = {
 };
 
 /**
- * The wallet whose available balance fell below its threshold (filled in by the low-balance work).
+ * The `data` of `wallet.balance_low`: the wallet as it stood right after its available balance fell below
+ * `threshold_kobo` (the threshold then in force).
+ *
  */
 export type WalletBalanceLow = {
+    mode: Mode;
+    currency: 'NGN';
+    balance_kobo: number;
+    held_kobo: number;
+    /**
+     * balance_kobo − held_kobo; below threshold_kobo.
+     */
     available_kobo: number;
+    threshold_kobo: number;
 };
 
 /**
@@ -599,6 +609,17 @@ export type Wallet = {
      * balance_kobo − held_kobo.
      */
     available_kobo: number;
+    /**
+     * `wallet.balance_low` is sent when `available_kobo` falls below this (`PATCH /api/v1/wallet`); null: no alert.
+     */
+    low_balance_threshold_kobo: number | null;
+};
+
+export type WalletUpdateRequest = {
+    /**
+     * Alert when the available balance falls below this many kobo; `null` turns the alert off. `0` never alerts (the available balance is never negative).
+     */
+    low_balance_threshold_kobo: number | null;
 };
 
 export type FundWalletRequest = {
@@ -2707,6 +2728,63 @@ export type GetWalletResponses = {
 };
 
 export type GetWalletResponse = GetWalletResponses[keyof GetWalletResponses];
+
+export type UpdateWalletData = {
+    body: WalletUpdateRequest;
+    path?: never;
+    query?: never;
+    url: '/api/v1/wallet';
+};
+
+export type UpdateWalletErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown or revoked credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdateWalletError = UpdateWalletErrors[keyof UpdateWalletErrors];
+
+export type UpdateWalletResponses = {
+    /**
+     * The wallet after the change.
+     */
+    200: WalletEnvelope;
+};
+
+export type UpdateWalletResponse = UpdateWalletResponses[keyof UpdateWalletResponses];
 
 export type FundWalletData = {
     body: FundWalletRequest;
@@ -5153,6 +5231,15 @@ export type WebhookCatalogueUpdatedWebhookPayload = WebhookEvent;
 export type WebhookCatalogueUpdatedWebhookRequest = {
     body: WebhookCatalogueUpdatedWebhookPayload;
     key: 'catalogue.updated';
+    path?: never;
+    query?: never;
+};
+
+export type WebhookWalletBalanceLowWebhookPayload = WebhookEvent;
+
+export type WebhookWalletBalanceLowWebhookRequest = {
+    body: WebhookWalletBalanceLowWebhookPayload;
+    key: 'wallet.balance_low';
     path?: never;
     query?: never;
 };

@@ -28,6 +28,8 @@ export interface TransactionFilters {
   /** RFC 3339, inclusive. */
   to?: string;
   search?: string;
+  /** The client's own reference, exactly (case-sensitive). */
+  client_reference?: string;
 }
 
 export interface ListTransactionsQuery extends TransactionFilters {
@@ -88,6 +90,7 @@ function filterConditions(filters: TransactionFilters): {
     filters.service === undefined ? undefined : eq(transactions.service, filters.service),
     from ? gte(transactions.createdAt, from) : undefined,
     to ? lte(transactions.createdAt, to) : undefined,
+    filters.client_reference === undefined ? undefined : eq(transactions.clientReference, filters.client_reference),
   ];
   const bound = {
     status: filters.status,
@@ -97,6 +100,7 @@ function filterConditions(filters: TransactionFilters): {
     from: from?.toISOString(),
     to: to?.toISOString(),
     search: filters.search,
+    client_reference: filters.client_reference,
   };
   return {
     bound,

@@ -2,12 +2,17 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
-import { creditWallet, getWallet } from "./service.ts";
+import { creditWallet, getWallet, setLowBalanceThreshold } from "./service.ts";
 import { listLedgerEntries } from "./statement.ts";
 
 export function walletRoutes(deps: AppDeps) {
   const handlers = {
     getWallet: async (input) => ({ status: 200, data: await getWallet(deps.db, principalOf(input)) }),
+    updateWallet: async (input) => ({
+      status: 200,
+      message: input.body.low_balance_threshold_kobo === null ? "Low-balance alert off" : "Low-balance alert set",
+      data: await setLowBalanceThreshold(deps.db, principalOf(input), input.body.low_balance_threshold_kobo),
+    }),
     fundWallet: async (input) => {
       const principal = principalOf(input);
       if (principal.mode !== "test") {

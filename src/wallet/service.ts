@@ -11,12 +11,13 @@ type Wallet = components["schemas"]["Wallet"];
 type WalletMovement = components["schemas"]["WalletMovement"];
 type WalletRow = typeof wallets.$inferSelect;
 
-export const presentWallet = (row: Pick<WalletRow, "mode" | "balanceKobo" | "heldKobo">): Wallet => ({
+export const presentWallet = (row: Pick<WalletRow, "mode" | "balanceKobo" | "heldKobo" | "lowBalanceThresholdKobo">): Wallet => ({
   mode: row.mode,
   currency: "NGN",
   balance_kobo: row.balanceKobo,
   held_kobo: row.heldKobo,
   available_kobo: row.balanceKobo - row.heldKobo,
+  low_balance_threshold_kobo: row.lowBalanceThresholdKobo,
 });
 
 const walletWhere = (ref: Scope) => and(eq(wallets.accountId, ref.accountId), eq(wallets.mode, ref.mode));
@@ -27,9 +28,25 @@ export async function getWallet(db: Executor, ref: Scope): Promise<Wallet> {
   return presentWallet(row);
 }
 
+/**
+ * Sets the wallet's low-balance threshold (null: no alert). The wallets trigger (migration
+ * `0009_low_balance_alerts`) decides in the same update whether this alerts at once (a threshold above the
+ * available balance, not yet alerted) or re-arms the alert. `404` when the account has no such wallet.
+ */
+export async function setLowBalanceThreshold(db: Executor, ref: Scope, thresholdKobo: number | null): Promise<Wallet> {
+  const [row] = await db
+    .update(wallets)
+    .set({ lowBalanceThresholdKobo: thresholdKobo, updatedAt: sql`now()` })
+    .where(walletWhere(ref))
+    .returning();
+  if (!row) throw notFound("Wallet");
+  return presentWallet(row);
+}
+
 interface DepositRow {
   balance_kobo: number | string;
   held_kobo: number | string;
+  low_balance_threshold_kobo: number | string | null;
   id: number | string;
   kind: WalletMovement["entry"]["kind"];
   amount_kobo: number | string;
@@ -52,7 +69,7 @@ export async function creditWallet(
   const [row] = await queryRows<DepositRow>(
     db,
     sql`with ${movement.wallet}, ${movement.entry}
-        select w.balance_kobo, w.held_kobo, e.id, e.kind, e.amount_kobo, e.balance_after_kobo, e.held_after_kobo, e.note, e.created_ms
+        select w.balance_kobo, w.held_kobo, (select low_balance_threshold_kobo from wallets where id = w.id), e.id, e.kind, e.amount_kobo, e.balance_after_kobo, e.held_after_kobo, e.note, e.created_ms
         from ${movement.walletRow} w, ${movement.entryRow} e`,
   );
   if (!row) throw notFound("Account");
@@ -68,6 +85,11 @@ export async function creditWallet(
       note: row.note,
       created_at: new Date(Number(row.created_ms)).toISOString(),
     },
-    wallet: presentWallet({ mode: ref.mode, balanceKobo: Number(row.balance_kobo), heldKobo: Number(row.held_kobo) }),
+    wallet: presentWallet({
+      mode: ref.mode,
+      balanceKobo: Number(row.balance_kobo),
+      heldKobo: Number(row.held_kobo),
+      lowBalanceThresholdKobo: row.low_balance_threshold_kobo === null ? null : Number(row.low_balance_threshold_kobo),
+    }),
   };
 }

@@ -72,8 +72,15 @@ describe("admin: wallets", () => {
     expect(replay.headers.get("idempotent-replayed")).toBe("true");
     const detail = await server.admin.get(`/admin/v1/accounts/${account.id}`);
     expect(detail.json.data.wallets).toEqual([
-      { mode: "live", currency: "NGN", balance_kobo: 5_000_000, held_kobo: 0, available_kobo: 5_000_000 },
-      { mode: "test", currency: "NGN", balance_kobo: 0, held_kobo: 0, available_kobo: 0 },
+      {
+        mode: "live",
+        currency: "NGN",
+        balance_kobo: 5_000_000,
+        held_kobo: 0,
+        available_kobo: 5_000_000,
+        low_balance_threshold_kobo: null,
+      },
+      { mode: "test", currency: "NGN", balance_kobo: 0, held_kobo: 0, available_kobo: 0, low_balance_threshold_kobo: null },
     ]);
     expect((await server.client(account.liveKey).get("/api/v1/wallet")).json.data.balance_kobo).toBe(5_000_000);
     expect(await reconcileWallets(server.database.handle.db)).toEqual([]);

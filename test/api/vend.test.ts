@@ -129,7 +129,14 @@ describe("accepted vends (202, queued)", () => {
     const { client } = await fundedAccount(server, 20_000);
     await client.post("/api/v1/vend", { product_code: "glo-airtime", phone_number: "08051234567", amount_kobo: 10000 }, idem());
     const wallet = (await client.get("/api/v1/wallet")).json.data;
-    expect(wallet).toEqual({ mode: "test", currency: "NGN", balance_kobo: 20_000, held_kobo: 9_600, available_kobo: 10_400 });
+    expect(wallet).toEqual({
+      mode: "test",
+      currency: "NGN",
+      balance_kobo: 20_000,
+      held_kobo: 9_600,
+      available_kobo: 10_400,
+      low_balance_threshold_kobo: null,
+    });
     expect(await reconcileWallets(server.database.handle.db)).toEqual([]);
   });
 });

@@ -15,7 +15,7 @@ afterAll(() => server.close());
 describe("wallet", () => {
   test("a new account's wallets are empty, one per mode", async () => {
     const { testKey, liveKey } = await server.createAccount();
-    const empty = { currency: "NGN", balance_kobo: 0, held_kobo: 0, available_kobo: 0 };
+    const empty = { currency: "NGN", balance_kobo: 0, held_kobo: 0, available_kobo: 0, low_balance_threshold_kobo: null };
     expect((await server.client(testKey).get("/api/v1/wallet")).json.data).toEqual({ mode: "test", ...empty });
     expect((await server.client(liveKey).get("/api/v1/wallet")).json.data).toEqual({ mode: "live", ...empty });
   });

@@ -29,7 +29,14 @@ const keyOf = (stderr: string): string => stderr.match(/Idempotency-Key: (\S+)/)
 describe("wallet", () => {
   test("wallet fund 5000 then wallet balance --json shows 500000 kobo", async () => {
     const wallet = await runJson<Schemas["Wallet"]>(["wallet", "balance"], env);
-    expect(wallet).toEqual({ mode: "test", currency: "NGN", balance_kobo: 500_000, held_kobo: 0, available_kobo: 500_000 });
+    expect(wallet).toEqual({
+      mode: "test",
+      currency: "NGN",
+      balance_kobo: 500_000,
+      held_kobo: 0,
+      available_kobo: 500_000,
+      low_balance_threshold_kobo: null,
+    });
   });
 
   test("wallet fund prints its Idempotency-Key, and --idempotency-key replays instead of crediting twice", async () => {

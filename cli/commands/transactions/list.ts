@@ -13,6 +13,7 @@ interface ListFlags extends PagingFlags, CatalogueFilters {
   from?: string;
   to?: string;
   search?: string;
+  clientReference?: string;
 }
 
 const filterOptions = addDateRange(
@@ -24,7 +25,9 @@ const filterOptions = addDateRange(
     "only this network, disco or biller",
     "only this service",
   ),
-).option("--search <text>", "match reference, client reference or destination");
+)
+  .option("--search <text>", "match reference, client reference or destination")
+  .option("--client-reference <ref>", "only this client_reference, exactly (find an order whose answer was lost)");
 
 export const transactionsListCommand = pagedListCommand(
   withExample(
@@ -32,6 +35,7 @@ export const transactionsListCommand = pagedListCommand(
     "vendctl transactions list --status successful --all --limit 50 --jsonl",
     "vendctl transactions list --service electricity --max 500 --csv > electricity.csv",
     "vendctl transactions list --from 2026-11-01 --to 2026-11-30 --all --jsonl",
+    "vendctl transactions list --client-reference order-1001",
   ),
   {
     columns: transactionColumns,
@@ -39,8 +43,8 @@ export const transactionsListCommand = pagedListCommand(
   },
   (ctx, flags: ListFlags) => {
     const client = ctx.clients.api();
-    const { status, destination, network, service, from, to, search } = flags;
-    const filters = { status, destination, network, service, from, to, search };
+    const { status, destination, network, service, from, to, search, clientReference } = flags;
+    const filters = { status, destination, network, service, from, to, search, client_reference: clientReference };
     return (page) => unwrap(client.GET("/api/v1/transactions", { params: { query: { ...filters, ...page } } }));
   },
 );
