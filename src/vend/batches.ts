@@ -85,7 +85,17 @@ export function resolveBatchOrders(
   check: OrderCheck,
   orders: readonly VendBatchOrder[],
 ): Promise<BatchItem[]> {
-  return Promise.all(orders.map((raw, index) => resolveOrder(lookup, route, check, raw, index)));
+  // Each product is looked up once for the whole batch (the shared cache does not join concurrent loads).
+  const products = new Map<string, ReturnType<ProductLookup>>();
+  const once: ProductLookup = (code) => {
+    let product = products.get(code);
+    if (!product) {
+      product = lookup(code);
+      products.set(code, product);
+    }
+    return product;
+  };
+  return Promise.all(orders.map((raw, index) => resolveOrder(once, route, check, raw, index)));
 }
 
 export interface BatchAcceptance {
