@@ -351,6 +351,18 @@ describe("GET /api/v1/vend/batches/{id}", () => {
     expect(seen).toHaveLength(10);
     expect(new Set(seen).size).toBe(10);
 
+    // Its cursor pages the transactions listing filtered by the batch (any letter case), and no other filter.
+    const listed = await client.get("/api/v1/transactions", {
+      query: { batch_id: id.toUpperCase(), limit: 4, cursor: first.json.data.orders.page.next_cursor },
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.json.data.items.map((t: { reference: string }) => t.reference)).toEqual(seen.slice(4, 8));
+    const other = await client.get("/api/v1/transactions", {
+      query: { limit: 4, cursor: first.json.data.orders.page.next_cursor },
+    });
+    expect(other.status).toBe(400);
+    expect(other.json.data.errors[0].field).toBe("cursor");
+
     // A completed order shows in the counts as it stands.
     await db()
       .update(transactions)
