@@ -30,6 +30,8 @@ export interface TransactionFilters {
   search?: string;
   /** The client's own reference, exactly (case-sensitive). */
   client_reference?: string;
+  /** Only the orders of this bulk order (`vend_batches`). */
+  batch_id?: string;
 }
 
 export interface ListTransactionsQuery extends TransactionFilters {
@@ -83,6 +85,8 @@ function filterConditions(filters: TransactionFilters): {
   const { from, to } = parseRange(filters.from, filters.to);
   const destination =
     filters.destination === undefined ? undefined : (normalisePhone(filters.destination) ?? filters.destination);
+  // One spelling of the UUID, so a cursor is bound to the batch whatever letter case names it.
+  const batchId = filters.batch_id?.toLowerCase();
   const conditions: (SQL | undefined)[] = [
     filters.status === undefined ? undefined : eq(transactions.status, filters.status),
     destination === undefined ? undefined : eq(transactions.destination, destination),
@@ -91,6 +95,7 @@ function filterConditions(filters: TransactionFilters): {
     from ? gte(transactions.createdAt, from) : undefined,
     to ? lte(transactions.createdAt, to) : undefined,
     filters.client_reference === undefined ? undefined : eq(transactions.clientReference, filters.client_reference),
+    batchId === undefined ? undefined : eq(transactions.batchId, batchId),
   ];
   const bound = {
     status: filters.status,
@@ -101,6 +106,7 @@ function filterConditions(filters: TransactionFilters): {
     to: to?.toISOString(),
     search: filters.search,
     client_reference: filters.client_reference,
+    batch_id: batchId,
   };
   return {
     bound,
