@@ -1781,7 +1781,7 @@ export type VendProductErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -1859,7 +1859,7 @@ export type VendElectricityErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -1916,7 +1916,7 @@ export type VerifyMeterErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -1998,7 +1998,7 @@ export type VendCableErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2055,7 +2055,7 @@ export type VerifySmartcardErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2126,7 +2126,7 @@ export type CreateVendBatchErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2186,7 +2186,7 @@ export type GetVendBatchErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2289,7 +2289,7 @@ export type ListTransactionsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2350,7 +2350,7 @@ export type GetTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2400,7 +2400,7 @@ export type ListNetworksErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2445,7 +2445,7 @@ export type ListServicesErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2499,7 +2499,7 @@ export type ListProductsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2553,7 +2553,7 @@ export type GetPricingErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2598,7 +2598,7 @@ export type GetWalletErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2669,7 +2669,7 @@ export type FundWalletErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2735,7 +2735,7 @@ export type ListLedgerEntriesErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2780,7 +2780,7 @@ export type ListWebhookEndpointsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2833,7 +2833,7 @@ export type CreateWebhookEndpointErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2887,7 +2887,7 @@ export type DeleteWebhookEndpointErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2945,7 +2945,7 @@ export type ListEventsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2999,7 +2999,7 @@ export type ResendEventErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3074,7 +3074,7 @@ export type ReceiveProviderCallbackHintErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3149,7 +3149,7 @@ export type ReceiveProviderCallbackErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3215,7 +3215,7 @@ export type ListAccountsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3272,7 +3272,7 @@ export type CreateAccountErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3326,7 +3326,7 @@ export type GetAccountErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3384,7 +3384,7 @@ export type ListApiKeysErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3450,7 +3450,7 @@ export type CreateApiKeyErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3508,7 +3508,7 @@ export type RevokeApiKeyErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3588,7 +3588,7 @@ export type CreditWalletErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3650,7 +3650,7 @@ export type ListOperatorsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3711,7 +3711,7 @@ export type CreateOperatorErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3760,7 +3760,7 @@ export type GetCurrentOperatorErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3814,7 +3814,7 @@ export type RevokeOperatorErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3892,7 +3892,7 @@ export type ListAuditEntriesErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3946,7 +3946,7 @@ export type ReconcileWalletsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4012,7 +4012,7 @@ export type SettlementReportErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4125,7 +4125,7 @@ export type AdminListTransactionsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4183,7 +4183,7 @@ export type AdminGetTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4241,7 +4241,7 @@ export type RequeryTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4315,7 +4315,7 @@ export type ResolveTransactionErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4385,7 +4385,7 @@ export type ListCallbacksErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4443,7 +4443,7 @@ export type ReplayCallbackErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4496,7 +4496,7 @@ export type ListProvidersErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4562,7 +4562,7 @@ export type DisableProviderErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4620,7 +4620,7 @@ export type EnableProviderErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4678,7 +4678,7 @@ export type GetProviderStatsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4748,7 +4748,7 @@ export type ListAnomaliesErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4814,7 +4814,7 @@ export type UpdateProductErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
