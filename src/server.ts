@@ -73,7 +73,12 @@ export async function createDeps(
     metrics: createMetrics({ database, stuckAfterMinutes: config.operations.stuckAfterMinutes }),
     spec,
     validators: compileValidators(spec),
-    rateLimiter: new RateLimiter({ perMinute: config.rateLimitPerMinute, db: () => deps.db, logger: () => deps.logger }),
+    rateLimiter: new RateLimiter({
+      perMinute: config.rateLimitPerMinute,
+      maxBlock: config.rateLimitMaxBlock || undefined,
+      db: () => deps.db,
+      logger: () => deps.logger,
+    }),
     authGuard,
     clientBudget: (client) => authGuard.status(client),
     cursors: new CursorCodec(cursorSecret),

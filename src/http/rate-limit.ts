@@ -37,7 +37,7 @@ export interface RateLimiterOptions {
   db: () => Executor;
   logger: () => Logger;
   windowMs?: number;
-  /** The largest block one claim takes (the default, no bound, is for production; a benchmark sets 1). */
+  /** The largest block one claim takes (default: no bound; 1 claims for every request). */
   maxBlock?: number;
   /** The clock (tests freeze it so that no request falls in the next window). */
   now?: () => number;
