@@ -109,13 +109,14 @@ export class RateLimiter {
     const allowed = window.tokens > 0;
     if (allowed) window.tokens -= 1;
     const limit = this.options.perMinute;
+    const windowSeconds = Math.round(this.windowMs / 1000);
     return {
       allowed,
       status: {
         limit,
         remaining: limit - window.claimed + window.tokens,
-        resetSeconds: Math.max(1, Math.ceil((window.windowStart + this.windowMs - now) / 1000)),
-        windowSeconds: Math.round(this.windowMs / 1000),
+        resetSeconds: Math.min(windowSeconds, Math.max(1, Math.ceil((window.windowStart + this.windowMs - now) / 1000))),
+        windowSeconds,
       },
     };
   }
@@ -130,7 +131,8 @@ export class RateLimiter {
   }
 
   private windowOf(subject: string, now: number): SubjectWindow {
-    const windowStart = this.windowStartOf(now);
+    // A clock stepped back stays in the window already reached rather than reopening an older one.
+    const windowStart = Math.max(this.windowStartOf(now), this.currentWindow);
     if (windowStart > this.currentWindow) {
       // A new window: what this process remembers of older ones goes, and so do their rows.
       const first = this.currentWindow === 0;
@@ -139,9 +141,9 @@ export class RateLimiter {
       if (!first) this.sweep(now);
     }
     let window = this.windows.get(subject);
-    if (!window || window.windowStart !== windowStart) {
+    if (!window) {
       window = { windowStart, tokens: 0, claimed: 0, full: false, waiting: 0, pending: undefined };
-      if (windowStart === this.currentWindow) this.windows.set(subject, window);
+      this.windows.set(subject, window);
     }
     return window;
   }

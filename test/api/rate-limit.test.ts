@@ -244,6 +244,16 @@ describe("RateLimiter on the real database (frozen clock)", () => {
     expect(claims).toBeLessThan(60);
   });
 
+  test("a clock stepped back stays in the window already reached: no older window reopened, Reset at most 60", async () => {
+    let now = t0 + 10 * minute;
+    const limiter = limiterFor(server, 10, { now: () => now });
+    expect((await limiter.acquire("stepped")).status).toMatchObject({ remaining: 9, resetSeconds: 30 });
+    now = t0 + 9 * minute;
+    expect((await limiter.acquire("stepped")).status).toMatchObject({ remaining: 8, resetSeconds: 60 });
+    const rows = await windowRows(server);
+    expect(rows.filter((row) => row.subject === "stepped").map((row) => row.started)).toEqual([t0 - 30_000 + 10 * minute]);
+  });
+
   test("three processes' limiters on one database, racing: exactly the limit between them, and each sees 429 after", async () => {
     const limiters = [limiterFor(server, 97), limiterFor(server, 97), limiterFor(server, 97)];
     const allowed = await Promise.all(limiters.map((limiter) => spend(limiter, "shared", 120)));
