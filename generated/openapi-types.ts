@@ -2759,11 +2759,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. */
+        /** @description Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`. */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "Retry-After": components["headers"]["Retry-After"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 [name: string]: unknown;
             };
             content: {
@@ -2885,6 +2889,14 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying. */
         "Retry-After": number;
+        /** @description Requests the budget allows per window: the API key's, or for an answer to a request without a usable key, the client address's failed-authentication budget. Absent when that budget is turned off. */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window (after this one). For a key served by several processes, an estimate: the budget no process has claimed yet plus what the answering process holds. */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the current window ends and the budget is whole again. */
+        "RateLimit-Reset": number;
+        /** @description The budget as `<limit>;w=<window seconds>`, e.g. `600;w=60`. */
+        "RateLimit-Policy": string;
     };
     pathItems: never;
 }

@@ -18,6 +18,8 @@ export interface Config {
   requestTimeoutSeconds: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   rateLimitPerMinute: number;
+  /** The most of a key's budget a process claims from the database at once (0: no bound; 1: a statement per request). */
+  rateLimitMaxBlock: number;
   /** Failed authentications one client address may make per minute before it is answered 429 (0: no limit). */
   authFailuresPerMinute: number;
   /** Take the client address from the last X-Forwarded-For entry (set only behind one trusted proxy). */
@@ -345,6 +347,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     requestTimeoutSeconds,
     logLevel: logLevel as Config["logLevel"],
     rateLimitPerMinute: readInteger(env, "RATE_LIMIT_PER_MINUTE", 600, 0, 1_000_000),
+    rateLimitMaxBlock: readInteger(env, "RATE_LIMIT_MAX_BLOCK", 0, 0, 1_000_000),
     authFailuresPerMinute: readInteger(env, "AUTH_FAILURES_PER_MINUTE", 60, 0, 1_000_000),
     trustProxy: readBoolean(env, "TRUST_PROXY", false),
     callbacks: {

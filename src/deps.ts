@@ -4,7 +4,7 @@ import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
 import type { AdminAction, Authenticate } from "./http/operations.ts";
-import type { RateLimiter } from "./http/rate-limit.ts";
+import type { RateLimiter, RateLimitStatus } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
@@ -36,7 +36,10 @@ export interface AppDeps {
   metrics: Metrics;
   spec: ApiSpec;
   validators: Map<string, OperationValidators>;
+  /** Requests per API key per window, shared by every process on the database. */
   rateLimiter: RateLimiter;
+  /** A client address's failure budget, for the RateLimit headers of answers to requests without a usable key. */
+  clientBudget(client: string): RateLimitStatus | undefined;
   /** Failed-authentication budget per client address and the memory of unknown keys. */
   authGuard: AuthGuard;
   /** Authentication as the http layer runs it before each operation. */

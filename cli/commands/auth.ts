@@ -13,26 +13,34 @@ interface CredentialStatus {
   error: string | null;
 }
 
+/** The key's budget as the API's RateLimit headers state it; null when the server sends none (limit off). */
+interface RateLimitSeen {
+  limit: number;
+  remaining: number;
+  reset_seconds: number;
+}
+
 interface AuthStatus {
   profile: string;
   config_file: string;
   base_url: string;
   base_url_source: string;
-  api_key: (CredentialStatus & { mode: string | null }) | null;
+  api_key: (CredentialStatus & { mode: string | null; rate_limit: RateLimitSeen | null }) | null;
   admin_token: (CredentialStatus & { operator: string | null; role: string | null }) | null;
 }
 
 interface Checked<T> {
   data?: T;
   refused?: ApiError;
+  response?: Response;
 }
 
 /** A 401 is an answer about the credential, reported in the status; any other error is the command's error. */
 async function checkCredential<T>(pending: Promise<{ data?: { data: T }; error?: unknown; response: Response }>) {
   const { data, error, response } = await pending;
-  if (response.ok && data) return { data: data.data } satisfies Checked<T>;
+  if (response.ok && data) return { data: data.data, response } satisfies Checked<T>;
   const refused = apiErrorOf(error, response);
-  if (response.status === 401) return { refused } satisfies Checked<T>;
+  if (response.status === 401) return { refused, response } satisfies Checked<T>;
   throw refused;
 }
 
@@ -57,7 +65,11 @@ async function statusOf(config: ResolvedConfig, api: () => VendClient, admin: ()
   };
   if (config.apiKey) {
     const wallet = await checkCredential(api().GET("/api/v1/wallet"));
-    status.api_key = { ...credential(config, "apiKey", wallet, config.apiKey), mode: wallet.data?.mode ?? null };
+    status.api_key = {
+      ...credential(config, "apiKey", wallet, config.apiKey),
+      mode: wallet.data?.mode ?? null,
+      rate_limit: wallet.data && wallet.response ? rateLimitOf(wallet.response) : null,
+    };
   }
   if (config.adminToken) {
     const me = await checkCredential(admin().GET("/admin/v1/operators/me"));
@@ -67,13 +79,29 @@ async function statusOf(config: ResolvedConfig, api: () => VendClient, admin: ()
   return status;
 }
 
+function rateLimitOf(response: Response): RateLimitSeen | null {
+  const [limit, remaining, reset] = ["ratelimit-limit", "ratelimit-remaining", "ratelimit-reset"].map((name) =>
+    Number.parseInt(response.headers.get(name) ?? "", 10),
+  );
+  if (limit === undefined || remaining === undefined || reset === undefined || [limit, remaining, reset].some(Number.isNaN))
+    return null;
+  return { limit, remaining, reset_seconds: reset };
+}
+
+const describeRateLimit = (seen: RateLimitSeen | null | undefined): string =>
+  seen ? `; ${seen.limit} requests a minute, ${seen.remaining} left, the minute ends in ${seen.reset_seconds} s` : "";
+
 const describe = (c: CredentialStatus | null, detail: string): string =>
   c ? `${c.value} from ${c.source}: ${c.valid ? detail : `REFUSED (${c.error})`}` : "not set";
 
 const columns: Column<AuthStatus>[] = [
   { key: "profile", header: "Profile", get: (s) => `${s.profile} (${s.config_file})` },
   { key: "base_url", header: "Base URL", get: (s) => `${s.base_url} from ${s.base_url_source}: answering` },
-  { key: "api_key", header: "API key", get: (s) => describe(s.api_key, `valid, ${s.api_key?.mode} mode`) },
+  {
+    key: "api_key",
+    header: "API key",
+    get: (s) => describe(s.api_key, `valid, ${s.api_key?.mode} mode${describeRateLimit(s.api_key?.rate_limit)}`),
+  },
   {
     key: "admin_token",
     header: "Admin token",
@@ -83,7 +111,8 @@ const columns: Column<AuthStatus>[] = [
 
 const authStatusCommand = withExample(
   new Command("status").description(
-    "Who am I: the profile, the base URL and where each value comes from; the API key's mode and the admin " +
+    "Who am I: the profile, the base URL and where each value comes from; the API key's mode and rate limit (as " +
+      "the API's RateLimit headers state it; checking spends one request) and the admin " +
       "token's operator and role, checked against the API. Exit 1 if the API refuses one, 2 if none is set, 3 if " +
       "the server cannot be reached.",
   ),

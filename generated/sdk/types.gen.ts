@@ -1850,7 +1850,7 @@ export type VendProductErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -1928,7 +1928,7 @@ export type VendElectricityErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -1985,7 +1985,7 @@ export type VerifyMeterErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2067,7 +2067,7 @@ export type VendCableErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2124,7 +2124,7 @@ export type VerifySmartcardErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2195,7 +2195,7 @@ export type CreateVendBatchErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2255,7 +2255,7 @@ export type GetVendBatchErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2358,7 +2358,7 @@ export type ListTransactionsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2419,7 +2419,7 @@ export type GetTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2478,7 +2478,7 @@ export type ListNetworksErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2532,7 +2532,7 @@ export type ListServicesErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2595,7 +2595,7 @@ export type ListProductsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2658,7 +2658,7 @@ export type GetPricingErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2703,7 +2703,7 @@ export type GetWalletErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2831,7 +2831,7 @@ export type FundWalletErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2897,7 +2897,7 @@ export type ListLedgerEntriesErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2942,7 +2942,7 @@ export type ListWebhookEndpointsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -2995,7 +2995,7 @@ export type CreateWebhookEndpointErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3049,7 +3049,7 @@ export type DeleteWebhookEndpointErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3107,7 +3107,7 @@ export type ListEventsErrors = {
      */
     401: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3161,7 +3161,7 @@ export type ResendEventErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3236,7 +3236,7 @@ export type ReceiveProviderCallbackHintErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3311,7 +3311,7 @@ export type ReceiveProviderCallbackErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3377,7 +3377,7 @@ export type ListAccountsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3434,7 +3434,7 @@ export type CreateAccountErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3488,7 +3488,7 @@ export type GetAccountErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3546,7 +3546,7 @@ export type ListApiKeysErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3612,7 +3612,7 @@ export type CreateApiKeyErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3670,7 +3670,7 @@ export type RevokeApiKeyErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3750,7 +3750,7 @@ export type CreditWalletErrors = {
      */
     422: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3812,7 +3812,7 @@ export type ListOperatorsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3873,7 +3873,7 @@ export type CreateOperatorErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3922,7 +3922,7 @@ export type GetCurrentOperatorErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -3976,7 +3976,7 @@ export type RevokeOperatorErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4054,7 +4054,7 @@ export type ListAuditEntriesErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4108,7 +4108,7 @@ export type ReconcileWalletsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4174,7 +4174,7 @@ export type SettlementReportErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4287,7 +4287,7 @@ export type AdminListTransactionsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4345,7 +4345,7 @@ export type AdminGetTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4403,7 +4403,7 @@ export type RequeryTransactionErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4477,7 +4477,7 @@ export type ResolveTransactionErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4547,7 +4547,7 @@ export type ListCallbacksErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4605,7 +4605,7 @@ export type ReplayCallbackErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4658,7 +4658,7 @@ export type ListProvidersErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4724,7 +4724,7 @@ export type DisableProviderErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4782,7 +4782,7 @@ export type EnableProviderErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4840,7 +4840,7 @@ export type GetProviderStatsErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4910,7 +4910,7 @@ export type ListAnomaliesErrors = {
      */
     404: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
@@ -4976,7 +4976,7 @@ export type UpdateProductErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**

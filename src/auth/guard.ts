@@ -52,6 +52,24 @@ export class AuthGuard {
     );
   }
 
+  /**
+   * The address's failure budget as RateLimit headers show it (the answers to requests without a usable
+   * key); undefined when the budget is off.
+   */
+  status(
+    address: string,
+    now = Date.now(),
+  ): { limit: number; remaining: number; resetSeconds: number; windowSeconds: number } | undefined {
+    if (this.failuresPerMinute <= 0) return undefined;
+    const subject = throttleSubject(address);
+    return {
+      limit: this.failuresPerMinute,
+      remaining: Math.max(0, this.failuresPerMinute - this.failures.count(subject, now)),
+      resetSeconds: this.failures.secondsLeft(subject, now, 60),
+      windowSeconds: 60,
+    };
+  }
+
   recordFailure(address: string, now = Date.now()): void {
     if (this.failuresPerMinute > 0) this.failures.add(throttleSubject(address), now);
   }

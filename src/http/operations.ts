@@ -12,7 +12,7 @@ import {
 } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
-import type { RateLimiter } from "./rate-limit.ts";
+import { type RateLimiter, type RateLimitStatus, rateLimitedError, rateLimitHeaders } from "./rate-limit.ts";
 import { type AnswerCounter, errorResponse, jsonResponse, logResponse } from "./respond.ts";
 import type { ApiSpec, OperationSpec } from "./spec.ts";
 import { canonicalParams, headerFieldName, type OperationValidators, toFieldErrors, unstorableText } from "./validation.ts";
@@ -41,6 +41,8 @@ export interface HttpDeps {
   /** Where each answer is counted. */
   metrics: AnswerCounter;
   rateLimiter: RateLimiter;
+  /** A client address's budget for requests without a usable key (the RateLimit headers of those answers). */
+  clientBudget(client: string): RateLimitStatus | undefined;
   authenticate: Authenticate;
   /** Writes the audit entry of an admin operation that changed something. */
   recordAdminAction(action: AdminAction): Promise<void>;
@@ -114,9 +116,18 @@ export function operatorOf(input: { operator: OperatorPrincipal | null }): Opera
   return input.operator;
 }
 
-async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request): Promise<Principal> {
-  // Requests that never went through the server (in-process `app.handle`) share one budget.
-  const client = contextOf(request).ip ?? "in-process";
+/** Which budget an answer's RateLimit headers show: the key's once it authenticated, else the client address's. */
+interface Budget {
+  client: string;
+  key?: RateLimitStatus;
+  keyed: boolean;
+}
+
+// Requests that never went through the server (in-process `app.handle`) share one budget.
+const clientOf = (request: Request) => contextOf(request).ip ?? "in-process";
+
+async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request, budget: Budget): Promise<Principal> {
+  const client = budget.client;
   const principal = await deps.authenticate(op.security, request.headers.get("authorization"), client);
   if (!principal) return null;
   if (isOperator(principal)) {
@@ -129,7 +140,15 @@ async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request)
     return principal;
   }
   contextOf(request).accountId = principal.accountId;
-  deps.rateLimiter.check(principal.keyId);
+  budget.keyed = true;
+  if (!deps.rateLimiter.enabled) return principal;
+  const { allowed, status } = await deps.rateLimiter.acquire(principal.keyId);
+  budget.key = status;
+  if (!allowed)
+    throw rateLimitedError(
+      status,
+      `Rate limit of ${status.limit} requests per ${status.windowSeconds} seconds exceeded for this key`,
+    );
   return principal;
 }
 
@@ -296,6 +315,13 @@ async function auditChange<Id extends OperationId>(
   }
 }
 
+/** Every answer of the client API says where its budget stands: the key's, or for a request without a usable key, the address's. */
+function addRateLimitHeaders(deps: HttpDeps, response: Response, budget: Budget): void {
+  const status = budget.keyed ? budget.key : deps.clientBudget(budget.client);
+  if (!status) return;
+  for (const [name, value] of Object.entries(rateLimitHeaders(status))) response.headers.set(name, value);
+}
+
 async function runOperation<Id extends OperationId>(
   deps: HttpDeps,
   op: OperationSpec,
@@ -306,8 +332,9 @@ async function runOperation<Id extends OperationId>(
   const context = contextOf(request);
   context.operationId = op.operationId;
   let response: Response;
+  const budget: Budget = { client: clientOf(request), keyed: false };
   try {
-    const principal = await authenticate(deps, op, request);
+    const principal = await authenticate(deps, op, request, budget);
     const input = await validateInput(deps, op, request, params);
     const operator = isOperator(principal) ? principal : null;
     const result = await handler({
@@ -326,6 +353,7 @@ async function runOperation<Id extends OperationId>(
   } catch (error) {
     response = errorResponse(request, error, deps.logger);
   }
+  if (op.path.startsWith("/api/")) addRateLimitHeaders(deps, response, budget);
   logResponse(deps, request, response, op.path);
   return response;
 }

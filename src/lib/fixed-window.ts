@@ -31,10 +31,10 @@ export class FixedWindowCounter {
     return window.count;
   }
 
-  /** Whole seconds (at least 1) until `subject`'s window ends. */
-  secondsLeft(subject: string, now = Date.now()): number {
+  /** Whole seconds (at least 1) until `subject`'s window ends; `idle` when it has none running. */
+  secondsLeft(subject: string, now = Date.now(), idle = 1): number {
     const window = this.current(subject, now);
-    return window ? Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000)) : 1;
+    return window ? Math.max(1, Math.ceil((window.startedAt + this.windowMs - now) / 1000)) : idle;
   }
 
   private current(subject: string, now: number): { startedAt: number; count: number } | undefined {

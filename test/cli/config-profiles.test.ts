@@ -119,6 +119,7 @@ describe("vendctl auth status", () => {
         valid: true,
         error: null,
         mode: "test",
+        rate_limit: null,
       },
       admin_token: {
         value: "[redacted]",
