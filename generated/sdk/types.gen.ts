@@ -2760,7 +2760,7 @@ export type UpdateWalletErrors = {
      */
     415: ErrorEnvelope;
     /**
-     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
     429: ErrorEnvelope;
     /**
