@@ -444,6 +444,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API keys of the key's account and mode
+         * @description Every key of the calling key's account in the calling key's mode (a test key sees test keys, a live key
+         *     live keys), oldest first, revoked and expired ones included with their times. Only display prefixes
+         *     are shown, never a key or its hash. The calling key is marked `current: true`.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the calling key with a new one
+         * @description Creates a new key with the calling key's account, mode and `allowed_ips` (the full key is shown only in
+         *     this answer) and makes the calling key expire after `grace_seconds` (0 to 86400, default 3600), so
+         *     both work while the new one is deployed. A key that already expires sooner keeps its earlier expiry.
+         *
+         *     **Retries.** A key has at most one working successor. Rolling the same key again while its successor
+         *     has never been used (for example after a lost answer) revokes that successor and issues a fresh one;
+         *     once the successor has been used, rolling the old key again is `409 CONFLICT` (roll the new key instead).
+         *     No `Idempotency-Key` is taken: a replay would have to store the new key's secret.
+         */
+        post: operations["rollKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/callbacks/providers/{provider}": {
         parameters: {
             query?: never;
@@ -1224,13 +1273,14 @@ export interface components {
         };
         /**
          * @description Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
-         *     WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
+         *     WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, IP_NOT_ALLOWED 403, NOT_FOUND 404,
+         *     CUSTOMER_NOT_FOUND 404,
          *     METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
          *     UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
          *     NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
         /** @description One problem with the request. */
         ValidationError: {
             /** @description Body field (dotted path), query or path parameter, header name, `body` or `cursor`. */
@@ -1717,6 +1767,25 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last authenticated use; recorded at most once a minute, so up to a minute behind.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+             */
+            expires_at: string | null;
+            /** @description CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it. */
+            allowed_ips: string[] | null;
+            /**
+             * Format: uuid
+             * @description The key this one replaced (`POST /api/v1/keys/roll`), or null.
+             */
+            rolled_from: string | null;
+            /** @description Only in `GET /api/v1/keys`; true for the key that made the request. */
+            current?: boolean;
         };
         ApiKeyCreated: {
             /** Format: uuid */
@@ -1729,6 +1798,23 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last authenticated use; recorded at most once a minute, so up to a minute behind.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+             */
+            expires_at: string | null;
+            /** @description CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it. */
+            allowed_ips: string[] | null;
+            /**
+             * Format: uuid
+             * @description The key this one replaced (`POST /api/v1/keys/roll`), or null.
+             */
+            rolled_from: string | null;
             /** @description The full key; shown only here. */
             key: string;
         };
@@ -1738,6 +1824,28 @@ export interface components {
         };
         ApiKeyCreateRequest: {
             mode: components["schemas"]["Mode"];
+            /**
+             * Format: date-time
+             * @description When the key stops working; must be in the future. Omitted or null, it never expires.
+             */
+            expires_at?: string | null;
+            /**
+             * @description Addresses the key may be used from: CIDR blocks (`203.0.113.0/24`, `2001:db8::/48`) or bare addresses
+             *     (`/32` or `/128`); an IPv4 block also admits its IPv4-mapped IPv6 form. Omitted or null, any address.
+             *     Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
+             */
+            allowed_ips?: string[] | null;
+        };
+        ApiKeyRollRequest: {
+            /**
+             * @description How long the calling key keeps working, at most 24 hours; 0 ends it at once.
+             * @default 3600
+             */
+            grace_seconds: number;
+        };
+        ApiKeyRolled: {
+            key: components["schemas"]["ApiKeyCreated"];
+            previous: components["schemas"]["ApiKey"];
         };
         /**
          * @description `viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators.
@@ -2315,6 +2423,15 @@ export interface components {
             message: string;
             data: components["schemas"]["ApiKeyCreated"];
         };
+        /** @description Success envelope carrying a ApiKeyRolled. */
+        ApiKeyRolledEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["ApiKeyRolled"];
+        };
         /** @description Success envelope carrying a list of ApiKey. */
         ApiKeyListEnvelope: {
             /** @constant */
@@ -2473,7 +2590,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Missing, malformed, unknown or revoked credentials. */
+        /** @description Missing, malformed, unknown, revoked or expired credentials. */
         Unauthenticated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2510,7 +2627,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Only a test key may do this. */
+        /** @description Only a test key may do this (`TEST_MODE_ONLY`), or the key may not be used from this address (`IP_NOT_ALLOWED`, see IpNotAllowed). */
         TestModeOnly: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2527,6 +2644,24 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer. */
+        IpNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "IP_NOT_ALLOWED",
+                 *       "message": "This API key may not be used from 203.0.113.7",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -2756,6 +2891,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientFunds"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2795,6 +2931,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientFunds"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2830,6 +2967,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2869,6 +3007,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientFunds"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2904,6 +3043,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2946,6 +3086,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2984,6 +3125,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3050,6 +3192,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3086,6 +3229,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3117,6 +3261,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3144,6 +3289,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3176,6 +3322,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3208,6 +3355,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3235,6 +3383,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3316,6 +3465,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3343,6 +3493,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3374,6 +3525,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3406,6 +3558,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3441,6 +3594,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3471,7 +3625,71 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rollKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRollRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key (with its secret) and the calling key with its new expiry. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRolledEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];

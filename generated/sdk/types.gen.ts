@@ -150,13 +150,14 @@ export type WebhookEndpointDisabled = {
 
 /**
  * Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
- * WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
+ * WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, IP_NOT_ALLOWED 403, NOT_FOUND 404,
+ * CUSTOMER_NOT_FOUND 404,
  * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
  * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -759,6 +760,26 @@ export type ApiKey = {
     prefix: string;
     created_at: string;
     revoked_at: string | null;
+    /**
+     * Last authenticated use; recorded at most once a minute, so up to a minute behind.
+     */
+    last_used_at: string | null;
+    /**
+     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+     */
+    expires_at: string | null;
+    /**
+     * CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it.
+     */
+    allowed_ips: Array<string> | null;
+    /**
+     * The key this one replaced (`POST /api/v1/keys/roll`), or null.
+     */
+    rolled_from: string | null;
+    /**
+     * Only in `GET /api/v1/keys`; true for the key that made the request.
+     */
+    current?: boolean;
 };
 
 export type ApiKeyCreated = {
@@ -768,6 +789,22 @@ export type ApiKeyCreated = {
     prefix: string;
     created_at: string;
     revoked_at: string | null;
+    /**
+     * Last authenticated use; recorded at most once a minute, so up to a minute behind.
+     */
+    last_used_at: string | null;
+    /**
+     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+     */
+    expires_at: string | null;
+    /**
+     * CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it.
+     */
+    allowed_ips: Array<string> | null;
+    /**
+     * The key this one replaced (`POST /api/v1/keys/roll`), or null.
+     */
+    rolled_from: string | null;
     /**
      * The full key; shown only here.
      */
@@ -784,6 +821,29 @@ export type AccountCreated = {
 
 export type ApiKeyCreateRequest = {
     mode: Mode;
+    /**
+     * When the key stops working; must be in the future. Omitted or null, it never expires.
+     */
+    expires_at?: string | null;
+    /**
+     * Addresses the key may be used from: CIDR blocks (`203.0.113.0/24`, `2001:db8::/48`) or bare addresses
+     * (`/32` or `/128`); an IPv4 block also admits its IPv4-mapped IPv6 form. Omitted or null, any address.
+     * Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
+     *
+     */
+    allowed_ips?: Array<string> | null;
+};
+
+export type ApiKeyRollRequest = {
+    /**
+     * How long the calling key keeps working, at most 24 hours; 0 ends it at once.
+     */
+    grace_seconds?: number;
+};
+
+export type ApiKeyRolled = {
+    key: ApiKeyCreated;
+    previous: ApiKey;
 };
 
 /**
@@ -1494,6 +1554,16 @@ export type ApiKeyCreatedEnvelope = {
 };
 
 /**
+ * Success envelope carrying a ApiKeyRolled.
+ */
+export type ApiKeyRolledEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: ApiKeyRolled;
+};
+
+/**
  * Success envelope carrying a list of ApiKey.
  */
 export type ApiKeyListEnvelope = {
@@ -1757,13 +1827,17 @@ export type VendProductErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
      * The available balance does not cover the price. Nothing was created. Fund the wallet, then retry with a new Idempotency-Key.
      */
     402: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -1835,13 +1909,17 @@ export type VendElectricityErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
      * The available balance does not cover the price. Nothing was created. Fund the wallet, then retry with a new Idempotency-Key.
      */
     402: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -1900,9 +1978,13 @@ export type VerifyMeterErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * The provider knows no customer for this meter or smartcard.
      */
@@ -1974,13 +2056,17 @@ export type VendCableErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
      * The available balance does not cover the price. Nothing was created. Fund the wallet, then retry with a new Idempotency-Key.
      */
     402: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -2039,9 +2125,13 @@ export type VerifySmartcardErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * The provider knows no customer for this meter or smartcard.
      */
@@ -2106,9 +2196,13 @@ export type CreateVendBatchErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -2178,9 +2272,13 @@ export type GetVendBatchErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2285,9 +2383,13 @@ export type ListTransactionsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2342,9 +2444,13 @@ export type GetTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2396,9 +2502,13 @@ export type ListNetworksErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2441,9 +2551,13 @@ export type ListServicesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2495,9 +2609,13 @@ export type ListProductsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2549,9 +2667,13 @@ export type GetPricingErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2594,9 +2716,13 @@ export type GetWalletErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2645,11 +2771,11 @@ export type FundWalletErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
-     * Only a test key may do this.
+     * Only a test key may do this (`TEST_MODE_ONLY`), or the key may not be used from this address (`IP_NOT_ALLOWED`, see IpNotAllowed).
      */
     403: ErrorEnvelope;
     /**
@@ -2731,9 +2857,13 @@ export type ListLedgerEntriesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2776,9 +2906,13 @@ export type ListWebhookEndpointsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2821,9 +2955,13 @@ export type CreateWebhookEndpointErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * The body is over 64 KiB.
      */
@@ -2879,9 +3017,13 @@ export type DeleteWebhookEndpointErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2941,9 +3083,13 @@ export type ListEventsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
      */
@@ -2991,9 +3137,13 @@ export type ResendEventErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3026,6 +3176,116 @@ export type ResendEventResponses = {
 };
 
 export type ResendEventResponse = ResendEventResponses[keyof ResendEventResponses];
+
+export type ListKeysData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/keys';
+};
+
+export type ListKeysErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListKeysError = ListKeysErrors[keyof ListKeysErrors];
+
+export type ListKeysResponses = {
+    /**
+     * The keys.
+     */
+    200: ApiKeyListEnvelope;
+};
+
+export type ListKeysResponse = ListKeysResponses[keyof ListKeysResponses];
+
+export type RollKeyData = {
+    body?: ApiKeyRollRequest;
+    path?: never;
+    query?: never;
+    url: '/api/v1/keys/roll';
+};
+
+export type RollKeyErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RollKeyError = RollKeyErrors[keyof RollKeyErrors];
+
+export type RollKeyResponses = {
+    /**
+     * The new key (with its secret) and the calling key with its new expiry.
+     */
+    201: ApiKeyRolledEnvelope;
+};
+
+export type RollKeyResponse = RollKeyResponses[keyof RollKeyResponses];
 
 export type ReceiveProviderCallbackHintData = {
     body?: never;
@@ -3129,7 +3389,7 @@ export type ReceiveProviderCallbackErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3203,7 +3463,7 @@ export type ListAccountsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3252,7 +3512,7 @@ export type CreateAccountErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3314,7 +3574,7 @@ export type GetAccountErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3372,7 +3632,7 @@ export type ListApiKeysErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3430,7 +3690,7 @@ export type CreateApiKeyErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3496,7 +3756,7 @@ export type RevokeApiKeyErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3560,7 +3820,7 @@ export type CreditWalletErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3638,7 +3898,7 @@ export type ListOperatorsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3687,7 +3947,7 @@ export type CreateOperatorErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3748,7 +4008,7 @@ export type GetCurrentOperatorErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3802,7 +4062,7 @@ export type RevokeOperatorErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3880,7 +4140,7 @@ export type ListAuditEntriesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3934,7 +4194,7 @@ export type ReconcileWalletsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4000,7 +4260,7 @@ export type SettlementReportErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4113,7 +4373,7 @@ export type AdminListTransactionsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4171,7 +4431,7 @@ export type AdminGetTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4229,7 +4489,7 @@ export type RequeryTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4291,7 +4551,7 @@ export type ResolveTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4373,7 +4633,7 @@ export type ListCallbacksErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4431,7 +4691,7 @@ export type ReplayCallbackErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4484,7 +4744,7 @@ export type ListProvidersErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4542,7 +4802,7 @@ export type DisableProviderErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4608,7 +4868,7 @@ export type EnableProviderErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4666,7 +4926,7 @@ export type GetProviderStatsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4736,7 +4996,7 @@ export type ListAnomaliesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4794,7 +5054,7 @@ export type UpdateProductErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4921,7 +5181,7 @@ export type GetMetricsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
