@@ -33,7 +33,7 @@ async function createKey(on: TestServer, accountId: string, body: Record<string,
 }
 
 /** Polls (bounded) until `probe` answers `status`: expiry is checked against the clock, not slept past. */
-async function eventually(probe: () => Promise<{ status: number }>, status: number, withinMs = 30_000) {
+async function eventually<R extends { status: number }>(probe: () => Promise<R>, status: number, withinMs = 30_000): Promise<R> {
   const deadline = Date.now() + withinMs;
   let last = await probe();
   while (last.status !== status && Date.now() < deadline) {
@@ -75,7 +75,12 @@ describe("creating keys with an expiry and an allow-list", () => {
     expect(key.expires_at).not.toBeNull();
     const listed = await server.admin.get(`/admin/v1/accounts/${account.id}/keys`);
     const row = listed.json.data.find((k: { id: string }) => k.id === key.id);
-    expect(row).toMatchObject({ allowed_ips: key.allowed_ips, expires_at: key.expires_at, last_used_at: null, rolled_from: null });
+    expect(row).toMatchObject({
+      allowed_ips: key.allowed_ips,
+      expires_at: key.expires_at,
+      last_used_at: null,
+      rolled_from: null,
+    });
   });
 });
 
@@ -109,7 +114,10 @@ async function footprint(on: TestServer, accountId: string) {
         .where(eq(wallets.accountId, accountId)),
     ),
     idempotencyRecords: await counted(
-      db.select({ n: count }).from(idempotencyRecords).where(eq(idempotencyRecords.scope, `account:${accountId}:test`)),
+      db
+        .select({ n: count })
+        .from(idempotencyRecords)
+        .where(eq(idempotencyRecords.scope, `account:${accountId}:test`)),
     ),
   };
 }
@@ -207,10 +215,7 @@ describe("last_used_at", () => {
     recorder.record(server.deps.db, server.deps.logger, key.id, Date.now() + 61_000);
     await recorder.settle();
     expect(await lastUsedAt(server, key.id)).toEqual(first);
-    await server.deps.db
-      .update(apiKeys)
-      .set({ lastUsedAt: sql`now() - interval '2 minutes'` })
-      .where(eq(apiKeys.id, key.id));
+    await server.deps.db.update(apiKeys).set({ lastUsedAt: sql`now() - interval '2 minutes'` }).where(eq(apiKeys.id, key.id));
     recorder.record(server.deps.db, server.deps.logger, key.id, Date.now() + 122_000);
     await recorder.settle();
     const rewritten = await lastUsedAt(server, key.id);
@@ -226,14 +231,11 @@ describe("GET /api/v1/keys", () => {
     const revoked = await createKey(server, account.id, {});
     await server.admin.delete(`/admin/v1/keys/${revoked.id}`);
     const expiring = await createKey(server, account.id, { expires_at: inSeconds(1) });
-    const res = await eventually(
-      async () => {
-        const answer = await server.client(account.testKey).get("/api/v1/keys");
-        const row = answer.json.data.find((k: { id: string }) => k.id === expiring.id);
-        return { ...answer, status: Date.parse(row.expires_at) <= Date.now() ? answer.status : 0 };
-      },
-      200,
-    );
+    const res = await eventually(async () => {
+      const answer = await server.client(account.testKey).get("/api/v1/keys");
+      const row = answer.json.data.find((k: { id: string }) => k.id === expiring.id);
+      return { ...answer, status: Date.parse(row.expires_at) <= Date.now() ? answer.status : 0 };
+    }, 200);
     const keys = res.json.data as { id: string; mode: string; current: boolean; revoked_at: string | null; prefix: string }[];
     expect(keys).toHaveLength(4);
     expect(new Set(keys.map((k) => k.mode))).toEqual(new Set(["test"]));
