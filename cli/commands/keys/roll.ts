@@ -1,11 +1,25 @@
 import { Command, InvalidArgumentError } from "commander";
+import type { components } from "../../../generated/openapi-types.ts";
 import { unwrap } from "../../client.ts";
 import { readConfigFile, writeProfile } from "../../config.ts";
 import { type Context, contextOf, withExample } from "../../context.ts";
+import type { Column } from "../../output.ts";
 import { CancelledError, confirmOrCancel, tell } from "../../prompt.ts";
 import { warnShownOnce } from "../../shown-once.ts";
+import { cellValue } from "../../table.ts";
 import { apiKeyCreatedColumns } from "../../views.ts";
 import { keyHygieneColumns } from "./list.ts";
+
+type Rolled = components["schemas"]["ApiKeyRolled"];
+
+/** The new key's fields, then when the old one stops working; JSON is the API's answer unchanged. */
+const rolledColumns: Column<Rolled>[] = [
+  ...[...apiKeyCreatedColumns, ...keyHygieneColumns].map((column) => ({
+    ...column,
+    get: (rolled: Rolled) => cellValue(rolled.key, column),
+  })),
+  { key: "previous_expires_at", header: "OLD KEY EXPIRES AT", get: (rolled) => rolled.previous.expires_at },
+];
 
 const unitSeconds: Record<string, number> = { s: 1, m: 60, h: 3600 };
 const maxGraceSeconds = 86_400;
@@ -46,7 +60,7 @@ export const keysRollCommand = withExample(
 ).action(async (flags: { grace: number; save?: boolean }, command: Command) => {
   const ctx = contextOf(command);
   const rolled = await unwrap(ctx.clients.api().POST("/api/v1/keys/roll", { body: { grace_seconds: flags.grace } }));
-  await ctx.printer.record(rolled.key, [...apiKeyCreatedColumns, ...keyHygieneColumns]);
+  await ctx.printer.record(rolled, rolledColumns);
   const oldUntil = rolled.previous.expires_at ?? "its expiry";
   await warnShownOnce(
     `Save this key now: it is shown only once. The old key (${rolled.previous.prefix}…) works until ${oldUntil}.`,
