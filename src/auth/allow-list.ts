@@ -12,7 +12,7 @@ type Address = ipaddr.IPv4 | ipaddr.IPv6;
 export function canonicalCidr(entry: string): { cidr: string } | { error: string } {
   const [address = "", prefix, extra] = entry.trim().split("/");
   const family = isIP(address);
-  if (family === 0 || extra !== undefined) return { error: "is not an IP address or CIDR block" };
+  if (family === 0 || extra !== undefined || address.includes("%")) return { error: "is not an IP address or CIDR block" };
   const maxBits = family === 4 ? 32 : 128;
   if (prefix !== undefined && !/^\d{1,3}$/.test(prefix)) return { error: "has a prefix length that is not a number" };
   const bits = prefix === undefined ? maxBits : Number(prefix);
