@@ -493,6 +493,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the IP allow-list of one of the account's keys
+         * @description Replaces `allowed_ips` of a key of the calling key's account and mode (another account's or mode's key is
+         *     `404`; a revoked key is `409`); `null` lets any address use it. The change applies from the next request,
+         *     in every process. Setting a list on the calling key that leaves out the address this request came from
+         *     would lock it out: that is `400` naming `allowed_ips`, unless `allow_lockout` is `true`.
+         */
+        patch: operations["updateKey"];
+        trace?: never;
+    };
     "/callbacks/providers/{provider}": {
         parameters: {
             query?: never;
@@ -1835,6 +1858,15 @@ export interface components {
              *     Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
              */
             allowed_ips?: string[] | null;
+        };
+        ApiKeyUpdateRequest: {
+            /** @description The new allow-list, as in ApiKeyCreateRequest; null lets any address use the key. */
+            allowed_ips: string[] | null;
+            /**
+             * @description Set the list on the calling key even though it leaves out the address of this request.
+             * @default false
+             */
+            allow_lockout: boolean;
         };
         ApiKeyRollRequest: {
             /**
@@ -3687,6 +3719,45 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["IpNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: components["parameters"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new allow-list. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -834,6 +834,17 @@ export type ApiKeyCreateRequest = {
     allowed_ips?: Array<string> | null;
 };
 
+export type ApiKeyUpdateRequest = {
+    /**
+     * The new allow-list, as in ApiKeyCreateRequest; null lets any address use the key.
+     */
+    allowed_ips: Array<string> | null;
+    /**
+     * Set the list on the calling key even though it leaves out the address of this request.
+     */
+    allow_lockout?: boolean;
+};
+
 export type ApiKeyRollRequest = {
     /**
      * How long the calling key keeps working, at most 24 hours; 0 ends it at once.
@@ -3286,6 +3297,76 @@ export type RollKeyResponses = {
 };
 
 export type RollKeyResponse = RollKeyResponses[keyof RollKeyResponses];
+
+export type UpdateKeyData = {
+    body: ApiKeyUpdateRequest;
+    path: {
+        /**
+         * Resource id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/keys/{id}';
+};
+
+export type UpdateKeyErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key, or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdateKeyError = UpdateKeyErrors[keyof UpdateKeyErrors];
+
+export type UpdateKeyResponses = {
+    /**
+     * The key with its new allow-list.
+     */
+    200: ApiKeyEnvelope;
+};
+
+export type UpdateKeyResponse = UpdateKeyResponses[keyof UpdateKeyResponses];
 
 export type ReceiveProviderCallbackHintData = {
     body?: never;

@@ -3,8 +3,9 @@ import type { components } from "../../generated/openapi-types.ts";
 import { createApiKey, presentApiKey } from "../accounts/service.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
-import { AppError } from "../errors.ts";
+import { AppError, notFound, validationError } from "../errors.ts";
 import type { ApiPrincipal } from "../lib/scope.ts";
+import { addressAllowed, parseAllowList } from "./allow-list.ts";
 
 type ApiKey = components["schemas"]["ApiKey"];
 type ApiKeyRolled = components["schemas"]["ApiKeyRolled"];
@@ -67,5 +68,45 @@ export async function rollApiKey(
       rolledFrom: current.id,
     });
     return { rolled: { key, previous: presentApiKey(previous) }, evict };
+  });
+}
+
+/** A new allow-list for a key of the caller's account and mode (null: any address). */
+export interface AllowListChange {
+  keyId: string;
+  allowedIps: string[] | null;
+  /** Let the caller's own key get a list that leaves out `clientAddress`. */
+  allowLockout: boolean;
+  /** Where the request came from (as authentication saw it). */
+  clientAddress: string | undefined;
+}
+
+/**
+ * Replaces a key's allow-list: 404 for another account's or mode's key, 409 for a revoked one, 400 for a bad
+ * entry or for a list that would lock the calling key out of the address it is calling from. Returns the hash
+ * whose cached copies must go.
+ */
+export async function updateKeyAllowList(
+  db: Executor,
+  caller: ApiPrincipal,
+  change: AllowListChange,
+): Promise<{ key: ApiKey; evict: string }> {
+  const parsed = change.allowedIps ? parseAllowList(change.allowedIps) : null;
+  if (parsed && parsed.errors.length > 0) throw validationError(parsed.errors);
+  const cidrs = parsed?.cidrs ?? null;
+  const locksOut = cidrs !== null && !addressAllowed(change.clientAddress ?? "", cidrs);
+  if (change.keyId === caller.keyId && locksOut && !change.allowLockout) {
+    const from = change.clientAddress ?? "an unknown address";
+    const message = `does not include ${from}, where this request came from: the key would be locked out (allow_lockout: true does it anyway)`;
+    throw validationError([{ field: "allowed_ips", message }]);
+  }
+  return withTransaction(db, async (tx) => {
+    const ofCaller = and(eq(apiKeys.id, change.keyId), eq(apiKeys.accountId, caller.accountId), eq(apiKeys.mode, caller.mode));
+    const [target] = await tx.select().from(apiKeys).where(ofCaller).for("update");
+    if (!target) throw notFound("API key");
+    if (target.revokedAt) throw new AppError("CONFLICT", "This API key is revoked; its allow-list can no longer change");
+    const [updated] = await tx.update(apiKeys).set({ allowedCidrs: cidrs }).where(eq(apiKeys.id, target.id)).returning();
+    if (!updated) throw new Error("updated key vanished");
+    return { key: { ...presentApiKey(updated), current: updated.id === caller.keyId }, evict: updated.keyHash };
   });
 }

@@ -337,3 +337,58 @@ describe("POST /api/v1/keys/roll", () => {
     expect((await server.client(second.key.key).get("/api/v1/wallet")).status).toBe(200);
   });
 });
+
+describe("PATCH /api/v1/keys/{id}", () => {
+  const patch = (client: HttpClient, id: string, body: unknown) => client.request("PATCH", `/api/v1/keys/${id}`, body);
+
+  test("sets and clears another key's allow-list, effective from the next request even while the key is cached", async () => {
+    const account = await server.createAccount("patcher");
+    const manager = server.client(account.testKey);
+    const worker = await createKey(server, account.id, {});
+    const workerClient = server.client(worker.key);
+    expect((await workerClient.get("/api/v1/wallet")).status).toBe(200);
+    const walled = await patch(manager, worker.id, { allowed_ips: ["10.1.2.3/8", "2001:db8::1"] });
+    expect(walled.status).toBe(200);
+    expect(walled.json.data).toMatchObject({ id: worker.id, allowed_ips: ["10.0.0.0/8", "2001:db8::1/128"], current: false });
+    expect((await workerClient.get("/api/v1/wallet")).json.code).toBe("IP_NOT_ALLOWED");
+    const opened = await patch(manager, worker.id, { allowed_ips: null });
+    expect(opened.json.data.allowed_ips).toBeNull();
+    expect((await workerClient.get("/api/v1/wallet")).status).toBe(200);
+  });
+
+  test("on the calling key, a list without the caller's address is 400 unless allow_lockout", async () => {
+    const account = await server.createAccount("self-patcher");
+    const client = server.client(account.testKey);
+    const keyId = (await client.get("/api/v1/keys")).json.data.find((k: { current: boolean }) => k.current).id;
+    const refused = await patch(client, keyId, { allowed_ips: ["10.0.0.0/8"] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.data.errors[0]).toMatchObject({ field: "allowed_ips" });
+    expect(refused.json.data.errors[0].message).toContain("127.0.0.1");
+    expect((await client.get("/api/v1/wallet")).status).toBe(200);
+    expect((await patch(client, keyId, { allowed_ips: ["127.0.0.0/8"] })).status).toBe(200);
+    const locked = await patch(client, keyId, { allowed_ips: ["10.0.0.0/8"], allow_lockout: true });
+    expect(locked.status).toBe(200);
+    expect((await client.get("/api/v1/wallet")).json.code).toBe("IP_NOT_ALLOWED");
+  });
+
+  test("another account's or mode's key is 404, a revoked one 409, a bad entry 400; nothing changes", async () => {
+    const account = await server.createAccount("patch-scope");
+    const other = await server.createAccount("patch-other");
+    const client = server.client(account.testKey);
+    const keysOf = async (id: string) => server.deps.db.select().from(apiKeys).where(eq(apiKeys.accountId, id));
+    const otherTest = (await keysOf(other.id)).find((k) => k.mode === "test");
+    const ownLive = (await keysOf(account.id)).find((k) => k.mode === "live");
+    const revoked = await createKey(server, account.id, {});
+    await server.admin.delete(`/admin/v1/keys/${revoked.id}`);
+    const body = { allowed_ips: ["127.0.0.1"] };
+    expect((await patch(client, otherTest?.id ?? "", body)).status).toBe(404);
+    expect((await patch(client, ownLive?.id ?? "", body)).status).toBe(404);
+    expect((await patch(client, crypto.randomUUID(), body)).status).toBe(404);
+    const conflict = await patch(client, revoked.id, body);
+    expect([conflict.status, conflict.json.code]).toEqual([409, "CONFLICT"]);
+    const bad = await patch(client, revoked.id, { allowed_ips: ["127.0.0.1", "nope"] });
+    expect(bad.json.data.errors.map((e: { field: string }) => e.field)).toEqual(["allowed_ips.1"]);
+    const all = [...(await keysOf(account.id)), ...(await keysOf(other.id))];
+    expect(all.every((k) => k.allowedCidrs === null)).toBe(true);
+  });
+});

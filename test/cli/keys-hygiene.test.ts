@@ -111,3 +111,23 @@ describe("keys roll", () => {
     expect(terminal.screen()).toContain(saved ?? "-");
   });
 });
+
+describe("keys restrict", () => {
+  test("sets and lifts a key's allow-list; the key in use is not locked out by accident", async () => {
+    const worker = await newKey();
+    const manager = await newKey();
+    const env = cliEnv({ VENDCTL_BASE_URL: cli.server.url, VENDCTL_API_KEY: manager.key });
+    const walled = await runJson<Schemas["ApiKey"]>(["keys", "restrict", worker.id, "--allow-ip", "10.0.0.0/8"], env);
+    expect(walled.allowed_ips).toEqual(["10.0.0.0/8"]);
+    const workerEnv = cliEnv({ VENDCTL_BASE_URL: cli.server.url, VENDCTL_API_KEY: worker.key });
+    const refused = await runCli(["wallet", "balance"], workerEnv);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("IP_NOT_ALLOWED");
+    expect((await runJson<Schemas["ApiKey"]>(["keys", "restrict", worker.id, "--any-ip"], env)).allowed_ips).toBeNull();
+    expect((await runCli(["wallet", "balance"], workerEnv)).code).toBe(0);
+    const self = await runCli(["keys", "restrict", manager.id, "--allow-ip", "10.0.0.0/8"], env);
+    expect(self.code).toBe(1);
+    expect(self.stderr).toContain("allow_lockout");
+    expect((await runCli(["keys", "restrict", manager.id], env)).code).toBe(2);
+  });
+});
