@@ -474,6 +474,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the API keys of the key's account and mode
+         * @description Every key of the calling key's account in the calling key's mode (a test key sees test keys, a live key
+         *     live keys), oldest first, revoked and expired ones included with their times. Only display prefixes
+         *     are shown, never a key or its hash. The calling key is marked `current: true`.
+         */
+        get: operations["listKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/roll": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the calling key with a new one
+         * @description Creates a new key with the calling key's account, mode and `allowed_ips` (the full key is shown only in
+         *     this answer) and makes the calling key expire after `grace_seconds` (0 to 86400, default 3600), so
+         *     both work while the new one is deployed. A key that already expires sooner keeps its earlier expiry.
+         *
+         *     **Retries.** A key has at most one working successor. Rolling the same key again while its successor
+         *     has never been used (for example after a lost answer) revokes that successor and issues a fresh one;
+         *     once the successor has been used, rolling the old key again is `409 CONFLICT` (roll the new key instead).
+         *     No `Idempotency-Key` is taken: a replay would have to store the new key's secret.
+         */
+        post: operations["rollKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Set the IP allow-list of one of the account's keys
+         * @description Replaces `allowed_ips` of a key of the calling key's account and mode (another account's or mode's key is
+         *     `404`; a revoked key is `409`); `null` lets any address use it. The change applies from the next request,
+         *     in every process. Setting a list on the calling key that leaves out the address this request came from
+         *     would lock it out: that is `400` naming `allowed_ips`, unless `allow_lockout` is `true`.
+         */
+        patch: operations["updateKey"];
+        trace?: never;
+    };
     "/callbacks/providers/{provider}": {
         parameters: {
             query?: never;
@@ -1340,13 +1412,14 @@ export interface components {
         };
         /**
          * @description Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
-         *     WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
+         *     WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, IP_NOT_ALLOWED 403, NOT_FOUND 404,
+         *     CUSTOMER_NOT_FOUND 404,
          *     METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
          *     UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
          *     NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
         /** @description One problem with the request. */
         ValidationError: {
             /** @description Body field (dotted path), query or path parameter, header name, `body` or `cursor`. */
@@ -1852,6 +1925,25 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last authenticated use; recorded at most once a minute, so up to a minute behind.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+             */
+            expires_at: string | null;
+            /** @description CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it. */
+            allowed_ips: string[] | null;
+            /**
+             * Format: uuid
+             * @description The key this one replaced (`POST /api/v1/keys/roll`), or null.
+             */
+            rolled_from: string | null;
+            /** @description Only in `GET /api/v1/keys`; true for the key that made the request. */
+            current?: boolean;
         };
         ApiKeyCreated: {
             /** Format: uuid */
@@ -1864,6 +1956,23 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @description Last authenticated use; recorded at most once a minute, so up to a minute behind.
+             */
+            last_used_at: string | null;
+            /**
+             * Format: date-time
+             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+             */
+            expires_at: string | null;
+            /** @description CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it. */
+            allowed_ips: string[] | null;
+            /**
+             * Format: uuid
+             * @description The key this one replaced (`POST /api/v1/keys/roll`), or null.
+             */
+            rolled_from: string | null;
             /** @description The full key; shown only here. */
             key: string;
         };
@@ -1873,6 +1982,37 @@ export interface components {
         };
         ApiKeyCreateRequest: {
             mode: components["schemas"]["Mode"];
+            /**
+             * Format: date-time
+             * @description When the key stops working; must be in the future. Omitted or null, it never expires.
+             */
+            expires_at?: string | null;
+            /**
+             * @description Addresses the key may be used from: CIDR blocks (`203.0.113.0/24`, `2001:db8::/48`) or bare addresses
+             *     (`/32` or `/128`); an IPv4 block also admits its IPv4-mapped IPv6 form. Omitted or null, any address.
+             *     Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
+             */
+            allowed_ips?: string[] | null;
+        };
+        ApiKeyUpdateRequest: {
+            /** @description The new allow-list, as in ApiKeyCreateRequest; null lets any address use the key. */
+            allowed_ips: string[] | null;
+            /**
+             * @description Set the list on the calling key even though it leaves out the address of this request.
+             * @default false
+             */
+            allow_lockout: boolean;
+        };
+        ApiKeyRollRequest: {
+            /**
+             * @description How long the calling key keeps working, at most 24 hours; 0 ends it at once.
+             * @default 3600
+             */
+            grace_seconds: number;
+        };
+        ApiKeyRolled: {
+            key: components["schemas"]["ApiKeyCreated"];
+            previous: components["schemas"]["ApiKey"];
         };
         /**
          * @description `viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators.
@@ -2450,6 +2590,15 @@ export interface components {
             message: string;
             data: components["schemas"]["ApiKeyCreated"];
         };
+        /** @description Success envelope carrying a ApiKeyRolled. */
+        ApiKeyRolledEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["ApiKeyRolled"];
+        };
         /** @description Success envelope carrying a list of ApiKey. */
         ApiKeyListEnvelope: {
             /** @constant */
@@ -2621,7 +2770,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Missing, malformed, unknown or revoked credentials. */
+        /** @description Missing, malformed, unknown, revoked or expired credentials. */
         Unauthenticated: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2658,7 +2807,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Only a test key may do this. */
+        /** @description Only a test key may do this (`TEST_MODE_ONLY`), or the key may not be used from this address (`IP_NOT_ALLOWED`, see IpNotAllowed). */
         TestModeOnly: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2675,6 +2824,24 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer. */
+        IpNotAllowed: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "IP_NOT_ALLOWED",
+                 *       "message": "This API key may not be used from 203.0.113.7",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -2931,6 +3098,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientFunds"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -2970,6 +3138,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientFunds"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3005,6 +3174,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3044,6 +3214,7 @@ export interface operations {
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
             402: components["responses"]["InsufficientFunds"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3079,6 +3250,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["CustomerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3121,6 +3293,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3159,6 +3332,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3225,6 +3399,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3261,6 +3436,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3302,6 +3478,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3339,6 +3516,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3381,6 +3559,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3423,6 +3602,7 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3450,6 +3630,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3481,6 +3662,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3565,6 +3747,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3592,6 +3775,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3623,6 +3807,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -3655,6 +3840,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
@@ -3690,6 +3876,7 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
@@ -3720,7 +3907,110 @@ export interface operations {
             };
             400: components["responses"]["ValidationFailed"];
             401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyListEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rollKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyRollRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key (with its secret) and the calling key with its new expiry. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyRolledEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: components["parameters"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The key with its new allow-list. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes.ts";
+import { keyRoutes } from "./auth/routes.ts";
 import { callbackRoutes } from "./callbacks/routes.ts";
 import { catalogueRoutes } from "./catalogue/routes.ts";
 import type { AppDeps } from "./deps.ts";
@@ -39,6 +40,7 @@ export function buildApp(deps: AppDeps) {
     ...walletRoutes(deps),
     ...vendRoutes(deps),
     ...webhookRoutes(deps),
+    ...keyRoutes(deps),
     ...callbackRoutes(deps),
   };
   const app = new Elysia().onError(({ code, error, request }) => {

@@ -1,4 +1,6 @@
 import type { AuthGuard } from "./auth/guard.ts";
+import type { KeyUsageRecorder } from "./auth/key-usage.ts";
+import type { KnownApiKey } from "./auth/service.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
@@ -8,7 +10,6 @@ import type { RateLimiter, RateLimitStatus } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
-import type { ApiPrincipal } from "./lib/scope.ts";
 import type { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics/metrics.ts";
@@ -22,7 +23,7 @@ import type { Tracing } from "./tracing/tracing.ts";
  * on one database by NOTIFY when an operator changes them (src/lib/caches.ts).
  */
 export interface Caches {
-  apiKeys: TtlCache<ApiPrincipal>;
+  apiKeys: TtlCache<KnownApiKey>;
   products: ProductCache;
 }
 
@@ -42,6 +43,8 @@ export interface AppDeps {
   clientBudget(client: string): RateLimitStatus | undefined;
   /** Failed-authentication budget per client address and the memory of unknown keys. */
   authGuard: AuthGuard;
+  /** Writes each key's `last_used_at`, at most once a minute, beside the requests. */
+  keyUsage: KeyUsageRecorder;
   /** Authentication as the http layer runs it before each operation. */
   authenticate: Authenticate;
   /** Writes the audit entry of an admin change. */

@@ -1,6 +1,7 @@
 import { recordAudit } from "./admin/audit.ts";
 import { buildApp } from "./app.ts";
 import { AuthGuard } from "./auth/guard.ts";
+import { KeyUsageRecorder } from "./auth/key-usage.ts";
 import { createAuthenticate } from "./auth/service.ts";
 import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
@@ -81,6 +82,7 @@ export async function createDeps(
     }),
     authGuard,
     clientBudget: (client) => authGuard.status(client),
+    keyUsage: new KeyUsageRecorder(),
     cursors: new CursorCodec(cursorSecret),
     caches,
     providers,
@@ -167,6 +169,7 @@ export function startServer(deps: AppDeps, options: { port: number; hostname: st
       const drained = await Promise.race([answered, expired]);
       clearTimeout(timer);
       if (!drained) await server.stop(true);
+      await deps.keyUsage.settle();
       return drained;
     },
   };

@@ -188,13 +188,14 @@ export type WebhookEndpointDisabled = {
 
 /**
  * Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
- * WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, NOT_FOUND 404, CUSTOMER_NOT_FOUND 404,
+ * WALLET_INSUFFICIENT_FUNDS 402, TEST_MODE_ONLY 403, FORBIDDEN 403, IP_NOT_ALLOWED 403, NOT_FOUND 404,
+ * CUSTOMER_NOT_FOUND 404,
  * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
  * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -820,6 +821,26 @@ export type ApiKey = {
     prefix: string;
     created_at: string;
     revoked_at: string | null;
+    /**
+     * Last authenticated use; recorded at most once a minute, so up to a minute behind.
+     */
+    last_used_at: string | null;
+    /**
+     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+     */
+    expires_at: string | null;
+    /**
+     * CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it.
+     */
+    allowed_ips: Array<string> | null;
+    /**
+     * The key this one replaced (`POST /api/v1/keys/roll`), or null.
+     */
+    rolled_from: string | null;
+    /**
+     * Only in `GET /api/v1/keys`; true for the key that made the request.
+     */
+    current?: boolean;
 };
 
 export type ApiKeyCreated = {
@@ -829,6 +850,22 @@ export type ApiKeyCreated = {
     prefix: string;
     created_at: string;
     revoked_at: string | null;
+    /**
+     * Last authenticated use; recorded at most once a minute, so up to a minute behind.
+     */
+    last_used_at: string | null;
+    /**
+     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+     */
+    expires_at: string | null;
+    /**
+     * CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it.
+     */
+    allowed_ips: Array<string> | null;
+    /**
+     * The key this one replaced (`POST /api/v1/keys/roll`), or null.
+     */
+    rolled_from: string | null;
     /**
      * The full key; shown only here.
      */
@@ -845,6 +882,40 @@ export type AccountCreated = {
 
 export type ApiKeyCreateRequest = {
     mode: Mode;
+    /**
+     * When the key stops working; must be in the future. Omitted or null, it never expires.
+     */
+    expires_at?: string | null;
+    /**
+     * Addresses the key may be used from: CIDR blocks (`203.0.113.0/24`, `2001:db8::/48`) or bare addresses
+     * (`/32` or `/128`); an IPv4 block also admits its IPv4-mapped IPv6 form. Omitted or null, any address.
+     * Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
+     *
+     */
+    allowed_ips?: Array<string> | null;
+};
+
+export type ApiKeyUpdateRequest = {
+    /**
+     * The new allow-list, as in ApiKeyCreateRequest; null lets any address use the key.
+     */
+    allowed_ips: Array<string> | null;
+    /**
+     * Set the list on the calling key even though it leaves out the address of this request.
+     */
+    allow_lockout?: boolean;
+};
+
+export type ApiKeyRollRequest = {
+    /**
+     * How long the calling key keeps working, at most 24 hours; 0 ends it at once.
+     */
+    grace_seconds?: number;
+};
+
+export type ApiKeyRolled = {
+    key: ApiKeyCreated;
+    previous: ApiKey;
 };
 
 /**
@@ -1555,6 +1626,16 @@ export type ApiKeyCreatedEnvelope = {
 };
 
 /**
+ * Success envelope carrying a ApiKeyRolled.
+ */
+export type ApiKeyRolledEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: ApiKeyRolled;
+};
+
+/**
  * Success envelope carrying a list of ApiKey.
  */
 export type ApiKeyListEnvelope = {
@@ -1826,13 +1907,17 @@ export type VendProductErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
      * The available balance does not cover the price. Nothing was created. Fund the wallet, then retry with a new Idempotency-Key.
      */
     402: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -1904,13 +1989,17 @@ export type VendElectricityErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
      * The available balance does not cover the price. Nothing was created. Fund the wallet, then retry with a new Idempotency-Key.
      */
     402: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -1969,9 +2058,13 @@ export type VerifyMeterErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * The provider knows no customer for this meter or smartcard.
      */
@@ -2043,13 +2136,17 @@ export type VendCableErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
      * The available balance does not cover the price. Nothing was created. Fund the wallet, then retry with a new Idempotency-Key.
      */
     402: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -2108,9 +2205,13 @@ export type VerifySmartcardErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * The provider knows no customer for this meter or smartcard.
      */
@@ -2175,9 +2276,13 @@ export type CreateVendBatchErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
      */
@@ -2247,9 +2352,13 @@ export type GetVendBatchErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2354,9 +2463,13 @@ export type ListTransactionsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2411,9 +2524,13 @@ export type GetTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2474,9 +2591,13 @@ export type ListNetworksErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2528,9 +2649,13 @@ export type ListServicesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2591,9 +2716,13 @@ export type ListProductsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2654,9 +2783,13 @@ export type GetPricingErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2699,9 +2832,13 @@ export type GetWalletErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2744,9 +2881,13 @@ export type UpdateWalletErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -2807,11 +2948,11 @@ export type FundWalletErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
-     * Only a test key may do this.
+     * Only a test key may do this (`TEST_MODE_ONLY`), or the key may not be used from this address (`IP_NOT_ALLOWED`, see IpNotAllowed).
      */
     403: ErrorEnvelope;
     /**
@@ -2893,9 +3034,13 @@ export type ListLedgerEntriesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2938,9 +3083,13 @@ export type ListWebhookEndpointsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -2983,9 +3132,13 @@ export type CreateWebhookEndpointErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * The body is over 64 KiB.
      */
@@ -3041,9 +3194,13 @@ export type DeleteWebhookEndpointErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3103,9 +3260,13 @@ export type ListEventsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */
@@ -3153,9 +3314,13 @@ export type ResendEventErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
     /**
      * No such resource for this key (another account's or mode's resource is also 404).
      */
@@ -3188,6 +3353,186 @@ export type ResendEventResponses = {
 };
 
 export type ResendEventResponse = ResendEventResponses[keyof ResendEventResponses];
+
+export type ListKeysData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/api/v1/keys';
+};
+
+export type ListKeysErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListKeysError = ListKeysErrors[keyof ListKeysErrors];
+
+export type ListKeysResponses = {
+    /**
+     * The keys.
+     */
+    200: ApiKeyListEnvelope;
+};
+
+export type ListKeysResponse = ListKeysResponses[keyof ListKeysResponses];
+
+export type RollKeyData = {
+    body?: ApiKeyRollRequest;
+    path?: never;
+    query?: never;
+    url: '/api/v1/keys/roll';
+};
+
+export type RollKeyErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RollKeyError = RollKeyErrors[keyof RollKeyErrors];
+
+export type RollKeyResponses = {
+    /**
+     * The new key (with its secret) and the calling key with its new expiry.
+     */
+    201: ApiKeyRolledEnvelope;
+};
+
+export type RollKeyResponse = RollKeyResponses[keyof RollKeyResponses];
+
+export type UpdateKeyData = {
+    body: ApiKeyUpdateRequest;
+    path: {
+        /**
+         * Resource id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/keys/{id}';
+};
+
+export type UpdateKeyErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdateKeyError = UpdateKeyErrors[keyof UpdateKeyErrors];
+
+export type UpdateKeyResponses = {
+    /**
+     * The key with its new allow-list.
+     */
+    200: ApiKeyEnvelope;
+};
+
+export type UpdateKeyResponse = UpdateKeyResponses[keyof UpdateKeyResponses];
 
 export type ReceiveProviderCallbackHintData = {
     body?: never;
@@ -3291,7 +3636,7 @@ export type ReceiveProviderCallbackErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3365,7 +3710,7 @@ export type ListAccountsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3414,7 +3759,7 @@ export type CreateAccountErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3476,7 +3821,7 @@ export type GetAccountErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3534,7 +3879,7 @@ export type ListApiKeysErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3592,7 +3937,7 @@ export type CreateApiKeyErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3658,7 +4003,7 @@ export type RevokeApiKeyErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3722,7 +4067,7 @@ export type CreditWalletErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3800,7 +4145,7 @@ export type ListOperatorsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3849,7 +4194,7 @@ export type CreateOperatorErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3910,7 +4255,7 @@ export type GetCurrentOperatorErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -3964,7 +4309,7 @@ export type RevokeOperatorErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4042,7 +4387,7 @@ export type ListAuditEntriesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4096,7 +4441,7 @@ export type ReconcileWalletsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4162,7 +4507,7 @@ export type SettlementReportErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4275,7 +4620,7 @@ export type AdminListTransactionsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4333,7 +4678,7 @@ export type AdminGetTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4391,7 +4736,7 @@ export type RequeryTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4453,7 +4798,7 @@ export type ResolveTransactionErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4535,7 +4880,7 @@ export type ListCallbacksErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4593,7 +4938,7 @@ export type ReplayCallbackErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4646,7 +4991,7 @@ export type ListProvidersErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4704,7 +5049,7 @@ export type DisableProviderErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4770,7 +5115,7 @@ export type EnableProviderErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4828,7 +5173,7 @@ export type GetProviderStatsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4898,7 +5243,7 @@ export type ListAnomaliesErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -4956,7 +5301,7 @@ export type UpdateProductErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**
@@ -5083,7 +5428,7 @@ export type GetMetricsErrors = {
      */
     400: ErrorEnvelope;
     /**
-     * Missing, malformed, unknown or revoked credentials.
+     * Missing, malformed, unknown, revoked or expired credentials.
      */
     401: ErrorEnvelope;
     /**

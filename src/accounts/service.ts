@@ -1,10 +1,11 @@
 import { eq, ilike, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import { parseAllowList } from "../auth/allow-list.ts";
 import { generateApiKey, type Mode } from "../auth/keys.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { accounts, apiKeys, wallets } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
-import { notFound } from "../errors.ts";
+import { type FieldError, notFound, validationError } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import { presentWallet } from "../wallet/service.ts";
 
@@ -27,14 +28,44 @@ export const presentApiKey = (row: ApiKeyRow): ApiKey => ({
   prefix: row.prefix,
   created_at: row.createdAt.toISOString(),
   revoked_at: row.revokedAt?.toISOString() ?? null,
+  last_used_at: row.lastUsedAt?.toISOString() ?? null,
+  expires_at: row.expiresAt?.toISOString() ?? null,
+  allowed_ips: row.allowedCidrs,
+  rolled_from: row.rolledFrom,
 });
 
+/** What a new key may carry besides its mode: an expiry, an address allow-list, the key it replaces. */
+export interface ApiKeyOptions {
+  /** ISO 8601; must be in the future. */
+  expiresAt?: string | null;
+  allowedIps?: string[] | null;
+  rolledFrom?: string;
+}
+
+/** The checked restrictions of a new key: 400 naming each bad field, before anything is written. */
+function keyRestrictions(options: ApiKeyOptions, now: number) {
+  const errors: FieldError[] = [];
+  const expiresAt = options.expiresAt ? new Date(options.expiresAt) : null;
+  if (expiresAt && !(expiresAt.getTime() > now)) errors.push({ field: "expires_at", message: "must be in the future" });
+  const allowList = options.allowedIps ? parseAllowList(options.allowedIps) : null;
+  errors.push(...(allowList?.errors ?? []));
+  if (errors.length > 0) throw validationError(errors);
+  return { expiresAt, allowedCidrs: allowList?.cidrs ?? null };
+}
+
 /** Inserts a key; the full secret exists only in the returned value. */
-export async function createApiKey(db: Executor, accountId: string, mode: Mode): Promise<ApiKeyCreated> {
+export async function createApiKey(
+  db: Executor,
+  accountId: string,
+  mode: Mode,
+  options: ApiKeyOptions = {},
+): Promise<ApiKeyCreated> {
+  const restrictions = keyRestrictions(options, Date.now());
   const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
   if (!account) throw notFound("Account");
   const key = generateApiKey(mode);
-  const [row] = await db.insert(apiKeys).values({ accountId, mode, keyHash: key.hash, prefix: key.prefix }).returning();
+  const values = { accountId, mode, keyHash: key.hash, prefix: key.prefix, ...restrictions, rolledFrom: options.rolledFrom };
+  const [row] = await db.insert(apiKeys).values(values).returning();
   if (!row) throw new Error("api key insert returned nothing");
   return { ...presentApiKey(row), key: key.key };
 }

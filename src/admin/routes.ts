@@ -20,7 +20,10 @@ export function adminRoutes(deps: AppDeps) {
     createApiKey: async ({ params, body }) => ({
       status: 201,
       message: "API key created; store it now, it is not shown again",
-      data: await createApiKey(deps.db, params.account_id, body.mode),
+      data: await createApiKey(deps.db, params.account_id, body.mode, {
+        expiresAt: body.expires_at,
+        allowedIps: body.allowed_ips,
+      }),
     }),
     listApiKeys: async ({ params }) => ({ status: 200, data: await listApiKeys(deps.db, params.account_id) }),
     revokeApiKey: async ({ params }) => {

@@ -7,7 +7,10 @@ import type { ApiPrincipal, OperatorPrincipal, Principal } from "../lib/scope.ts
 
 import { bearerOf, secretsEqual } from "../lib/secrets.ts";
 import type { TtlCache } from "../lib/ttl-cache.ts";
+import type { Logger } from "../logger.ts";
+import { addressAllowed } from "./allow-list.ts";
 import type { AuthGuard } from "./guard.ts";
+import type { KeyUsageRecorder } from "./key-usage.ts";
 import { hashApiKey, keysIssued, modeOfKey } from "./keys.ts";
 
 const unauthenticated = (message: string) => new AppError("UNAUTHENTICATED", message);
@@ -37,34 +40,72 @@ async function countingFailures<T>(defences: AuthDefences | undefined, check: ()
   }
 }
 
-async function findApiKey(db: Database, hash: string, guard: AuthGuard | undefined): Promise<ApiPrincipal | undefined> {
+/**
+ * An API key as authentication remembers it: its scope, and what is checked at every use (expiry and the
+ * address allow-list), so a cached key expires on time. Changing either evicts it everywhere.
+ */
+export interface KnownApiKey extends ApiPrincipal {
+  /** Epoch milliseconds; null: never. */
+  expiresAt: number | null;
+  /** Canonical CIDR blocks; null: any address. */
+  allowedCidrs: string[] | null;
+}
+
+async function findApiKey(db: Database, hash: string, guard: AuthGuard | undefined): Promise<KnownApiKey | undefined> {
   if (guard?.isUnknownKey(hash)) return undefined;
   const issuedBefore = keysIssued();
   const [row] = await db
-    .select({ id: apiKeys.id, accountId: apiKeys.accountId, mode: apiKeys.mode })
+    .select({
+      id: apiKeys.id,
+      accountId: apiKeys.accountId,
+      mode: apiKeys.mode,
+      expiresAt: apiKeys.expiresAt,
+      allowedCidrs: apiKeys.allowedCidrs,
+    })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
     .limit(1);
   if (!row) guard?.rememberUnknownKey(hash, issuedBefore);
-  return row ? { accountId: row.accountId, mode: row.mode, keyId: row.id } : undefined;
+  return row
+    ? {
+        accountId: row.accountId,
+        mode: row.mode,
+        keyId: row.id,
+        expiresAt: row.expiresAt?.getTime() ?? null,
+        allowedCidrs: row.allowedCidrs,
+      }
+    : undefined;
+}
+
+/** Refuses an expired key (401) and a key used from outside its allow-list (403, before anything is done). */
+function checkKeyUse(key: KnownApiKey, client: string | undefined, now: number): void {
+  if (key.expiresAt !== null && key.expiresAt <= now) throw unauthenticated("API key has expired");
+  if (key.allowedCidrs && !addressAllowed(client ?? "", key.allowedCidrs)) {
+    throw new AppError("IP_NOT_ALLOWED", `This API key may not be used from ${client ?? "an unknown address"}`);
+  }
 }
 
 /**
  * Looks the key up by its hash. A key in `known` (keyed by hash; revocation evicts it everywhere) is
  * answered at once, whatever the client's failure budget says; anything else must first be admitted
- * by the throttle, and a failure counts against the client.
+ * by the throttle, and a failure counts against the client. Either way an expired key is refused (401)
+ * to the millisecond, and a key with an allow-list used from another address is refused (403).
  */
 export async function authenticateApiKey(
   db: Database,
   authorization: string | null,
-  known?: TtlCache<ApiPrincipal>,
+  known?: TtlCache<KnownApiKey>,
   defences?: AuthDefences,
-): Promise<ApiPrincipal> {
+  now = Date.now(),
+): Promise<KnownApiKey> {
   const key = bearerOf(authorization);
   const mode = key ? modeOfKey(key) : null;
   const hash = key && mode ? hashApiKey(key) : undefined;
   const cached = hash ? known?.get(hash) : undefined;
-  if (cached && cached.mode === mode) return cached;
+  if (cached && cached.mode === mode) {
+    checkKeyUse(cached, defences?.client, now);
+    return cached;
+  }
   defences?.guard.admit(defences.client);
   return countingFailures(defences, async () => {
     bearerToken(authorization);
@@ -72,6 +113,7 @@ export async function authenticateApiKey(
     const principal = await findApiKey(db, hash, defences?.guard);
     if (!principal || principal.mode !== mode) throw unauthenticated("API key is unknown or revoked");
     known?.set(hash, principal);
+    checkKeyUse(principal, defences?.client, now);
     return principal;
   });
 }
@@ -110,13 +152,17 @@ export function createAuthenticate(deps: {
   db: Database;
   config: { adminToken?: string };
   authGuard: AuthGuard;
-  caches: { apiKeys: TtlCache<ApiPrincipal> };
+  caches: { apiKeys: TtlCache<KnownApiKey> };
+  keyUsage: KeyUsageRecorder;
+  logger: Logger;
 }) {
   return async (security: string, authorization: string | null, client: string): Promise<Principal> => {
     const defences = { guard: deps.authGuard, client };
     if (security === "admin") return authenticateAdmin(deps.db, deps.config.adminToken, authorization, defences);
     if (security === "provider") deps.authGuard.admit(client);
     if (security !== "apiKey") return null;
-    return authenticateApiKey(deps.db, authorization, deps.caches.apiKeys, defences);
+    const principal = await authenticateApiKey(deps.db, authorization, deps.caches.apiKeys, defences);
+    deps.keyUsage.record(deps.db, deps.logger, principal.keyId);
+    return principal;
   };
 }

@@ -1,4 +1,4 @@
-import { check, index, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { check, index, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { modes } from "../../../generated/constants.ts";
 import { accountAndMode } from "./accounts.ts";
 import { createdAt, oneOf, timestampMs, uuidPrimaryKey } from "./columns.ts";
@@ -18,6 +18,8 @@ export const apiKeys = pgTable(
     expiresAt: timestampMs("expires_at"),
     /** CIDR blocks the key may be used from; null: any address. */
     allowedCidrs: text("allowed_cidrs").array(),
+    /** The key this one replaced by a roll: a key has at most one working successor. */
+    rolledFrom: uuid("rolled_from"),
   },
   (t) => [
     uniqueIndex("api_keys_hash_idx").on(t.keyHash),
