@@ -16,7 +16,13 @@ let never: TestServer;
 const receivers: WebhookReceiver[] = [];
 
 beforeAll(async () => {
-  const webhooks = { ...defaults, allowPrivateUrls: true, retrySchedule: [0, 3600], endpointConcurrency: 4, disableAfterSeconds: 1 };
+  const webhooks = {
+    ...defaults,
+    allowPrivateUrls: true,
+    retrySchedule: [0, 3600],
+    endpointConcurrency: 4,
+    disableAfterSeconds: 1,
+  };
   server = await startTestServer({ webhooks });
   never = await startTestServer({ webhooks: { ...webhooks, disableAfterSeconds: 0 } });
 });
@@ -115,7 +121,9 @@ describe("automatic disabling", () => {
     expect(dead.received.length).toBe(before);
     const listed = await client.get("/api/v1/events", { query: { type: "webhook_endpoint.disabled" } });
     expect(listed.json.data.items).toHaveLength(1);
-    expect(listed.json.data.items[0].deliveries).toEqual([expect.objectContaining({ endpoint_id: other.id, status: "succeeded" })]);
+    expect(listed.json.data.items[0].deliveries).toEqual([
+      expect.objectContaining({ endpoint_id: other.id, status: "succeeded" }),
+    ]);
 
     // New events skip the disabled endpoint altogether.
     const later = await enqueueTestEvent(server, account.id);

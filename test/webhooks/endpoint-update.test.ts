@@ -64,7 +64,10 @@ describe("GET and PATCH /api/v1/webhook-endpoints/{id}", () => {
     const { testKey } = await strict.createAccount();
     const client = strict.client(testKey);
     const created = (await client.post("/api/v1/webhook-endpoints", { url: publicUrl, description: "orders" })).json.data;
-    const changed = await patch(strict, testKey, created.id, { url: "https://93.184.216.35/v2", event_types: ["batch.completed"] });
+    const changed = await patch(strict, testKey, created.id, {
+      url: "https://93.184.216.35/v2",
+      event_types: ["batch.completed"],
+    });
     expect(changed.status).toBe(200);
     expect(changed.json.data).toMatchObject({
       id: created.id,

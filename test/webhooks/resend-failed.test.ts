@@ -33,7 +33,10 @@ async function drain(): Promise<void> {
 
 /** Moves an event's creation time, so ranges can be tested without waiting. */
 const backdate = (eventId: string, at: string) =>
-  server.database.handle.db.update(events).set({ createdAt: new Date(at) }).where(eq(events.id, eventId));
+  server.database.handle.db
+    .update(events)
+    .set({ createdAt: new Date(at) })
+    .where(eq(events.id, eventId));
 
 describe("POST /api/v1/events/resend-failed", () => {
   test("resends the failed deliveries of events in the range, once, even when asked twice", async () => {
@@ -111,7 +114,10 @@ describe("POST /api/v1/events/resend-failed", () => {
     const range = { from: "2026-02-01T00:00:00Z", to: "2026-02-02T00:00:00Z" };
     const first = await client.post("/api/v1/events/resend-failed", range);
     expect(first.json.data).toEqual({ scheduled: maxResendFailed, more: true });
-    const pending = await db.select().from(webhookDeliveries).where(sql`${webhookDeliveries.endpointId} = ${endpoint.id} and ${webhookDeliveries.status} = 'pending'`);
+    const pending = await db
+      .select()
+      .from(webhookDeliveries)
+      .where(sql`${webhookDeliveries.endpointId} = ${endpoint.id} and ${webhookDeliveries.status} = 'pending'`);
     expect(pending).toHaveLength(maxResendFailed);
     // The oldest events first.
     expect(pending.some((d) => d.eventId === `evt_bulk${count}`)).toBe(false);
@@ -123,7 +129,11 @@ describe("POST /api/v1/events/resend-failed", () => {
     ["from after to", { from: "2026-01-02T00:00:00Z", to: "2026-01-01T00:00:00Z" }, "from"],
     ["a missing to", { from: "2026-01-01T00:00:00Z" }, "to"],
     ["a date that is no date", { from: "yesterday", to: "2026-01-01T00:00:00Z" }, "from"],
-    ["an endpoint id that is no uuid", { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z", endpoint_id: "x" }, "endpoint_id"],
+    [
+      "an endpoint id that is no uuid",
+      { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z", endpoint_id: "x" },
+      "endpoint_id",
+    ],
   ])("%s is 400", async (_name, body, field) => {
     const { testKey } = await server.createAccount();
     const res = await server.client(testKey).post("/api/v1/events/resend-failed", body);
@@ -135,9 +145,11 @@ describe("POST /api/v1/events/resend-failed", () => {
     const a = await server.createAccount();
     const b = await server.createAccount();
     const endpoint = (await server.client(a.testKey).post("/api/v1/webhook-endpoints", { url: "http://127.0.0.1:9/" })).json.data;
-    const res = await server
-      .client(b.testKey)
-      .post("/api/v1/events/resend-failed", { from: "2026-01-01T00:00:00Z", to: "2026-01-02T00:00:00Z", endpoint_id: endpoint.id });
+    const res = await server.client(b.testKey).post("/api/v1/events/resend-failed", {
+      from: "2026-01-01T00:00:00Z",
+      to: "2026-01-02T00:00:00Z",
+      endpoint_id: endpoint.id,
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -163,7 +163,9 @@ describe("ping", () => {
       disabled_reason: "disabled_by_client",
       failing_since: null,
     });
-    expect((await server.client((await server.createAccount()).testKey).post(`/api/v1/webhook-endpoints/${endpoint.id}/ping`)).status).toBe(404);
+    expect(
+      (await server.client((await server.createAccount()).testKey).post(`/api/v1/webhook-endpoints/${endpoint.id}/ping`)).status,
+    ).toBe(404);
     expect(testKey).toStartWith("rg_test_");
   });
 

@@ -56,7 +56,10 @@ describe("subscriptions (real vends, webhooks sent by the server's own delivery 
     );
     expect(failedEvents.map((e) => e.type)).toEqual(["transaction.failed", "transaction.failed"]);
     expect(failedEvents.map((e) => e.data.reference).sort()).toEqual(
-      finals.filter((t) => t.status === "failed").map((t) => t.reference).sort(),
+      finals
+        .filter((t) => t.status === "failed")
+        .map((t) => t.reference)
+        .sort(),
     );
     // Successful events were never scheduled for the narrow endpoint (not merely not sent yet).
     const narrowDeliveries = await server.database.handle.db
