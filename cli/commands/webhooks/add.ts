@@ -14,12 +14,12 @@ export const webhooksAddCommand = withExample(
     .option("--events <types>", "only these event types, comma-separated (default: all)", parseEventTypes),
   "vendctl webhooks add https://example.com/hooks/vend --description 'Order service'",
   "vendctl webhooks add https://example.com/hooks/failures --events transaction.failed",
-).action(async (url: string, flags: { description?: string; events?: EventType[] | null }, command: Command) => {
+).action(async (url: string, flags: { description?: string; events?: EventType[] | "all" }, command: Command) => {
   const ctx = contextOf(command);
   const body = {
     url,
     ...(flags.description ? { description: flags.description } : {}),
-    ...(flags.events ? { event_types: flags.events } : {}),
+    ...(flags.events && flags.events !== "all" ? { event_types: flags.events } : {}),
   };
   const created = await unwrap(ctx.clients.api().POST("/api/v1/webhook-endpoints", { body }));
   await ctx.printer.record(created, endpointCreatedColumns);

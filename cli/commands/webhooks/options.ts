@@ -1,9 +1,9 @@
 import { InvalidArgumentError } from "commander";
 import { type EventType, eventTypes } from "../../../generated/constants.ts";
 
-/** --events: a comma-separated list of event types, or `all` (null: every type). */
-export function parseEventTypes(value: string): EventType[] | null {
-  if (value.trim() === "all") return null;
+/** --events: a comma-separated list of event types, or `all` (commander cannot hold null: the caller maps it). */
+export function parseEventTypes(value: string): EventType[] | "all" {
+  if (value.trim() === "all") return "all";
   const types = value
     .split(",")
     .map((part) => part.trim())

@@ -1,7 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
-import { exitCodes } from "../../errors.ts";
 import { pingColumns } from "../../views.ts";
 
 export const webhooksPingCommand = withExample(
@@ -16,5 +15,6 @@ export const webhooksPingCommand = withExample(
   const ctx = contextOf(command);
   const result = await unwrap(ctx.clients.api().POST("/api/v1/webhook-endpoints/{id}/ping", { params: { path: { id } } }));
   await ctx.printer.record(result, pingColumns);
-  if (!result.delivered) process.exitCode = exitCodes.api;
+  // After the outcome is printed: exit 1 with the reason, as for an API error.
+  if (!result.delivered) throw new Error(`the endpoint did not accept the ping: ${result.error ?? "no 2xx answer"}`);
 });

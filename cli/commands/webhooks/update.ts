@@ -12,7 +12,7 @@ interface UpdateFlags {
   url?: string;
   description?: string;
   enable?: boolean;
-  events?: UpdateRequest["event_types"];
+  events?: NonNullable<UpdateRequest["event_types"]> | "all";
 }
 
 export const webhooksUpdateCommand = withExample(
@@ -35,7 +35,7 @@ export const webhooksUpdateCommand = withExample(
     ...(flags.url === undefined ? {} : { url: flags.url }),
     ...(flags.description === undefined ? {} : { description: flags.description === "" ? null : flags.description }),
     ...(flags.enable ? { enabled: true } : flags.disable ? { enabled: false } : {}),
-    ...(flags.events === undefined ? {} : { event_types: flags.events }),
+    ...(flags.events === undefined ? {} : { event_types: flags.events === "all" ? null : flags.events }),
   };
   if (Object.keys(body).length === 0)
     throw new UsageError("nothing to change: give --url, --description, --enable, --disable or --events");
