@@ -176,4 +176,16 @@ describe("GET and PATCH /api/v1/webhook-endpoints/{id}", () => {
       expect.objectContaining({ status: "failed", lastError: "endpoint disabled", attempts: 0 }),
     ]);
   });
+
+  test("ping keeps the address guard: an endpoint pointing at loopback is refused, nothing reaches it", async () => {
+    const r = receiver();
+    const account = await strict.createAccount();
+    const created = (await strict.client(account.testKey).post("/api/v1/webhook-endpoints", { url: publicUrl })).json.data;
+    // As if the address had changed behind a name: the row points at loopback now.
+    await strict.database.handle.db.update(webhookEndpoints).set({ url: r.url }).where(eq(webhookEndpoints.id, created.id));
+    const res = await strict.client(account.testKey).post(`/api/v1/webhook-endpoints/${created.id}/ping`);
+    expect(res.status).toBe(200);
+    expect(res.json.data).toMatchObject({ delivered: false, status_code: null, error: "refused: private or loopback address" });
+    expect(r.received).toHaveLength(0);
+  });
 });
