@@ -153,8 +153,28 @@ export const callbackColumns: Column<Schemas["StoredCallback"]>[] = [
   { key: "replay_of" },
 ];
 
-export const endpointColumns: Column<Schemas["WebhookEndpoint"]>[] = fields("id", "url", "description", "mode", "created_at");
-export const endpointCreatedColumns: Column<Schemas["WebhookEndpointCreated"]>[] = [...endpointColumns, { key: "secret" }];
+export const endpointColumns: Column<Schemas["WebhookEndpoint"]>[] = [
+  ...fields("id", "url", "description", "mode"),
+  { key: "enabled", get: (e) => (e.enabled ? "yes" : `no (${e.disabled_reason ?? "disabled"})`), only: "table" },
+  { key: "enabled", only: "csv" },
+  { key: "event_types", header: "EVENTS", get: (e) => e.event_types?.join(",") ?? "all", only: "table" },
+  { key: "event_types", get: (e) => e.event_types?.join(",") ?? "", only: "csv" },
+  { key: "failing_since", hideEmpty: true },
+  ...fields("created_at"),
+];
+export const endpointCreatedColumns: Column<Schemas["WebhookEndpointCreated"]>[] = [
+  ...endpointColumns,
+  { key: "previous_secret_expires_at", header: "OLD SECRET SIGNS UNTIL", hideEmpty: true },
+  { key: "secret" },
+];
+export const pingColumns: Column<Schemas["WebhookPingResult"]>[] = fields(
+  "endpoint_id",
+  "webhook_id",
+  "delivered",
+  "status_code",
+  "error",
+  "duration_ms",
+);
 
 export const eventColumns: Column<Schemas["Event"]>[] = [
   ...fields("id", "type", "created_at"),

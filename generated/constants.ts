@@ -20,6 +20,10 @@ export type EventType = (typeof eventTypes)[number];
 export const errorCodes = ["VALIDATION_FAILED", "UNAUTHENTICATED", "WALLET_INSUFFICIENT_FUNDS", "TEST_MODE_ONLY", "FORBIDDEN", "IP_NOT_ALLOWED", "NOT_FOUND", "CUSTOMER_NOT_FOUND", "METHOD_NOT_ALLOWED", "IDEMPOTENCY_IN_PROGRESS", "CALLBACK_CONFLICT", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "NOT_IMPLEMENTED", "PROVIDER_ERROR", "SERVICE_UNAVAILABLE", "NO_ROUTE"] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
+/** components.schemas.WebhookDisabledReason */
+export const webhookDisabledReasons = ["disabled_by_client", "failing_deliveries"] as const;
+export type WebhookDisabledReason = (typeof webhookDisabledReasons)[number];
+
 /** components.schemas.OperatorRole */
 export const operatorRoles = ["viewer", "operator", "admin"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
@@ -47,6 +51,10 @@ export type PricingItemKind = (typeof pricingItemKinds)[number];
 /** components.schemas.LedgerEntry.kind */
 export const ledgerEntryKinds = ["fund", "credit", "hold", "capture", "release"] as const;
 export type LedgerEntryKind = (typeof ledgerEntryKinds)[number];
+
+/** components.schemas.WebhookPingEvent.type */
+export const webhookPingEventTypes = ["webhook_endpoint.ping"] as const;
+export type WebhookPingEventType = (typeof webhookPingEventTypes)[number];
 
 /** components.schemas.OperatorWebhookEvent.type */
 export const operatorWebhookEventTypes = ["transaction.stuck"] as const;
@@ -81,5 +89,5 @@ export const readinessDatabases = ["ok", "unavailable"] as const;
 export type ReadinessDatabase = (typeof readinessDatabases)[number];
 
 /** webhooks (operations the service sends, not serves) */
-export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed", "webhookCatalogueUpdated", "webhookWalletBalanceLow", "operatorTransactionStuck"] as const;
+export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed", "webhookCatalogueUpdated", "webhookWalletBalanceLow", "operatorTransactionStuck", "webhookEndpointDisabled", "webhookEndpointPing"] as const;
 export type SentOperationId = (typeof sentOperationIds)[number];

@@ -427,11 +427,76 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get one webhook endpoint
+         * @description The endpoint with its subscription, whether it is enabled (and why not), and its secret-rotation state; never its secret.
+         */
+        get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
         /** Remove a webhook endpoint */
         delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description Changes only the fields given. A new `url` passes the same checks as on creation and clears
+         *     `failing_since`. `enabled: false` disables the endpoint (`disabled_reason: disabled_by_client`);
+         *     `enabled: true` enables it again and clears `disabled_reason`, `disabled_at` and `failing_since`.
+         *     `event_types` replaces the subscription; `null` subscribes to every type, an empty list is `400`.
+         *     Deliveries still pending for the endpoint when it is disabled, or for types it no longer subscribes
+         *     to, are not sent: they are marked `failed` (`last_error` `endpoint disabled` or `not subscribed`) and
+         *     can be sent again later with `POST /api/v1/events/resend-failed`.
+         */
+        patch: operations["updateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint's signing secret
+         * @description Issues a new signing secret, returned here once. For `overlap_seconds` (default 86400, at most
+         *     604800) the previous secret keeps signing too: every delivery carries two signatures,
+         *     `webhook-signature: v1,<signed with the new secret> v1,<signed with the previous one>`, so a
+         *     receiver holding either secret verifies it (Standard Webhooks libraries accept any listed
+         *     signature). Update your receivers within the overlap. `overlap_seconds: 0` retires the previous
+         *     secret at once. Only one previous secret is kept: rotating again during an overlap retires the
+         *     older one at once.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhook-endpoints/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to one endpoint now
+         * @description POSTs a signed `webhook_endpoint.ping` event (see the webhook of that name) to this endpoint only,
+         *     now, once, and answers with the outcome. Works on a disabled endpoint, so its receiver can be
+         *     checked before enabling it again. The ping is not stored: it is not listed in `GET /api/v1/events`,
+         *     never retried, and changes nothing on the endpoint (a successful ping neither enables it nor
+         *     clears `failing_since`). The URL checks of every delivery apply. A receiver that fails is still a
+         *     `200` here, with `delivered: false`.
+         */
+        post: operations["pingWebhookEndpoint"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -544,6 +609,31 @@ export interface paths {
          *     would lock it out: that is `400` naming `allowed_ips`, unless `allow_lockout` is `true`.
          */
         patch: operations["updateKey"];
+        trace?: never;
+    };
+    "/api/v1/events/resend-failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send failed deliveries again, for events in a time range
+         * @description Schedules again, due now, the deliveries in status `failed` of the events created from `from` to
+         *     `to` (both inclusive), to every endpoint or only `endpoint_id`, oldest event first, at most 1000
+         *     per request: when `more` is `true`, send the same request again for the rest. Each starts over
+         *     (attempt count and last result cleared) and follows the retry schedule. Only deliveries to
+         *     endpoints that are enabled and still subscribed to the event's type are scheduled. Deliveries
+         *     already pending or delivered are left alone, so repeating the request never sends anything twice.
+         */
+        post: operations["resendFailedDeliveries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/callbacks/providers/{provider}": {
@@ -1269,6 +1359,50 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An endpoint was disabled automatically
+         * @description POSTed to the account's other enabled endpoints (subscribed to this type) when an endpoint has
+         *     failed every delivery attempt for `WEBHOOK_DISABLE_AFTER_SECONDS` (default 3 days) and was
+         *     disabled; once per disabling. Disabling an endpoint yourself (`PATCH … {enabled: false}`) sends
+         *     no event. Also listed in `GET /api/v1/events`.
+         */
+        post: operations["webhookEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event (ping)
+         * @description Sent by `POST /api/v1/webhook-endpoints/{id}/ping` to that endpoint only, signed like every
+         *     delivery. Not stored, not retried, not an `EventType` (it cannot be subscribed to or filtered on).
+         */
+        post: operations["webhookEndpointPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1405,10 +1539,26 @@ export interface components {
                 active: boolean;
             };
         };
-        /** @description An endpoint of the account that was disabled (filled in by the webhook endpoints work). */
+        /**
+         * @description The `data` of `webhook_endpoint.disabled`: an endpoint of the account that was disabled because every
+         *     delivery attempt failed for `WEBHOOK_DISABLE_AFTER_SECONDS`. Enable it again with
+         *     `PATCH /api/v1/webhook-endpoints/{id}` `{enabled: true}`, then send what it missed with
+         *     `POST /api/v1/events/resend-failed`.
+         */
         WebhookEndpointDisabled: {
             /** Format: uuid */
             endpoint_id: string;
+            url: string;
+            description: string | null;
+            reason: components["schemas"]["WebhookDisabledReason"];
+            message: string;
+            /**
+             * Format: date-time
+             * @description The first failed attempt with no success since.
+             */
+            failing_since: string;
+            /** Format: date-time */
+            disabled_at: string;
         };
         /**
          * @description Machine-readable error code and its HTTP status: VALIDATION_FAILED 400, UNAUTHENTICATED 401,
@@ -1803,15 +1953,62 @@ export interface components {
             /** Format: uri */
             url: string;
             description?: string;
+            /** @description The event types sent to this endpoint; absent or `null`, every type (also types added later). */
+            event_types?: components["schemas"]["EventType"][] | null;
         };
+        /** @description The fields to change; at least one. */
+        WebhookEndpointUpdateRequest: {
+            /** Format: uri */
+            url?: string;
+            description?: string | null;
+            enabled?: boolean;
+            /** @description The new subscription; `null`, every type. */
+            event_types?: components["schemas"]["EventType"][] | null;
+        };
+        WebhookSecretRotateRequest: {
+            /**
+             * @description How long the previous secret keeps signing (both signatures sent); 0, not at all.
+             * @default 86400
+             */
+            overlap_seconds: number;
+        };
+        /**
+         * @description Why an endpoint is disabled: `disabled_by_client` (`PATCH … {enabled: false}`), or
+         *     `failing_deliveries` (every delivery attempt failed for `WEBHOOK_DISABLE_AFTER_SECONDS`).
+         * @enum {string}
+         */
+        WebhookDisabledReason: "disabled_by_client" | "failing_deliveries";
         WebhookEndpoint: {
             /** Format: uuid */
             id: string;
             url: string;
             description: string | null;
             mode: components["schemas"]["Mode"];
+            /** @description Only enabled endpoints are sent events. */
+            enabled: boolean;
+            /** @description The event types sent here; `null`, every type. */
+            event_types: components["schemas"]["EventType"][] | null;
+            /** @description Why the endpoint is disabled; null while enabled. */
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
+            /** @description The reason in words; null while enabled. */
+            disabled_message: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @description Start of the current run of failed delivery attempts (none succeeded since); null after a success.
+             *     The endpoint is disabled at its next failed attempt once this is `WEBHOOK_DISABLE_AFTER_SECONDS` old.
+             */
+            failing_since: string | null;
+            /**
+             * Format: date-time
+             * @description While in the future, the secret before the last rotation also signs every delivery.
+             */
+            previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         WebhookEndpointCreated: {
             /** Format: uuid */
@@ -1819,10 +2016,72 @@ export interface components {
             url: string;
             description: string | null;
             mode: components["schemas"]["Mode"];
+            enabled: boolean;
+            event_types: components["schemas"]["EventType"][] | null;
+            disabled_reason: components["schemas"]["WebhookDisabledReason"] | null;
+            disabled_message: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** Format: date-time */
+            failing_since: string | null;
+            /** Format: date-time */
+            previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
-            /** @description Signing secret; shown only here. */
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Signing secret; shown only here (on creation and on rotation). */
             secret: string;
+        };
+        WebhookPingResult: {
+            /** Format: uuid */
+            endpoint_id: string;
+            /** @description The ping's `webhook-id` (and payload `id`). */
+            webhook_id: string;
+            /** @description The receiver answered 2xx. */
+            delivered: boolean;
+            /** @description The receiver's HTTP status; null when it did not answer. */
+            status_code: number | null;
+            /** @description `HTTP <status>`, `timed out`, `unreachable` or `refused: private or loopback address`; null when delivered. */
+            error: string | null;
+            duration_ms: number;
+        };
+        /** @description The payload of a ping. */
+        WebhookPingEvent: {
+            id: string;
+            /** @enum {string} */
+            type: "webhook_endpoint.ping";
+            /** Format: date-time */
+            created_at: string;
+            mode: components["schemas"]["Mode"];
+            data: {
+                /** Format: uuid */
+                endpoint_id: string;
+                message: string;
+            };
+        };
+        FailedDeliveriesResendRequest: {
+            /**
+             * Format: date-time
+             * @description Events created at or after this instant.
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description Events created at or before this instant.
+             */
+            to: string;
+            /**
+             * Format: uuid
+             * @description Only deliveries to this endpoint.
+             */
+            endpoint_id?: string;
+        };
+        FailedDeliveriesResend: {
+            /** @description Deliveries scheduled again by this request. */
+            scheduled: number;
+            /** @description More failed deliveries match; send the same request again. */
+            more: boolean;
         };
         /** @description The payload POSTed to webhook endpoints. */
         WebhookEvent: {
@@ -1849,7 +2108,11 @@ export interface components {
             status: "pending" | "succeeded" | "failed";
             attempts: number;
             last_status_code: number | null;
-            /** @description Outcome of the last attempt: `HTTP <status>`, `timed out`, `unreachable`, `refused: private or loopback address`, or `endpoint deleted`. */
+            /**
+             * @description Outcome of the last attempt: `HTTP <status>`, `timed out`, `unreachable`, `refused: private or loopback
+             *     address`; or why it was not sent: `endpoint deleted`, `endpoint disabled`, `not subscribed` (the
+             *     endpoint no longer subscribes to the event's type).
+             */
             last_error: string | null;
             /** Format: date-time */
             next_attempt_at: string | null;
@@ -2526,6 +2789,33 @@ export interface components {
             code: "OK";
             message: string;
             data: components["schemas"]["WebhookEndpoint"][];
+        };
+        /** @description Success envelope carrying a WebhookEndpoint. */
+        WebhookEndpointEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["WebhookEndpoint"];
+        };
+        /** @description Success envelope carrying a WebhookPingResult. */
+        WebhookPingResultEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["WebhookPingResult"];
+        };
+        /** @description Success envelope carrying a FailedDeliveriesResend. */
+        FailedDeliveriesResendEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["FailedDeliveriesResend"];
         };
         /** @description Success envelope carrying a Event. */
         EventEnvelope: {
@@ -3816,6 +4106,38 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: components["parameters"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
@@ -3836,6 +4158,114 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: components["parameters"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: components["parameters"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WebhookSecretRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its new secret (shown only here) and `previous_secret_expires_at`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreatedEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pingWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Resource id. */
+                id: components["parameters"]["ResourceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How the receiver answered. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPingResultEnvelope"];
                 };
             };
             400: components["responses"]["ValidationFailed"];
@@ -4009,6 +4439,41 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resendFailedDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FailedDeliveriesResendRequest"];
+            };
+        };
+        responses: {
+            /** @description How many deliveries were scheduled. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FailedDeliveriesResendEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
@@ -5288,6 +5753,50 @@ export interface operations {
         };
         responses: {
             /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointPing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPingEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the ping. */
             200: {
                 headers: {
                     [name: string]: unknown;

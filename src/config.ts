@@ -65,6 +65,8 @@ export interface Config {
     concurrency: number;
     /** Of those, at most this many for any one endpoint, so a slow endpoint cannot take every slot. */
     endpointConcurrency: number;
+    /** An endpoint whose every attempt has failed for this long is disabled at its next failure; 0: never (WEBHOOK_DISABLE_AFTER_SECONDS). */
+    disableAfterSeconds: number;
   };
 }
 
@@ -257,6 +259,7 @@ function readWebhooks(env: Env, databaseUrl: string | undefined): Config["webhoo
     allowPrivateUrls: readBoolean(env, "WEBHOOK_ALLOW_PRIVATE_URLS", databaseUrl === undefined),
     concurrency,
     endpointConcurrency,
+    disableAfterSeconds: readInteger(env, "WEBHOOK_DISABLE_AFTER_SECONDS", 259_200, 0, 31_536_000),
   };
 }
 

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, RollKeyData, RollKeyErrors, RollKeyResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResendFailedDeliveriesData, ResendFailedDeliveriesErrors, ResendFailedDeliveriesResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, RollKeyData, RollKeyErrors, RollKeyResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -358,6 +358,78 @@ export const deleteWebhookEndpoint = <ThrowOnError extends boolean = false>(opti
 });
 
 /**
+ * Get one webhook endpoint
+ *
+ * The endpoint with its subscription, whether it is enabled (and why not), and its secret-rotation state; never its secret.
+ */
+export const getWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<GetWebhookEndpointData, ThrowOnError>) => (options.client ?? client).get<GetWebhookEndpointResponses, GetWebhookEndpointErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/webhook-endpoints/{id}',
+    ...options
+});
+
+/**
+ * Update a webhook endpoint
+ *
+ * Changes only the fields given. A new `url` passes the same checks as on creation and clears
+ * `failing_since`. `enabled: false` disables the endpoint (`disabled_reason: disabled_by_client`);
+ * `enabled: true` enables it again and clears `disabled_reason`, `disabled_at` and `failing_since`.
+ * `event_types` replaces the subscription; `null` subscribes to every type, an empty list is `400`.
+ * Deliveries still pending for the endpoint when it is disabled, or for types it no longer subscribes
+ * to, are not sent: they are marked `failed` (`last_error` `endpoint disabled` or `not subscribed`) and
+ * can be sent again later with `POST /api/v1/events/resend-failed`.
+ *
+ */
+export const updateWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<UpdateWebhookEndpointData, ThrowOnError>) => (options.client ?? client).patch<UpdateWebhookEndpointResponses, UpdateWebhookEndpointErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/webhook-endpoints/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Rotate an endpoint's signing secret
+ *
+ * Issues a new signing secret, returned here once. For `overlap_seconds` (default 86400, at most
+ * 604800) the previous secret keeps signing too: every delivery carries two signatures,
+ * `webhook-signature: v1,<signed with the new secret> v1,<signed with the previous one>`, so a
+ * receiver holding either secret verifies it (Standard Webhooks libraries accept any listed
+ * signature). Update your receivers within the overlap. `overlap_seconds: 0` retires the previous
+ * secret at once. Only one previous secret is kept: rotating again during an overlap retires the
+ * older one at once.
+ *
+ */
+export const rotateWebhookEndpointSecret = <ThrowOnError extends boolean = false>(options: Options<RotateWebhookEndpointSecretData, ThrowOnError>) => (options.client ?? client).post<RotateWebhookEndpointSecretResponses, RotateWebhookEndpointSecretErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/webhook-endpoints/{id}/rotate-secret',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Send a test event to one endpoint now
+ *
+ * POSTs a signed `webhook_endpoint.ping` event (see the webhook of that name) to this endpoint only,
+ * now, once, and answers with the outcome. Works on a disabled endpoint, so its receiver can be
+ * checked before enabling it again. The ping is not stored: it is not listed in `GET /api/v1/events`,
+ * never retried, and changes nothing on the endpoint (a successful ping neither enables it nor
+ * clears `failing_since`). The URL checks of every delivery apply. A receiver that fails is still a
+ * `200` here, with `delivered: false`.
+ *
+ */
+export const pingWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<PingWebhookEndpointData, ThrowOnError>) => (options.client ?? client).post<PingWebhookEndpointResponses, PingWebhookEndpointErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/webhook-endpoints/{id}/ping',
+    ...options
+});
+
+/**
  * List events, newest first
  *
  * Cursor-paged like transactions. Each event shows its delivery state per endpoint.
@@ -426,6 +498,27 @@ export const rollKey = <ThrowOnError extends boolean = false>(options?: Options<
 export const updateKey = <ThrowOnError extends boolean = false>(options: Options<UpdateKeyData, ThrowOnError>) => (options.client ?? client).patch<UpdateKeyResponses, UpdateKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/api/v1/keys/{id}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Send failed deliveries again, for events in a time range
+ *
+ * Schedules again, due now, the deliveries in status `failed` of the events created from `from` to
+ * `to` (both inclusive), to every endpoint or only `endpoint_id`, oldest event first, at most 1000
+ * per request: when `more` is `true`, send the same request again for the rest. Each starts over
+ * (attempt count and last result cleared) and follows the retry schedule. Only deliveries to
+ * endpoints that are enabled and still subscribed to the event's type are scheduled. Deliveries
+ * already pending or delivered are left alone, so repeating the request never sends anything twice.
+ *
+ */
+export const resendFailedDeliveries = <ThrowOnError extends boolean = false>(options: Options<ResendFailedDeliveriesData, ThrowOnError>) => (options.client ?? client).post<ResendFailedDeliveriesResponses, ResendFailedDeliveriesErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/events/resend-failed',
     ...options,
     headers: {
         'Content-Type': 'application/json',

@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:8080' | (string & {});
 };
 
-export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | WebhookCatalogueUpdatedWebhookRequest | WebhookWalletBalanceLowWebhookRequest | OperatorTransactionStuckWebhookRequest;
+export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | WebhookCatalogueUpdatedWebhookRequest | WebhookWalletBalanceLowWebhookRequest | OperatorTransactionStuckWebhookRequest | WebhookEndpointDisabledWebhookRequest | WebhookEndpointPingWebhookRequest;
 
 /**
  * Key mode; test keys use the sandbox provider.
@@ -180,10 +180,23 @@ export type CatalogueProductChange = {
 };
 
 /**
- * An endpoint of the account that was disabled (filled in by the webhook endpoints work).
+ * The `data` of `webhook_endpoint.disabled`: an endpoint of the account that was disabled because every
+ * delivery attempt failed for `WEBHOOK_DISABLE_AFTER_SECONDS`. Enable it again with
+ * `PATCH /api/v1/webhook-endpoints/{id}` `{enabled: true}`, then send what it missed with
+ * `POST /api/v1/events/resend-failed`.
+ *
  */
 export type WebhookEndpointDisabled = {
     endpoint_id: string;
+    url: string;
+    description: string | null;
+    reason: WebhookDisabledReason;
+    message: string;
+    /**
+     * The first failed attempt with no success since.
+     */
+    failing_since: string;
+    disabled_at: string;
 };
 
 /**
@@ -693,14 +706,73 @@ export type WalletMovement = {
 export type WebhookEndpointCreateRequest = {
     url: string;
     description?: string;
+    /**
+     * The event types sent to this endpoint; absent or `null`, every type (also types added later).
+     */
+    event_types?: Array<EventType> | null;
 };
+
+/**
+ * The fields to change; at least one.
+ */
+export type WebhookEndpointUpdateRequest = {
+    url?: string;
+    description?: string | null;
+    enabled?: boolean;
+    /**
+     * The new subscription; `null`, every type.
+     */
+    event_types?: Array<EventType> | null;
+};
+
+export type WebhookSecretRotateRequest = {
+    /**
+     * How long the previous secret keeps signing (both signatures sent); 0, not at all.
+     */
+    overlap_seconds?: number;
+};
+
+/**
+ * Why an endpoint is disabled: `disabled_by_client` (`PATCH … {enabled: false}`), or
+ * `failing_deliveries` (every delivery attempt failed for `WEBHOOK_DISABLE_AFTER_SECONDS`).
+ *
+ */
+export type WebhookDisabledReason = 'disabled_by_client' | 'failing_deliveries';
 
 export type WebhookEndpoint = {
     id: string;
     url: string;
     description: string | null;
     mode: Mode;
+    /**
+     * Only enabled endpoints are sent events.
+     */
+    enabled: boolean;
+    /**
+     * The event types sent here; `null`, every type.
+     */
+    event_types: Array<EventType> | null;
+    /**
+     * Why the endpoint is disabled; null while enabled.
+     */
+    disabled_reason: WebhookDisabledReason | null;
+    /**
+     * The reason in words; null while enabled.
+     */
+    disabled_message: string | null;
+    disabled_at: string | null;
+    /**
+     * Start of the current run of failed delivery attempts (none succeeded since); null after a success.
+     * The endpoint is disabled at its next failed attempt once this is `WEBHOOK_DISABLE_AFTER_SECONDS` old.
+     *
+     */
+    failing_since: string | null;
+    /**
+     * While in the future, the secret before the last rotation also signs every delivery.
+     */
+    previous_secret_expires_at: string | null;
     created_at: string;
+    updated_at: string;
 };
 
 export type WebhookEndpointCreated = {
@@ -708,11 +780,80 @@ export type WebhookEndpointCreated = {
     url: string;
     description: string | null;
     mode: Mode;
+    enabled: boolean;
+    event_types: Array<EventType> | null;
+    disabled_reason: WebhookDisabledReason | null;
+    disabled_message: string | null;
+    disabled_at: string | null;
+    failing_since: string | null;
+    previous_secret_expires_at: string | null;
     created_at: string;
+    updated_at: string;
     /**
-     * Signing secret; shown only here.
+     * Signing secret; shown only here (on creation and on rotation).
      */
     secret: string;
+};
+
+export type WebhookPingResult = {
+    endpoint_id: string;
+    /**
+     * The ping's `webhook-id` (and payload `id`).
+     */
+    webhook_id: string;
+    /**
+     * The receiver answered 2xx.
+     */
+    delivered: boolean;
+    /**
+     * The receiver's HTTP status; null when it did not answer.
+     */
+    status_code: number | null;
+    /**
+     * `HTTP <status>`, `timed out`, `unreachable` or `refused: private or loopback address`; null when delivered.
+     */
+    error: string | null;
+    duration_ms: number;
+};
+
+/**
+ * The payload of a ping.
+ */
+export type WebhookPingEvent = {
+    id: string;
+    type: 'webhook_endpoint.ping';
+    created_at: string;
+    mode: Mode;
+    data: {
+        endpoint_id: string;
+        message: string;
+    };
+};
+
+export type FailedDeliveriesResendRequest = {
+    /**
+     * Events created at or after this instant.
+     */
+    from: string;
+    /**
+     * Events created at or before this instant.
+     */
+    to: string;
+    /**
+     * Only deliveries to this endpoint.
+     */
+    endpoint_id?: string;
+};
+
+export type FailedDeliveriesResend = {
+    /**
+     * Deliveries scheduled again by this request.
+     */
+    scheduled: number;
+    /**
+     * More failed deliveries match; send the same request again.
+     */
+    more: boolean;
 };
 
 /**
@@ -742,7 +883,10 @@ export type EventDelivery = {
     attempts: number;
     last_status_code: number | null;
     /**
-     * Outcome of the last attempt: `HTTP <status>`, `timed out`, `unreachable`, `refused: private or loopback address`, or `endpoint deleted`.
+     * Outcome of the last attempt: `HTTP <status>`, `timed out`, `unreachable`, `refused: private or loopback
+     * address`; or why it was not sent: `endpoint deleted`, `endpoint disabled`, `not subscribed` (the
+     * endpoint no longer subscribes to the event's type).
+     *
      */
     last_error: string | null;
     next_attempt_at: string | null;
@@ -1553,6 +1697,36 @@ export type WebhookEndpointListEnvelope = {
     code: 'OK';
     message: string;
     data: Array<WebhookEndpoint>;
+};
+
+/**
+ * Success envelope carrying a WebhookEndpoint.
+ */
+export type WebhookEndpointEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: WebhookEndpoint;
+};
+
+/**
+ * Success envelope carrying a WebhookPingResult.
+ */
+export type WebhookPingResultEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: WebhookPingResult;
+};
+
+/**
+ * Success envelope carrying a FailedDeliveriesResend.
+ */
+export type FailedDeliveriesResendEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: FailedDeliveriesResend;
 };
 
 /**
@@ -3234,6 +3408,254 @@ export type DeleteWebhookEndpointResponses = {
 
 export type DeleteWebhookEndpointResponse = DeleteWebhookEndpointResponses[keyof DeleteWebhookEndpointResponses];
 
+export type GetWebhookEndpointData = {
+    body?: never;
+    path: {
+        /**
+         * Resource id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/webhook-endpoints/{id}';
+};
+
+export type GetWebhookEndpointErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetWebhookEndpointError = GetWebhookEndpointErrors[keyof GetWebhookEndpointErrors];
+
+export type GetWebhookEndpointResponses = {
+    /**
+     * The endpoint.
+     */
+    200: WebhookEndpointEnvelope;
+};
+
+export type GetWebhookEndpointResponse = GetWebhookEndpointResponses[keyof GetWebhookEndpointResponses];
+
+export type UpdateWebhookEndpointData = {
+    body: WebhookEndpointUpdateRequest;
+    path: {
+        /**
+         * Resource id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/webhook-endpoints/{id}';
+};
+
+export type UpdateWebhookEndpointErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdateWebhookEndpointError = UpdateWebhookEndpointErrors[keyof UpdateWebhookEndpointErrors];
+
+export type UpdateWebhookEndpointResponses = {
+    /**
+     * The endpoint after the change.
+     */
+    200: WebhookEndpointEnvelope;
+};
+
+export type UpdateWebhookEndpointResponse = UpdateWebhookEndpointResponses[keyof UpdateWebhookEndpointResponses];
+
+export type RotateWebhookEndpointSecretData = {
+    body?: WebhookSecretRotateRequest;
+    path: {
+        /**
+         * Resource id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/webhook-endpoints/{id}/rotate-secret';
+};
+
+export type RotateWebhookEndpointSecretErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RotateWebhookEndpointSecretError = RotateWebhookEndpointSecretErrors[keyof RotateWebhookEndpointSecretErrors];
+
+export type RotateWebhookEndpointSecretResponses = {
+    /**
+     * The endpoint with its new secret (shown only here) and `previous_secret_expires_at`.
+     */
+    200: WebhookEndpointCreatedEnvelope;
+};
+
+export type RotateWebhookEndpointSecretResponse = RotateWebhookEndpointSecretResponses[keyof RotateWebhookEndpointSecretResponses];
+
+export type PingWebhookEndpointData = {
+    body?: never;
+    path: {
+        /**
+         * Resource id.
+         */
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/webhook-endpoints/{id}/ping';
+};
+
+export type PingWebhookEndpointErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type PingWebhookEndpointError = PingWebhookEndpointErrors[keyof PingWebhookEndpointErrors];
+
+export type PingWebhookEndpointResponses = {
+    /**
+     * How the receiver answered.
+     */
+    200: WebhookPingResultEnvelope;
+};
+
+export type PingWebhookEndpointResponse = PingWebhookEndpointResponses[keyof PingWebhookEndpointResponses];
+
 export type ListEventsData = {
     body?: never;
     path?: never;
@@ -3533,6 +3955,67 @@ export type UpdateKeyResponses = {
 };
 
 export type UpdateKeyResponse = UpdateKeyResponses[keyof UpdateKeyResponses];
+
+export type ResendFailedDeliveriesData = {
+    body: FailedDeliveriesResendRequest;
+    path?: never;
+    query?: never;
+    url: '/api/v1/events/resend-failed';
+};
+
+export type ResendFailedDeliveriesErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ResendFailedDeliveriesError = ResendFailedDeliveriesErrors[keyof ResendFailedDeliveriesErrors];
+
+export type ResendFailedDeliveriesResponses = {
+    /**
+     * How many deliveries were scheduled.
+     */
+    200: FailedDeliveriesResendEnvelope;
+};
+
+export type ResendFailedDeliveriesResponse = ResendFailedDeliveriesResponses[keyof ResendFailedDeliveriesResponses];
 
 export type ReceiveProviderCallbackHintData = {
     body?: never;
@@ -5596,6 +6079,24 @@ export type OperatorTransactionStuckWebhookPayload = OperatorWebhookEvent;
 export type OperatorTransactionStuckWebhookRequest = {
     body: OperatorTransactionStuckWebhookPayload;
     key: 'transaction.stuck';
+    path?: never;
+    query?: never;
+};
+
+export type WebhookEndpointDisabledWebhookPayload = WebhookEvent;
+
+export type WebhookEndpointDisabledWebhookRequest = {
+    body: WebhookEndpointDisabledWebhookPayload;
+    key: 'webhook_endpoint.disabled';
+    path?: never;
+    query?: never;
+};
+
+export type WebhookEndpointPingWebhookPayload = WebhookPingEvent;
+
+export type WebhookEndpointPingWebhookRequest = {
+    body: WebhookEndpointPingWebhookPayload;
+    key: 'webhook_endpoint.ping';
     path?: never;
     query?: never;
 };

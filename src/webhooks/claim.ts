@@ -10,8 +10,14 @@ export interface ClaimedDelivery {
   payload: Record<string, unknown>;
   endpointId: string;
   url: string;
-  secret: string;
+  /** The current secret, then the previous one while its rotation overlap lasts. */
+  secrets: string[];
   mode: "test" | "live";
+  /**
+   * Why the delivery must not be sent after all (the endpoint was disabled, or unsubscribed from the
+   * event's type, after it was scheduled); null when it may be.
+   */
+  notSendable: "endpoint disabled" | "not subscribed" | null;
   /** The W3C traceparent stored with the event's transaction at acceptance, if it was traced. */
   traceContext: string | null;
 }
@@ -35,7 +41,10 @@ interface ClaimedRow {
   endpoint_id: string;
   url: string;
   secret: string;
+  previous_secret: string | null;
   mode: "test" | "live";
+  enabled: boolean;
+  subscribed: boolean;
   trace_context: string | null;
 }
 
@@ -45,7 +54,8 @@ interface ClaimedRow {
  * and everyone else's deliveries are claimed beside it. Candidates are ranked per endpoint in one
  * scan of what is due (no per-endpoint index needed), then locked; rows another worker holds are
  * skipped, not waited for, and a row leased meanwhile fails the re-check. Deleted endpoints are
- * never claimed for.
+ * never claimed for. Deliveries of a disabled or unsubscribed endpoint are claimed with `notSendable`
+ * set, so the caller retires them instead of sending.
  */
 export async function claimDueDeliveries(db: Executor, options: ClaimOptions): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
@@ -77,6 +87,8 @@ export async function claimDueDeliveries(db: Executor, options: ClaimOptions): P
         from picked, events ev, webhook_endpoints e
         where d.id = picked.id and ev.id = d.event_id and e.id = d.endpoint_id
         returning d.id, d.attempts, d.lease_expires_at, d.event_id, ev.payload, d.endpoint_id, e.url, e.secret, e.mode,
+                  case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
+                  e.enabled, (e.event_types is null or ev.type = any (e.event_types)) as subscribed,
                   (select t.trace_context from transactions t where t.id = ev.transaction_id) as trace_context`,
   );
   return rows.map((row) => ({
@@ -87,8 +99,9 @@ export async function claimDueDeliveries(db: Executor, options: ClaimOptions): P
     payload: typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload,
     endpointId: row.endpoint_id,
     url: row.url,
-    secret: row.secret,
+    secrets: row.previous_secret ? [row.secret, row.previous_secret] : [row.secret],
     mode: row.mode,
+    notSendable: !row.enabled ? "endpoint disabled" : !row.subscribed ? "not subscribed" : null,
     traceContext: row.trace_context,
   }));
 }

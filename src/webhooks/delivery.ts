@@ -7,6 +7,7 @@ import type { Logger } from "../logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics/metrics.ts";
 import { type TraceSpan, type Tracing, tracingOff } from "../tracing/tracing.ts";
 import type { ClaimedDelivery } from "./claim.ts";
+import { recordEndpointHealth } from "./endpoint-health.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";
 import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
@@ -30,7 +31,7 @@ interface AttemptOutcome {
 }
 
 /** What the client sees of a send in `GET /api/v1/events`: the kind of outcome, never a socket error. */
-function publicError(result: SendResult): string | null {
+export function publicError(result: SendResult): string | null {
   switch (result.kind) {
     case "response":
       return result.statusCode >= 200 && result.statusCode < 300 ? null : `HTTP ${result.statusCode}`;
@@ -54,7 +55,7 @@ async function sendDelivery(
   const { timeoutMs, allowPrivateUrls } = deps.config.webhooks;
   const body = JSON.stringify(delivery.payload);
   const headers = {
-    ...signedWebhookHeaders(delivery.secret, delivery.eventId, body),
+    ...signedWebhookHeaders(delivery.secrets, delivery.eventId, body),
     ...(span.traceparent ? { traceparent: span.traceparent } : {}),
   };
   const result = await postWebhook(delivery.url, body, headers, {
@@ -83,29 +84,48 @@ export function retryDelaySeconds(schedule: number[], attempt: number, random: (
   return base * (0.9 + 0.2 * random());
 }
 
-/** Logs the attempt and moves the delivery on, unless its lease was lost (reset by a resend, stopped by a delete). */
+/**
+ * Logs the attempt, follows the endpoint's health (which may disable it) and moves the delivery on,
+ * unless its lease was lost (reset by a resend, stopped by a delete or a disabling).
+ */
 async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<string> {
   const d = webhookDeliveries;
   const attempt = delivery.attempts + 1;
   const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const delay = succeeded ? null : retryDelaySeconds(deps.config.webhooks.retrySchedule, attempt);
-  const status = succeeded ? "succeeded" : delay === null ? "failed" : "pending";
-  await withTransaction(deps.db, async (tx) => {
+  return withTransaction(deps.db, async (tx) => {
+    const disabled = await recordEndpointHealth(
+      tx,
+      { endpointId: delivery.endpointId, deliveryId: delivery.id, succeeded },
+      deps.config.webhooks.disableAfterSeconds,
+    );
+    const status = succeeded ? "succeeded" : delay === null || disabled ? "failed" : "pending";
+    if (disabled) deps.logger.warn({ endpointId: delivery.endpointId }, "webhook endpoint disabled: every attempt failed");
     await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attempt, ...outcome });
     await tx
       .update(d)
       .set({
         status,
         attempts: attempt,
-        nextAttemptAt: delay === null ? null : sql`now() + ${Math.round(delay * 1000)} * interval '1 millisecond'`,
+        nextAttemptAt:
+          status !== "pending" || delay === null ? null : sql`now() + ${Math.round(delay * 1000)} * interval '1 millisecond'`,
         leaseExpiresAt: null,
         lastStatusCode: outcome.statusCode,
         lastError: outcome.error,
         updatedAt: sql`now()`,
       })
       .where(and(eq(d.id, delivery.id), eq(d.status, "pending"), eq(d.leaseExpiresAt, delivery.lease)));
+    return status;
   });
-  return status;
+}
+
+/** Retires a delivery its endpoint no longer wants (disabled or unsubscribed since it was scheduled), unsent. */
+async function retireUnsendable(deps: DeliveryDeps, delivery: ClaimedDelivery, reason: string): Promise<void> {
+  const d = webhookDeliveries;
+  await deps.db
+    .update(d)
+    .set({ status: "failed", lastError: reason, nextAttemptAt: null, leaseExpiresAt: null, updatedAt: sql`now()` })
+    .where(and(eq(d.id, delivery.id), eq(d.status, "pending"), eq(d.leaseExpiresAt, delivery.lease)));
 }
 
 /** The send's CLIENT span, continuing the trace of the event's transaction. */
@@ -132,6 +152,14 @@ function eventCreatedAt(delivery: ClaimedDelivery): Date | undefined {
 
 /** Sends one claimed delivery and records the attempt; never throws. */
 export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelivery, workerId: string): Promise<void> {
+  if (delivery.notSendable) {
+    const reason = delivery.notSendable;
+    await retireUnsendable(deps, delivery, reason).catch((error: unknown) => {
+      deps.logger.error({ workerId, deliveryId: delivery.id, err: error }, "unsendable webhook could not be retired");
+    });
+    deps.logger.info({ workerId, deliveryId: delivery.id, reason }, "webhook not sent");
+    return;
+  }
   const span = deliverySpan(deps, delivery);
   const outcome = await sendDelivery(deps, delivery, workerId, span).catch((error: unknown): AttemptOutcome => {
     // A bug (a stored secret that cannot sign, say) is one failed attempt, not a stuck pool slot.

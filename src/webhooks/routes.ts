@@ -1,17 +1,44 @@
 import type { AppDeps } from "../deps.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
-import { createWebhookEndpoint, deleteWebhookEndpoint, listEvents, listWebhookEndpoints, resendEvent } from "./service.ts";
+import { rotateWebhookEndpointSecret, updateWebhookEndpoint } from "./endpoint-update.ts";
+import { pingWebhookEndpoint } from "./ping.ts";
+import { resendFailedDeliveries } from "./resend-failed.ts";
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  getWebhookEndpoint,
+  listEvents,
+  listWebhookEndpoints,
+  resendEvent,
+} from "./service.ts";
 
 export function webhookRoutes(deps: AppDeps) {
+  const urlOptions = () => ({ allowPrivateUrls: deps.config.webhooks.allowPrivateUrls });
   const handlers = {
     createWebhookEndpoint: async (input) => ({
       status: 201,
       message: "Webhook endpoint created; store the secret now, it is not shown again",
-      data: await createWebhookEndpoint(deps.db, principalOf(input), input.body, {
-        allowPrivateUrls: deps.config.webhooks.allowPrivateUrls,
-      }),
+      data: await createWebhookEndpoint(deps.db, principalOf(input), input.body, urlOptions()),
     }),
     listWebhookEndpoints: async (input) => ({ status: 200, data: await listWebhookEndpoints(deps.db, principalOf(input)) }),
+    getWebhookEndpoint: async (input) => ({
+      status: 200,
+      data: await getWebhookEndpoint(deps.db, principalOf(input), input.params.id),
+    }),
+    updateWebhookEndpoint: async (input) => ({
+      status: 200,
+      message: "Webhook endpoint updated",
+      data: await updateWebhookEndpoint(deps.db, principalOf(input), input.params.id, input.body, urlOptions()),
+    }),
+    rotateWebhookEndpointSecret: async (input) => ({
+      status: 200,
+      message: "Signing secret rotated; store the new secret now, it is not shown again",
+      data: await rotateWebhookEndpointSecret(deps.db, principalOf(input), input.params.id, input.body?.overlap_seconds),
+    }),
+    pingWebhookEndpoint: async (input) => {
+      const result = await pingWebhookEndpoint(deps, principalOf(input), input.params.id);
+      return { status: 200, message: result.delivered ? "Ping delivered" : "Ping not delivered", data: result };
+    },
     deleteWebhookEndpoint: async (input) => ({
       status: 200,
       message: "Webhook endpoint deleted",
@@ -26,6 +53,10 @@ export function webhookRoutes(deps: AppDeps) {
       message: "Event scheduled for delivery",
       data: await resendEvent(deps.db, principalOf(input), input.params.id),
     }),
+    resendFailedDeliveries: async (input) => {
+      const result = await resendFailedDeliveries(deps.db, principalOf(input), input.body);
+      return { status: 200, message: `${result.scheduled} failed deliveries scheduled again`, data: result };
+    },
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -1,5 +1,4 @@
-import { randomBytes } from "node:crypto";
-import { and, asc, eq, inArray, isNull, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
@@ -8,6 +7,8 @@ import { notFound } from "../errors.ts";
 import { scheduleEventDeliveries } from "../ledger/outbox.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import type { Scope } from "../lib/scope.ts";
+import { currentEndpointOf, presentEndpoint } from "./present.ts";
+import { generateWebhookSecret } from "./secret.ts";
 import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 
 type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
@@ -16,20 +17,9 @@ type WebhookEndpointCreateRequest = components["schemas"]["WebhookEndpointCreate
 type EventDelivery = components["schemas"]["EventDelivery"];
 type EventType = components["schemas"]["EventType"];
 export type Event = components["schemas"]["Event"];
-type EndpointRow = typeof webhookEndpoints.$inferSelect;
 type EventRow = typeof events.$inferSelect;
 
-/** A Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
-export function generateWebhookSecret(): string {
-  return `whsec_${randomBytes(32).toString("base64")}`;
-}
-
-function presentEndpoint(row: EndpointRow): WebhookEndpoint {
-  return { id: row.id, url: row.url, description: row.description, mode: row.mode, created_at: row.createdAt.toISOString() };
-}
-
-const currentEndpointOf = (scope: Scope): SQL | undefined =>
-  and(eq(webhookEndpoints.accountId, scope.accountId), eq(webhookEndpoints.mode, scope.mode), isNull(webhookEndpoints.deletedAt));
+export { generateWebhookSecret } from "./secret.ts";
 
 /** Registers an endpoint after the URL guard; the secret is returned here and never again. */
 export async function createWebhookEndpoint(
@@ -42,7 +32,15 @@ export async function createWebhookEndpoint(
   const secret = generateWebhookSecret();
   const [row] = await db
     .insert(webhookEndpoints)
-    .values({ accountId: scope.accountId, mode: scope.mode, url: input.url, description: input.description ?? null, secret })
+    .values({
+      accountId: scope.accountId,
+      mode: scope.mode,
+      url: input.url,
+      description: input.description ?? null,
+      secret,
+      eventTypes: input.event_types ?? null,
+      updatedAt: sql`now()`,
+    })
     .returning();
   if (!row) throw new Error("webhook endpoint insert returned no row");
   return { ...presentEndpoint(row), secret };
@@ -56,6 +54,17 @@ export async function listWebhookEndpoints(db: Executor, scope: Scope): Promise<
     .where(currentEndpointOf(scope))
     .orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id));
   return rows.map(presentEndpoint);
+}
+
+/** One of the scope's endpoints; `404` for anyone else's or a deleted one. */
+export async function getWebhookEndpoint(db: Executor, scope: Scope, id: string): Promise<WebhookEndpoint> {
+  const [row] = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.id, id), currentEndpointOf(scope)))
+    .limit(1);
+  if (!row) throw notFound("Webhook endpoint");
+  return presentEndpoint(row);
 }
 
 /** Soft-deletes the scope's endpoint and stops its pending deliveries; `404` for anyone else's. */
