@@ -6,6 +6,7 @@ import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { contractFetch } from "../helpers/contract.ts";
 import { arbitraryFor, nastyString } from "../helpers/schema-arbitrary.ts";
 import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
+import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 /**
  * Mutated requests to every operation of openapi.yaml, generated from its own schemas. Whatever is sent,
@@ -20,6 +21,8 @@ const spec = loadSpec();
 let server: TestServer;
 let known: Record<string, string[]>;
 let keys: { test: string; live: string };
+/** The endpoint's target: a local receiver, so a ping (or anything else that sends) never leaves the machine. */
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -31,7 +34,8 @@ beforeAll(async () => {
     { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 },
     idem(),
   );
-  const endpoint = await funded.client.post("/api/v1/webhook-endpoints", { url: "https://93.184.216.34/hook" });
+  receiver = startWebhookReceiver();
+  const endpoint = await funded.client.post("/api/v1/webhook-endpoints", { url: `${receiver.url}/hook` });
   const sacrificial = await server.admin.post(`/admin/v1/accounts/${other.id}/keys`, { mode: "test" });
   known = {
     reference: [vend.json.data.reference, "txn_doesnotexist"],
@@ -42,7 +46,10 @@ beforeAll(async () => {
     provider: ["sandbox", "vtu", "nope"],
   };
 });
-afterAll(() => server.close());
+afterAll(async () => {
+  await server.close();
+  await receiver.close();
+});
 
 const headerSafe = (value: string) => /^[\x20-\x7e]*$/.test(value);
 

@@ -47,7 +47,7 @@ const hints: Record<string, fc.Arbitrary<unknown>> = {
   amount_kobo: fc.oneof(fc.constantFrom(5_000, 10_000, 100_000, 5_000_000, 0, -1, 2 ** 53), fc.integer()),
   amount: fc.oneof(fc.constantFrom(10_000, 150_000), fc.integer()),
   mode: fc.constantFrom("test", "live", "TEST"),
-  url: fc.constantFrom("https://93.184.216.34/hook", "http://127.0.0.1:9/hook", "ftp://x", "not a url", "https://[::1]/"),
+  url: fc.constantFrom("http://127.0.0.1:9/hook", "http://localhost:9/other", "ftp://x", "not a url", "https://[::1]/"),
 };
 
 const pick = (schema: Schema): Schema => (schema.allOf ? Object.assign({}, ...(schema.allOf as Schema[])) : schema);
