@@ -34,11 +34,30 @@ export const fileDigest = (bytes: Uint8Array): string => createHash("sha256").up
 export const batchKey = (digest: string, firstLine: number, lastLine: number): string =>
   `vendctl-bulk-${digest}-${firstLine}-${lastLine}`;
 
-/** The orders in file order, `size` at a time. */
+/** The API refuses a body over 1 MiB (`413`); a batch stays under this many bytes of JSON. */
+export const maxBatchBytes = 1_000_000;
+
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+/** The end (exclusive) of the batch starting at `start`: at most `size` orders and `maxBatchBytes` of body. */
+function batchEnd(orders: BulkOrder[], start: number, size: number): number {
+  let bytes = jsonBytes({ orders: [] });
+  let end = start;
+  while (end < orders.length && end - start < size) {
+    const next = jsonBytes(orders[end]?.order) + 1;
+    if (end > start && bytes + next > maxBatchBytes) break;
+    bytes += next;
+    end++;
+  }
+  return end;
+}
+
+/** The orders in file order, `size` at a time (fewer where the request would pass `maxBatchBytes`). */
 export function planBatches(orders: BulkOrder[], size: number, digest: string): PlannedBatch[] {
   const batches: PlannedBatch[] = [];
-  for (let start = 0; start < orders.length; start += size) {
-    const slice = orders.slice(start, start + size);
+  for (let start = 0, end = 0; start < orders.length; start = end) {
+    end = batchEnd(orders, start, size);
+    const slice = orders.slice(start, end);
     const firstLine = slice[0]?.line ?? 0;
     const lastLine = slice[slice.length - 1]?.line ?? 0;
     batches.push({

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parse } from "csv-parse/sync";
 import fc from "fast-check";
-import { batchKey, planBatches } from "../../cli/bulk/batches.ts";
+import { batchKey, maxBatchBytes, planBatches } from "../../cli/bulk/batches.ts";
 import { readOrders } from "../../cli/bulk/orders.ts";
 import { CsvSyntaxError, parseCsv } from "../../cli/csv.ts";
 
@@ -198,5 +198,20 @@ describe("batches and their keys", () => {
     ]);
     expect(batches[1]?.idempotencyKey).toBe(`vendctl-bulk-${digest}-4-5`);
     expect(batchKey(digest, 100_000, 100_999).length).toBeLessThanOrEqual(128);
+  });
+
+  test("a batch is cut short before its request passes 1 MB (the API refuses a body over 1 MiB)", () => {
+    const keys = Array.from({ length: 10 }, (_, i) => `metadata.note${i}`);
+    const note = "x".repeat(500);
+    const lines = Array.from({ length: 1000 }, () => `airtime,mtn,08031234567,100,${keys.map(() => note).join(",")}`);
+    const { orders: read, problems } = orders([`service,network,destination,amount,${keys.join(",")}`, ...lines].join("\n"));
+    expect(problems).toEqual([]);
+    const batches = planBatches(read, 1000, "0".repeat(64));
+    expect(batches.length).toBeGreaterThan(1);
+    expect(batches.flatMap((b) => b.orders)).toEqual(read);
+    for (const batch of batches) {
+      expect(Buffer.byteLength(JSON.stringify({ orders: batch.orders.map((o) => o.order) }))).toBeLessThanOrEqual(maxBatchBytes);
+    }
+    expect(batches[1]?.firstLine).toBe((batches[0]?.lastLine ?? 0) + 1);
   });
 });

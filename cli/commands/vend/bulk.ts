@@ -3,7 +3,8 @@ import { Command, InvalidArgumentError } from "commander";
 import { writeFileAtomically } from "../../atomic-file.ts";
 import { resolveAirtimeProducts } from "../../bulk/airtime-products.ts";
 import { fileDigest, maxBatchSize, type PlannedBatch, planBatches, type SentBatch, sendBatch } from "../../bulk/batches.ts";
-import { type BulkOrder, type RowProblem, readOrders } from "../../bulk/orders.ts";
+import { checkJournal, readJournal, removeJournal, writeJournal } from "../../bulk/journal.ts";
+import { type BulkOrder, lineKey, type RowProblem, readOrders } from "../../bulk/orders.ts";
 import { addCounts, followBatches, progressText } from "../../bulk/progress.ts";
 import { collectResults, type ResultRow, resultsCsv } from "../../bulk/results.ts";
 import { type BulkSummary, summaryColumns, summaryOf } from "../../bulk/summary.ts";
@@ -74,6 +75,7 @@ async function sendAll(
   spinner: Progress,
   total: number,
   writeResults: (sent: SentBatch[], unsent: PlannedBatch[]) => Promise<unknown>,
+  record: (sent: SentBatch[]) => void,
 ): Promise<SentBatch[]> {
   const sent: SentBatch[] = [];
   const show = () => {
@@ -81,9 +83,11 @@ async function sendAll(
     spinner.update(progressText(orders, total, sent.length, planned.length, addCounts(sent.map((s) => s.batch))));
   };
   show();
+  record(sent);
   for (const batch of planned) {
     try {
       sent.push(await sendBatch(client, batch));
+      record(sent);
     } catch (error) {
       await writeResults(sent, planned.slice(sent.length)).catch(() => undefined);
       throw error;
@@ -97,9 +101,13 @@ async function vendBulk(file: string, flags: BulkFlags, command: Command): Promi
   const ctx = contextOf(command);
   const client = ctx.clients.api();
   const { bytes, text } = readFile(file);
-  const orders = await ordersOf(file, text, client);
   const digest = fileDigest(bytes);
-  const planned = planBatches(orders, flags.batchSize, digest);
+  const sizeGiven = command.getOptionValueSource("batchSize") !== "default";
+  const journal = readJournal(file);
+  const size = checkJournal(file, journal, digest, flags.batchSize, sizeGiven);
+  if (journal && size !== flags.batchSize) tell(`Resuming with --batch-size ${size}, as the run that did not finish used`);
+  const orders = await ordersOf(file, text, client);
+  const planned = planBatches(orders, size, digest);
   const out = flags.out ?? `${file}.results.csv`;
   let rows: ResultRow[] = [];
   const writeResults = async (sent: SentBatch[], unsent: PlannedBatch[]) => {
@@ -111,9 +119,11 @@ async function vendBulk(file: string, flags: BulkFlags, command: Command): Promi
   const spinner = progress(progressText(0, orders.length, 0, planned.length, addCounts([])));
   let summary: BulkSummary;
   try {
-    const sent = await sendAll(client, planned, spinner, orders.length, writeResults);
+    const record = (sent: SentBatch[]) => writeJournal(file, digest, size, sent);
+    const sent = await sendAll(client, planned, spinner, orders.length, writeResults, record);
     if (flags.wait !== false && flags.wait > 0) await followBatches(client, sent, flags.wait, spinner, orders.length);
     const batches = await writeResults(sent, []);
+    removeJournal(file);
     summary = summaryOf({ file, out, digest, sent, batches, rows });
   } finally {
     spinner.stop();
@@ -128,25 +138,50 @@ async function vendBulk(file: string, flags: BulkFlags, command: Command): Promi
   }
 }
 
+const fileHelp = `
+The file: CSV (RFC 4180, UTF-8, comma-separated, a header row; quoted fields may hold commas, quotes and line
+breaks). Columns, in any order, names case-insensitive; an empty cell is left out:
+  service           airtime, data, electricity or cable (required)
+  destination       the phone number (airtime, data), meter number (electricity) or smartcard number (cable)
+  amount            NGN, like --amount: 100 or 100.50; airtime and electricity; optional for data and cable
+  product_code      data bundle or cable bouquet (required); airtime: default the network's airtime product
+  network           mtn, airtel, glo or 9mobile; for electricity the disco, for cable the biller
+  disco, biller     the same as network, for readability
+  meter_type        electricity only: prepaid (default) or postpaid
+  phone_number      electricity and cable: the customer's phone; airtime and data: the same as destination
+  client_reference  your reference, echoed on the transaction and in the results
+  metadata.<key>    metadata values (at most 19 such columns; vendctl adds ${lineKey}, the row's line)
+
+Checks: every row is checked before anything is sent; a file with any bad row sends nothing and lists each
+problem with its line (exit 2). What only the service can judge is in the results: an order it rejects
+(an unknown product, an amount out of range) is "invalid", one the wallet cannot cover when its turn comes
+is "refused"; the other orders still go through.
+
+Batches: --batch-size rows each, in file order; a batch is cut short where its request would pass 1 MB.
+Resuming: each batch is sent with Idempotency-Key vendctl-bulk-<SHA-256 of the file's bytes, hex>-<first
+line>-<last line>. Running the same command on the same file again (after Ctrl-C, a kill, a lost
+connection, or only to refresh the results) replays the batches already accepted and sends only the rest:
+nothing is vended twice. Until a run has sent everything, <file>.vendctl-bulk.json records what it sent; a
+later run refuses a changed file or another --batch-size (exit 2), which would make new keys. Once a run
+has finished, editing the file makes new keys: a changed file is a new order. The service keeps keys at
+least 24 hours.
+
+Results (--out, default <file>.results.csv, replaced atomically): one row per input row, in input order:
+line, client_reference, batch_id, status (queued, processing, pending, successful, failed; or refused,
+invalid, not_sent), reference, amount_kobo, price_kobo, error_code, error_message, token, units (electricity).
+Progress (orders sent, final, failed) is shown on stderr when it is a terminal. The summary goes to stdout
+(--json: files, each batch with its key, counts by status). Exit 0 once every order was sent, even if some
+failed or were refused: read the results. A batch the API refuses whole is its error (exit 1, or 3 when the
+server cannot be reached), after writing the results so far.`;
+
 export const bulkCommand = withExample(
   new Command("bulk")
     .description(
-      "Vend every row of a CSV file (POST /api/v1/vend/batches, up to 1,000 orders a batch) and write a results CSV. " +
-        "The file's header row names its columns: service (airtime, data, electricity, cable), destination (phone, " +
-        "meter or smartcard number), amount (NGN, e.g. 100 or 100.50; airtime and electricity), product_code " +
-        "(data and cable; airtime: default the network's product), network / disco / biller, meter_type " +
-        "(electricity: prepaid or postpaid), phone_number (electricity and cable: the customer's), client_reference, " +
-        "and metadata.<key> columns. Every row is checked first: a file with a bad row sends nothing (exit 2, each " +
-        "problem with its line). What only the service can judge (an unknown product, an amount out of range, a " +
-        "wallet that cannot cover an order) is in the results as invalid or refused. Each batch's Idempotency-Key is " +
-        "vendctl-bulk-<SHA-256 of the file's bytes>-<first line>-<last line>: running the same command on the same " +
-        "file again (after a kill, a lost connection, or to refresh the results) replays the batches already sent " +
-        "and vends nothing twice; a changed file or a different --batch-size makes new keys and would vend again. " +
-        "Keys are kept at least 24 hours. Exit 0 once every order was sent, even if some failed or were refused: " +
-        "read the results.",
+      "Vend every row of a CSV file (POST /api/v1/vend/batches, up to 1,000 orders a batch), following them until " +
+        "final, and write a results CSV. Safe to run again: what was sent is replayed, never vended twice.",
     )
-    .argument("<file>", "the orders, CSV with a header row (UTF-8)")
-    .option("-o, --out <path>", "where to write the results CSV (default: <file>.results.csv); replaced atomically")
+    .argument("<file>", "the orders: CSV with a header row (see below)")
+    .option("-o, --out <path>", "where to write the results CSV (default: <file>.results.csv)")
     .option("--batch-size <n>", `orders per batch, 1 to ${maxBatchSize}`, batchSize, maxBatchSize)
     .option(
       "--wait <seconds>",
@@ -155,6 +190,7 @@ export const bulkCommand = withExample(
       defaultWaitSeconds,
     )
     .option("--no-wait", "stop once every batch is sent; the results show the orders as accepted")
+    .addHelpText("after", fileHelp)
     .action(vendBulk),
   "vendctl vend bulk orders.csv                       # writes orders.csv.results.csv",
   "vendctl vend bulk orders.csv --out results.csv --json",
