@@ -143,12 +143,27 @@ export interface paths {
          *     (`orders[7].amount_kobo`); an order the wallet's available balance cannot cover when its turn comes
          *     is listed with `status: 402` (`WALLET_INSUFFICIENT_FUNDS`). Neither stops the orders after it.
          *
-         *     **Rejects the whole batch (`400`, nothing vended, nothing recorded):** a body that is not a JSON object,
-         *     an unknown top-level field, `orders` missing, not an array, empty or longer than 1,000, an order that
-         *     is not a JSON object, and a missing or malformed `Idempotency-Key`. A body over 1 MiB is `413`.
+         *     **Rejects the whole batch (`400`, nothing vended, nothing recorded, the key stays free):** a body that is
+         *     not a JSON object, an unknown top-level field, `orders` missing, not an array, empty or longer than
+         *     1,000, an order that is not a JSON object, an order whose `service` is missing or not one of `airtime`,
+         *     `data`, `electricity`, `cable` (`orders[i].service`), text PostgreSQL cannot store anywhere in the body
+         *     (a NUL character, an unpaired surrogate), and a missing or malformed `Idempotency-Key`. A body over
+         *     1 MiB is `413`. In live mode, an order whose product no provider can take answers `503 NO_ROUTE` for the
+         *     whole batch (nothing created, nothing charged; a retry with the same key is a fresh attempt). Every
+         *     other problem of an order (an unknown field, a bad phone or meter number, an unknown product, an amount
+         *     out of range, a product of another service than `service`) refuses that order alone.
          *
-         *     The `Idempotency-Key` covers the whole batch: the same key and body answer the stored `202` again
-         *     (`Idempotent-Replayed: true`), with the counts as they were at acceptance.
+         *     **Atomic:** the batch, every accepted order's transaction, hold and ledger entry and the stored answer
+         *     of the `Idempotency-Key` are written in one database transaction: all of it or none of it. The orders'
+         *     transactions share the batch's `created_at`.
+         *
+         *     The `Idempotency-Key` covers the whole batch (its orders have no keys of their own): the same key and
+         *     body answer the stored `202` again (`Idempotent-Replayed: true`), with the counts as they were at
+         *     acceptance; the same key with another body is `422`; while the first request runs, `409`. Read the
+         *     batch (`GET /api/v1/vend/batches/{id}`) for its counts now.
+         *
+         *     `batch.completed` is sent once, when the last order becomes final; a batch none of whose orders was
+         *     accepted is complete at acceptance (`completed_at` set in the `202`) and sends it then.
          */
         post: operations["createVendBatch"];
         delete?: never;
@@ -167,7 +182,9 @@ export interface paths {
         /**
          * Read a batch, its counts and a page of its orders
          * @description The batch with its counts as they stand and a page of its orders (transactions), newest first, paged
-         *     like `GET /api/v1/transactions`. Another account's or mode's batch is `404`.
+         *     like `GET /api/v1/transactions` (orders of one batch share its `created_at`, so they come in `id`
+         *     order). The same cursor also pages `GET /api/v1/transactions?batch_id=`. Another account's or mode's
+         *     batch, or an unknown id, is `404`; an id that is not a UUID is `400`.
          */
         get: operations["getVendBatch"];
         put?: never;
@@ -1251,7 +1268,8 @@ export interface components {
         /**
          * @description Up to 20 string values (keys at most 40 characters, values at most 500), returned on the transaction and
          *     its webhooks. The keys `route`, `plan_name`, `product_id`, `delivered_mb`, `requested_mb` and `partial`
-         *     belong to the service and are replaced. The key `__proto__` is refused (`400`).
+         *     belong to the service and are replaced, and so is `batch_id` (set on the orders of a bulk order). The
+         *     key `__proto__` is refused (`400`).
          */
         Metadata: {
             [key: string]: string;
@@ -1261,7 +1279,8 @@ export interface components {
          *     `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
          *     `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
          *     `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
-         *     `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`).
+         *     `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
+         *     (`POST /api/v1/vend/batches`) has `batch_id`.
          */
         TransactionMetadata: {
             [key: string]: string;

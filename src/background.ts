@@ -5,6 +5,7 @@ import { idempotencySweepTask } from "./idempotency/service.ts";
 import { createRunner, type Runner } from "./jobs/runner.ts";
 import { randomBase62 } from "./lib/random.ts";
 import { providerBalanceTask } from "./processing/balances.ts";
+import { batchCompletionSweepTask } from "./processing/batches.ts";
 import { providerTasks } from "./providers/registry.ts";
 import { stuckOrdersTask } from "./transactions/stuck.ts";
 import { webhookDeliveryQueue } from "./webhooks/delivery-queue.ts";
@@ -47,8 +48,8 @@ export interface Background {
 
 /**
  * Everything a process runs in the background, on one runner: transaction processing, webhook
- * delivery, the providers' periodic work, their balance checks, the idempotency sweep and the raising
- * of stuck orders. `stop` lets in-flight work finish and gives back leases.
+ * delivery, the providers' periodic work, their balance checks, the idempotency sweep, the raising
+ * of stuck orders and the completion of finished bulk orders. `stop` lets in-flight work finish and gives back leases.
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
   const runner = createRunner(deps, {
@@ -58,6 +59,7 @@ export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = ne
       providerBalanceTask(deps),
       idempotencySweepTask(deps),
       stuckOrdersTask(deps),
+      batchCompletionSweepTask(deps),
     ],
     pollMs: deps.config.worker.pollMs,
     workerId,

@@ -187,7 +187,8 @@ export type ErrorEnvelope = {
 /**
  * Up to 20 string values (keys at most 40 characters, values at most 500), returned on the transaction and
  * its webhooks. The keys `route`, `plan_name`, `product_id`, `delivered_mb`, `requested_mb` and `partial`
- * belong to the service and are replaced. The key `__proto__` is refused (`400`).
+ * belong to the service and are replaced, and so is `batch_id` (set on the orders of a bulk order). The
+ * key `__proto__` is refused (`400`).
  *
  */
 export type Metadata = {
@@ -199,7 +200,8 @@ export type Metadata = {
  * `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
  * `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
  * `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
- * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`).
+ * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
+ * (`POST /api/v1/vend/batches`) has `batch_id`.
  *
  */
 export type TransactionMetadata = {

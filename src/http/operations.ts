@@ -131,24 +131,25 @@ async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request)
   return principal;
 }
 
-const tooLarge = () => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBodyBytes} bytes`);
+const tooLarge = (limit: number) => new AppError("PAYLOAD_TOO_LARGE", `Request body exceeds ${limit} bytes`);
 
 /**
- * Reads at most `maxBodyBytes` of the body and stops there: the transport accepts any size (so
- * its own bare 413 never answers), and this is the only place a body is buffered.
+ * Reads at most `limit` bytes of the body (`maxBodyBytes`, or the operation's own `x-max-body-bytes`) and
+ * stops there: the transport accepts any size (so its own bare 413 never answers), and this is the only
+ * place a body is buffered.
  */
-async function readCappedText(request: Request): Promise<string> {
+async function readCappedText(request: Request, limit: number): Promise<string> {
   const declaredLength = Number(request.headers.get("content-length") ?? "0");
-  if (declaredLength > maxBodyBytes) throw tooLarge();
+  if (declaredLength > limit) throw tooLarge(limit);
   const reader = request.body?.getReader();
   if (!reader) return "";
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
     size += chunk.value.byteLength;
-    if (size > maxBodyBytes) {
+    if (size > limit) {
       await discardRest(reader, size);
-      throw tooLarge();
+      throw tooLarge(limit);
     }
     chunks.push(chunk.value);
   }
@@ -181,7 +182,7 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, read
 
 async function readJsonBody(op: OperationSpec, request: Request): Promise<{ body: unknown; raw: string }> {
   if (!op.bodyPointer) return { body: undefined, raw: "" };
-  const raw = await readCappedText(request);
+  const raw = await readCappedText(request, op.maxBodyBytes ?? maxBodyBytes);
   if (raw.trim() === "") {
     if (op.bodyRequired) throw validationError([{ field: "body", message: "is required" }], "A JSON request body is required");
     return { body: undefined, raw };

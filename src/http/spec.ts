@@ -30,6 +30,8 @@ export interface OperationSpec {
   /** JSON pointer of the request body schema inside the document, when there is one. */
   bodyPointer: string | null;
   bodyRequired: boolean;
+  /** The operation's own request body limit in bytes (`x-max-body-bytes`), when it has one. */
+  maxBodyBytes: number | null;
   responses: Record<string, { contentTypes: string[]; pointer: string }>;
 }
 
@@ -130,6 +132,7 @@ export function loadSpec(path = specPath): ApiSpec {
         parameters,
         bodyPointer: bodyContent?.["application/json"] ? `${bodyBase}/content/application~1json/schema` : null,
         bodyRequired: Boolean(body?.required),
+        maxBodyBytes: typeof operation["x-max-body-bytes"] === "number" ? operation["x-max-body-bytes"] : null,
         responses,
       });
     }

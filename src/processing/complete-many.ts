@@ -9,6 +9,7 @@ import { presentTransaction, type TransactionRow } from "./present.ts";
 import {
   allowedFrom,
   attemptAnswerOf,
+  completeBatchesAfter,
   completeTransaction,
   type FinalOutcome,
   finalAnnouncement,
@@ -159,6 +160,8 @@ async function settleCompletions(db: Executor, requests: readonly CompletionRequ
     batch.forEach(({ index, next }, position) => {
       if (changed.has(position + 1)) results[index] = { status: "fulfilled", value: { row: next, changed: true } };
     });
+    const batchIds = batch.filter((_, position) => changed.has(position + 1)).map(({ next }) => next.batchId);
+    await completeBatchesAfter(db, batchIds);
   }
   for (const [index, request] of requests.entries()) {
     if (results[index]) continue;

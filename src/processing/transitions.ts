@@ -5,6 +5,7 @@ import type { Executor } from "../db/transaction.ts";
 import { capture, release } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEvent } from "../ledger/outbox.ts";
 import { finalStatuses } from "../lib/shared/statuses.ts";
+import { completeBatchesOf } from "./batches.ts";
 import { presentTransaction, type Transaction, type TransactionRow } from "./present.ts";
 
 export type Status = TransactionRow["status"];
@@ -154,6 +155,17 @@ export function finalRow(row: TransactionRow, outcome: FinalOutcome, completedAt
   };
 }
 
+/**
+ * After a completion has committed: completes the batches of the orders it finished when they were their
+ * last open ones (see `completeBatchesOf`). The completion stands whatever happens here; a batch left open
+ * by a failure is completed by the sweep (`completeFinishedBatches`).
+ */
+export async function completeBatchesAfter(db: Executor, batchIds: Iterable<string | null>): Promise<void> {
+  try {
+    await completeBatchesOf(db, batchIds);
+  } catch {}
+}
+
 async function current(tx: Executor, id: string): Promise<TransactionRow> {
   const [row] = await tx.select().from(transactions).where(eq(transactions.id, id));
   if (!row) throw new Error(`transaction ${id} not found`);
@@ -207,7 +219,10 @@ export async function completeTransaction(
                  (select pg_notify(${finalChannel}, ${announcement}) where exists (select 1 from txn)) as final_announced
           from txn`,
     );
-    if (Number(result?.changed) === 1) return { row: next, changed: true };
+    if (Number(result?.changed) === 1) {
+      if (next.batchId) await completeBatchesAfter(db, [next.batchId]);
+      return { row: next, changed: true };
+    }
     row = await current(db, id);
   }
   throw new Error(`transaction ${id} kept changing while being completed`);

@@ -28,6 +28,8 @@ export interface TransactionFilters {
   /** RFC 3339, inclusive. */
   to?: string;
   search?: string;
+  /** Only the orders of this bulk order (`vend_batches`). */
+  batch_id?: string;
 }
 
 export interface ListTransactionsQuery extends TransactionFilters {
@@ -88,6 +90,7 @@ function filterConditions(filters: TransactionFilters): {
     filters.service === undefined ? undefined : eq(transactions.service, filters.service),
     from ? gte(transactions.createdAt, from) : undefined,
     to ? lte(transactions.createdAt, to) : undefined,
+    filters.batch_id === undefined ? undefined : eq(transactions.batchId, filters.batch_id),
   ];
   const bound = {
     status: filters.status,
@@ -97,6 +100,7 @@ function filterConditions(filters: TransactionFilters): {
     from: from?.toISOString(),
     to: to?.toISOString(),
     search: filters.search,
+    batch_id: filters.batch_id,
   };
   return {
     bound,

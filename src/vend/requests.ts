@@ -29,7 +29,7 @@ const smartcardField: AliasedField = {
 };
 const bouquetField: AliasedField = { canonical: "product_code", names: ["product_code", "service_id", "serviceid"] };
 
-const serviceOwnedKeys = ["route", "plan_name", "product_id", "delivered_mb", "requested_mb", "partial"];
+const serviceOwnedKeys = ["route", "plan_name", "product_id", "delivered_mb", "requested_mb", "partial", "batch_id"];
 const notAPhone = "is not a Nigerian phone number (080…, +234… or 234…)";
 
 function callerMetadata(metadata: Record<string, string> | undefined): Record<string, string> {

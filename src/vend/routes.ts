@@ -1,14 +1,17 @@
+import type { ServiceCode } from "../../generated/constants.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError, successEnvelope } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
 import { accountScope, answerOf, idempotencyKeyOf, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
+import { componentCheck, type ValueCheck } from "../http/validation.ts";
 import { fingerprintOf } from "../idempotency/service.ts";
 import { groupCommit } from "../lib/group-commit.ts";
 import type { VendLabels } from "../metrics/metrics.ts";
 import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
+import { acceptVendBatch, type BatchItem, getVendBatch, type OrderCheck, resolveBatchOrders } from "./batches.ts";
 import {
   type ChooseRoute,
   type ProductLookup,
@@ -90,9 +93,65 @@ export function vendRoutes(deps: AppDeps) {
     vendProduct: vend<"vendProduct">(resolveProductVend),
     vendElectricity: vend<"vendElectricity">(resolveElectricityVend),
     vendCable: vend<"vendCable">(resolveCableVend),
-    // TODO(issue 14, bulk vending): replaced by the batch handlers.
-    createVendBatch: () => Promise.reject(new AppError("NOT_IMPLEMENTED", "Bulk vending is not built yet")),
-    getVendBatch: () => Promise.reject(new AppError("NOT_IMPLEMENTED", "Bulk vending is not built yet")),
+    ...batchHandlers(deps),
   } satisfies Partial<Handlers>;
   return handlers;
+}
+
+const batchAcceptedMessage = "Batch accepted; each accepted order is processed on its own (see counts and rejections)";
+
+/** `POST /api/v1/vend/batches` and `GET /api/v1/vend/batches/{id}`. */
+function batchHandlers(deps: AppDeps) {
+  const productCheck = componentCheck(deps.spec, "VendRequest");
+  const checks: Record<ServiceCode, ValueCheck> = {
+    airtime: productCheck,
+    data: productCheck,
+    electricity: componentCheck(deps.spec, "ElectricityVendRequest"),
+    cable: componentCheck(deps.spec, "CableVendRequest"),
+  };
+  const check: OrderCheck = (service, fields) => checks[service](fields);
+  return {
+    /**
+     * Every order is resolved first (as its single vend), outside the database transaction; then the
+     * whole batch is accepted in ONE database transaction with the record of its Idempotency-Key: the batch
+     * row, every transaction, hold and ledger entry and the stored answer commit together or not at all.
+     */
+    createVendBatch: async (input: OperationInput<"createVendBatch">) => {
+      const principal = principalOf(input);
+      const wallet = { accountId: principal.accountId, mode: principal.mode };
+      const scope = accountScope(principal);
+      const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(deps.db, code));
+      const route: ChooseRoute = (product) =>
+        deps.providers.routeFor(principal.mode, { service: product.service, network: product.network }).name;
+      let items: BatchItem[];
+      try {
+        items = await resolveBatchOrders(lookup, route, check, input.body.orders);
+      } catch (error) {
+        // A whole-batch refusal (503 NO_ROUTE) replays a stored answer under the key, and stores nothing itself.
+        if (!(error instanceof AppError) || error.code.startsWith("IDEMPOTENCY_")) throw error;
+        return idempotentOperation<"createVendBatch">(deps, input, scope, () => Promise.reject(error));
+      }
+      let accepted: VendOrder[] = [];
+      const traceContext = contextOf(input.request).traceparent;
+      const result = await idempotentOperation<"createVendBatch">(deps, input, scope, async (tx) => {
+        const acceptance = await acceptVendBatch(tx, { wallet, items, traceContext });
+        accepted = acceptance.accepted;
+        return { status: 202, data: acceptance.batch, message: batchAcceptedMessage };
+      });
+      if (accepted.length > 0) {
+        for (const order of accepted)
+          deps.metrics.vendAccepted({
+            service: order.product.service,
+            network: order.product.network,
+            provider: order.metadata.route ?? "",
+          });
+        deps.announceWork();
+      }
+      return result;
+    },
+    getVendBatch: async (input: OperationInput<"getVendBatch">) => ({
+      status: 200,
+      data: await getVendBatch(deps.db, deps.cursors, principalOf(input), input.params.id, input.query),
+    }),
+  } satisfies Partial<Handlers>;
 }

@@ -27,6 +27,8 @@ export interface AcceptRequest {
   /** The wallet it is paid from. */
   wallet: Scope;
   key: IdempotencyKey;
+  /** The bulk order (`vend_batches`) it belongs to. */
+  batchId?: string;
   /** The request body's fingerprint (`fingerprintOf`). */
   fingerprint: string;
   order: VendOrder;
@@ -37,6 +39,16 @@ export interface AcceptRequest {
   render(transaction: Transaction): string;
 }
 
+/**
+ * An order covered by an enclosing key (a bulk order's, claimed by the caller in the same database
+ * transaction): no key of its own, so no lock and no record.
+ */
+export interface CoveredAcceptRequest extends Omit<AcceptRequest, "key"> {
+  key: null;
+}
+
+type AnyAcceptRequest = AcceptRequest | CoveredAcceptRequest;
+
 /** What became of one request: its answer (fresh or replayed) and, when it was accepted now, its reference. */
 export interface AcceptOutcome {
   result: IdempotentResult;
@@ -44,7 +56,7 @@ export interface AcceptOutcome {
 }
 
 interface Prepared {
-  request: AcceptRequest;
+  request: AnyAcceptRequest;
   id: string;
   reference: string;
   /** Stands for the creation time in the rendered body until the statement knows it (the database clock). */
@@ -70,12 +82,14 @@ interface AcceptRow extends PriorAnswer {
  * for a key in flight (also a key repeated within the batch), 422 for a key used with another body,
  * and 402 with nothing written when the balance does not cover it (the caller records that answer).
  */
-export async function acceptVends(db: Executor, requests: AcceptRequest[]): Promise<(AcceptOutcome | AppError)[]> {
+export async function acceptVends(db: Executor, requests: readonly AnyAcceptRequest[]): Promise<(AcceptOutcome | AppError)[]> {
   const seen = new Set<string>();
   const prepared = requests.map((request): Prepared | AppError => {
-    const lock = lockNameOf(request.key);
-    if (seen.has(lock)) return keyInFlight();
-    seen.add(lock);
+    if (request.key) {
+      const lock = lockNameOf(request.key);
+      if (seen.has(lock)) return keyInFlight();
+      seen.add(lock);
+    }
     const id = randomUUID();
     const reference = newReference();
     const token = `@${randomBase62(32)}@`;
@@ -98,8 +112,8 @@ export async function acceptVends(db: Executor, requests: AcceptRequest[]): Prom
 
 function outcomeOf(p: Prepared, row: AcceptRow | undefined): AcceptOutcome | AppError {
   if (!row) throw new Error("the accept statement did not answer every request");
-  if (row.accepted && row.recorded_body !== null)
-    return { result: { status: 202, body: row.recorded_body, replayed: false }, reference: p.reference };
+  if (row.accepted && (row.recorded_body !== null || p.request.key === null))
+    return { result: { status: 202, body: row.recorded_body ?? p.body, replayed: false }, reference: p.reference };
   try {
     const stored = storedAnswerOf(row, p.request.fingerprint);
     if (stored) return { result: stored };
@@ -114,7 +128,7 @@ function outcomeOf(p: Prepared, row: AcceptRow | undefined): AcceptOutcome | App
 }
 
 /** The transaction as the answer shows it, its creation time a placeholder (see Prepared.token). */
-function presented(request: AcceptRequest, id: string, reference: string, token: string): Transaction {
+function presented(request: AnyAcceptRequest, id: string, reference: string, token: string): Transaction {
   const { order, wallet } = request;
   const placeholder = new Date(0);
   const transaction = presentTransaction({
@@ -131,7 +145,7 @@ function presented(request: AcceptRequest, id: string, reference: string, token:
     priceKobo: order.priceKobo,
     metadata: order.metadata,
     clientReference: order.clientReference,
-    batchId: null,
+    batchId: request.batchId ?? null,
     provider: request.provider,
     providerRequestId: null,
     providerReference: null,
@@ -166,11 +180,11 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
       ord,
       account_id: wallet.accountId,
       mode: wallet.mode,
-      lock: lockNameOf(key),
-      scope: key.scope,
-      method: key.method,
-      path: key.path,
-      key: key.key,
+      lock: key ? lockNameOf(key) : null,
+      scope: key?.scope ?? null,
+      method: key?.method ?? null,
+      path: key?.path ?? null,
+      key: key?.key ?? null,
       fingerprint,
       id: p.id,
       reference: p.reference,
@@ -186,6 +200,7 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
       body: p.body,
       token: p.token,
       trace_context: p.request.traceContext ?? null,
+      batch_id: p.request.batchId ?? null,
     };
   });
   const held = holds("accepted");
@@ -196,10 +211,12 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
         select * from json_to_recordset(${JSON.stringify(input)}::json) as i(
           ord int, account_id uuid, mode text, lock text, scope text, method text, path text, key text, fingerprint text, id uuid, reference text,
           product_code text, network text, service text, destination text, amount_kobo bigint, price_kobo bigint,
-          metadata jsonb, client_reference text, provider text, body text, token text, trace_context text)
+          metadata jsonb, client_reference text, provider text, body text, token text, trace_context text, batch_id uuid)
       ),
       claimed as (
-        select i.ord, pg_try_advisory_xact_lock(hashtextextended(i.lock, 0)) as locked, r.response_status as status,
+        -- An order without a key of its own (a bulk order's) is free: the enclosing key is held.
+        select i.ord, case when i.lock is null then true else pg_try_advisory_xact_lock(hashtextextended(i.lock, 0)) end as locked,
+               r.response_status as status,
                r.response_body as body, r.fingerprint, r.expires_at <= now() as expired, r.ctid as record
         from input i
         -- One primary-key lookup per request whatever the planner guesses of the sizes (a prepared statement's
@@ -243,10 +260,10 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
       ${held.wallet},
       txn as (
         insert into transactions (id, reference, account_id, mode, status, product_code, network, service, destination,
-                                  amount_kobo, price_kobo, metadata, client_reference, provider, trace_context, next_attempt_at,
-                                  created_at, updated_at)
+                                  amount_kobo, price_kobo, metadata, client_reference, batch_id, provider, trace_context,
+                                  next_attempt_at, created_at, updated_at)
         select i.id, i.reference, i.account_id, i.mode, 'queued', i.product_code, i.network, i.service,
-               i.destination, i.amount_kobo, i.price_kobo, i.metadata, i.client_reference, i.provider, i.trace_context,
+               i.destination, i.amount_kobo, i.price_kobo, i.metadata, i.client_reference, i.batch_id, i.provider, i.trace_context,
                ${createdAt}, ${createdAt}, ${createdAt}
         from accepted a join input i on i.ord = a.ord join ${held.walletRow} hw on hw.id = a.wallet_id
         order by a.ord
@@ -263,7 +280,7 @@ function acceptStatement(db: Executor, batch: Prepared[]): Promise<AcceptRow[]> 
         select i.scope, i.method, i.path, i.key, i.fingerprint, 202, replace(i.body, i.token, ${createdIso}),
                now() + make_interval(hours => ${retentionHours})
         from accepted a join input i on i.ord = a.ord join ${held.walletRow} hw on hw.id = a.wallet_id
-        where (select count(*) from expired) >= 0
+        where i.lock is not null and (select count(*) from expired) >= 0
         returning scope, method, path, key, response_body
       )
       select c.ord, c.locked, c.status, c.body, c.fingerprint, c.expired,
