@@ -60,6 +60,13 @@ export function summaryOf(input: {
   };
 }
 
+function batchesCell(summary: BulkSummary): string {
+  const replayed = summary.batches.filter((b) => b.replayed).length;
+  return replayed === 0
+    ? String(summary.batches.length)
+    : `${summary.batches.length} (${replayed} replayed: sent by an earlier run)`;
+}
+
 const count = (name: keyof Counts): Column<BulkSummary> => ({ key: name, get: (s) => s.counts[name] });
 
 /** The table: files, batches, orders by status. */
@@ -67,12 +74,12 @@ export const summaryColumns: Column<BulkSummary>[] = [
   { key: "file" },
   { key: "results" },
   { key: "orders" },
-  { key: "batches", get: (s) => `${s.batches.length} (${s.batches.filter((b) => b.replayed).length} replayed: sent before)` },
+  { key: "batches", get: batchesCell },
   count("successful"),
   count("failed"),
   { key: "open", header: "NOT FINAL", get: (s) => s.counts.queued + s.counts.processing + s.counts.pending },
   count("refused"),
   count("invalid"),
-  count("not_sent"),
+  { ...count("not_sent"), header: "NOT SENT" },
   { key: "complete" },
 ];

@@ -9,7 +9,8 @@ import type { components } from "../../generated/openapi-types.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { fastProcessing } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { cliEnv, removeConfigDirs, runCli } from "./cli.ts";
+import { cliEnv, removeConfigDirs, runCli, runCommand } from "./cli.ts";
+import { onTerminal, script } from "./terminal.ts";
 
 type Schemas = components["schemas"];
 type Env = Record<string, string | undefined>;
@@ -233,5 +234,42 @@ describe("vendctl vend bulk", () => {
     ]);
     expect((await walletOf(testKey)).held_kobo).toBe(0);
     await expectBalancedBooks();
+  });
+
+  test.skipIf(!script)(
+    "on a terminal: progress on stderr while it follows the orders, then the summary table and a hint",
+    async () => {
+      const { env } = await account("bulk-terminal", 1_000_000);
+      // The sandbox keeps a number ending 4444 pending with no callback: the wait ends with it not final.
+      const file = writeOrders("terminal.csv", [
+        "service,network,destination,amount",
+        "airtime,mtn,08031234567,100",
+        "airtime,mtn,08031231111,100",
+        "airtime,mtn,08031234444,100",
+      ]);
+      const terminal = onTerminal(["vend", "bulk", file, "--wait", "3"], { ...env, TERM: "xterm", COLUMNS: "200" });
+      await terminal.expectPrompt("Sent 3 of 3 orders (1 of 1 batches)");
+      await terminal.expectPrompt("2 final: 1 successful, 1 failed");
+      expect(await terminal.exited()).toBe(0);
+      const screen = terminal.screen();
+      expect(screen).toMatch(/SUCCESSFUL\s+1\r?\n/);
+      expect(screen).toMatch(/FAILED\s+1\r?\n/);
+      expect(screen).toMatch(/NOT FINAL\s+1\r?\n/);
+      expect(screen).toMatch(/COMPLETE\s+false\r?\n/);
+      expect(screen).toContain("1 order is not final yet after waiting up to 3s. Run the same command again later");
+      expect(readResults(`${file}.results.csv`).map((r) => r.status)).toEqual(["successful", "failed", "pending"]);
+    },
+  );
+
+  test("bash completes vend bulk and its flags", async () => {
+    const script = (await runCli(["completion", "bash"], cliEnv())).stdout;
+    const complete = async (...words: string[]) => {
+      const line = `eval "$SCRIPT"; COMP_WORDS=("$@"); COMP_CWORD=$(( $# - 1 )); _vendctl; printf "%s\\n" "\${COMPREPLY[@]}"`;
+      const result = await runCommand(["bash", "-c", line, "bash", ...words], cliEnv({ SCRIPT: script }));
+      return result.stdout.split("\n").filter(Boolean);
+    };
+    expect(await complete("vendctl", "vend", "b")).toEqual(["bulk"]);
+    expect(await complete("vendctl", "vend", "bulk", "--bat")).toEqual(["--batch-size"]);
+    expect(await complete("vendctl", "vend", "bulk", "--no")).toEqual(expect.arrayContaining(["--no-wait"]));
   });
 });

@@ -132,7 +132,7 @@ async function vendBulk(file: string, flags: BulkFlags, command: Command): Promi
   const open = summary.counts.queued + summary.counts.processing + summary.counts.pending;
   if (open > 0) {
     tell(
-      `${open} orders are not final yet${flags.wait === false ? "" : ` after waiting up to ${flags.wait}s`}. ` +
+      `${open} order${open === 1 ? " is" : "s are"} not final yet${flags.wait === false ? "" : ` after waiting up to ${flags.wait}s`}. ` +
         `Run the same command again later: it sends nothing new (every batch is replayed) and rewrites ${out} with their statuses.`,
     );
   }
