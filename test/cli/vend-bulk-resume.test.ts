@@ -59,9 +59,10 @@ function spawnBulk(command: string[], env: Env) {
 
 /**
  * A gate in front of the server: lets the first batch through, then holds every later batch request without
- * forwarding it, so a run can be killed at a known point: one batch accepted, the next never sent.
+ * forwarding it, so a run can be killed at a known point: one batch accepted, the next never sent ("fail":
+ * answers it 500 instead).
  */
-function batchGate() {
+function batchGate(later: "hold" | "fail" = "hold") {
   let accepted = 0;
   let held = 0;
   let release: () => void = () => {};
@@ -74,6 +75,9 @@ function batchGate() {
     async fetch(request) {
       const url = new URL(request.url);
       const isBatch = request.method === "POST" && url.pathname === "/api/v1/vend/batches";
+      if (isBatch && accepted >= 1 && later === "fail") {
+        return Response.json({ success: false, code: "INTERNAL_ERROR", message: "gate: refused", data: null }, { status: 500 });
+      }
       if (isBatch && accepted >= 1) {
         held++;
         await released;
@@ -132,7 +136,7 @@ async function expectEachOrderOnce(run: Awaited<ReturnType<typeof newAccount>>, 
   expect(report).toMatchObject({ balanced: true, discrepancies: [] });
 }
 
-describe("vend bulk after a kill", () => {
+describe("vend bulk interrupted, then run again", () => {
   test("killed while its second batch is on the way: the same command replays the first and sends the other five", async () => {
     const run = await newAccount("gated");
     const gate = batchGate();
@@ -194,6 +198,32 @@ describe("vend bulk after a kill", () => {
     expect(summary).toMatchObject({ orders: rowCount, complete: true });
     // Every batch the first run got accepted is replayed, not sent again.
     expect(summary.batches.filter((b) => b.replayed).length * 50).toBeGreaterThanOrEqual(afterKill);
+    await expectEachOrderOnce(run, summary);
+  }, 180_000);
+
+  test("a batch the API refuses stops the run (exit 1) after writing the results so far; the same command finishes", async () => {
+    const run = await newAccount("failed");
+    const gate = batchGate("fail");
+    let stopped: Awaited<ReturnType<typeof runCli>>;
+    try {
+      stopped = await runCli(["vend", "bulk", run.file, "--batch-size", "50"], { ...run.env, VENDCTL_BASE_URL: gate.url });
+    } finally {
+      await gate.close();
+    }
+    expect(stopped.code).toBe(1);
+    expect(stopped.stderr).toContain("INTERNAL_ERROR: gate: refused");
+    const partial = parse(readFileSync(`${run.file}.results.csv`), { columns: true }) as Record<string, string>[];
+    expect(partial).toHaveLength(rowCount);
+    expect(
+      partial.slice(0, 50).every((r) => r.status === "queued" || r.status === "processing" || r.status === "successful"),
+    ).toBe(true);
+    expect(partial.slice(50).every((r) => r.status === "not_sent" && r.batch_id === "" && r.reference === "")).toBe(true);
+    expect(await run.transactions()).toBe(50);
+
+    const finished = await runCli(["vend", "bulk", run.file, "--batch-size", "50", "--json"], run.env);
+    expect(finished.code).toBe(0);
+    const summary = JSON.parse(finished.stdout) as BulkSummary;
+    expect(summary.batches.map((b) => b.replayed)).toEqual([true, false, false, false, false, false]);
     await expectEachOrderOnce(run, summary);
   }, 180_000);
 });
