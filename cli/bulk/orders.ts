@@ -114,7 +114,8 @@ function destinationOf(service: ServiceCode, cell: Cells, problems: string[]): R
 function networkOf(cell: Cells, problems: string[]): string {
   const given = (["network", "disco", "biller"] as const).filter((c) => cell(c));
   if (given.length > 1) problems.push(`${given.join(" and ")} both given; fill one of them`);
-  return given.map((c) => cell(c))[0] ?? "";
+  // Codes are lower case; spreadsheets like to capitalise ("MTN").
+  return (given.map((c) => cell(c))[0] ?? "").toLowerCase();
 }
 
 function amountOf(cell: Cells, problems: string[]): number | undefined {

@@ -102,9 +102,9 @@ describe("rows to orders", () => {
   test("each service's fields, NGN as kobo, metadata columns and the line in metadata", () => {
     const file = [
       "Service,network,destination,amount,product_code,meter_type,phone_number,client_reference,metadata.invoice",
-      "airtime,mtn,08031234567,100.50,,,,inv-1,A1",
+      "Airtime,MTN,08031234567,100.50,,,,inv-1,A1",
       "data,,08031234568,,mtn-data-1gb-1d,,,inv-2,",
-      "electricity,ikedc,45031234567,5000,,postpaid,08031234569,inv-3,A3",
+      "electricity,IKEDC,45031234567,5000,,Postpaid,08031234569,inv-3,A3",
       "cable,dstv,7031234567,,dstv-compact,,,,",
     ].join("\n");
     const { orders: read, problems } = orders(file);

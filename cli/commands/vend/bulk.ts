@@ -89,7 +89,17 @@ async function sendAll(
       sent.push(await sendBatch(client, batch));
       record(sent);
     } catch (error) {
-      await writeResults(sent, planned.slice(sent.length)).catch(() => undefined);
+      const unsent = planned.slice(sent.length);
+      spinner.stop();
+      const wrote = await writeResults(sent, unsent).then(
+        () => true,
+        () => false,
+      );
+      const left = unsent.reduce((n, b) => n + b.orders.length, 0);
+      tell(
+        `Stopped before sending ${left} of ${total} orders${wrote ? " (not_sent in the results)" : ""}; ` +
+          "run the same command again to send them: the batches already accepted are replayed, not vended again.",
+      );
       throw error;
     }
     show();
