@@ -209,6 +209,11 @@ describe("vendctl vend bulk", () => {
     expect(missing.stderr).toContain("cannot read");
     const size = await runCli(["vend", "bulk", file, "--batch-size", "1001"], env);
     expect(size.code).toBe(2);
+    const good = writeOrders("good.csv", ["service,network,destination,amount", "airtime,mtn,08031234567,100"]);
+    const itself = await runCli(["vend", "bulk", good, "--out", good], env);
+    expect(itself).toMatchObject({ code: 2, stderr: expect.stringContaining("is the orders file itself") });
+    const nowhere = await runCli(["vend", "bulk", good, "--out", join(dir, "no-such-dir", "results.csv")], env);
+    expect(nowhere).toMatchObject({ code: 2, stderr: expect.stringContaining("cannot write the results") });
     const listed = (await server.client(testKey).get("/api/v1/transactions")).json.data as Schemas["TransactionPage"];
     expect(listed.items).toEqual([]);
   });

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { accessSync, constants, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { writeFileAtomically } from "../../atomic-file.ts";
 import { resolveAirtimeProducts } from "../../bulk/airtime-products.ts";
@@ -42,6 +43,16 @@ function readFile(path: string): { bytes: Uint8Array; text: string } {
     return { bytes, text: new TextDecoder("utf-8", { fatal: true }).decode(bytes) };
   } catch {
     throw new UsageError(`${path} is not UTF-8 text; save it as CSV UTF-8`);
+  }
+}
+
+/** The results must be writable before anything is sent, and must not replace the orders. */
+function checkOut(file: string, out: string): void {
+  if (resolve(out) === resolve(file)) throw new UsageError(`--out ${out} is the orders file itself; name another file`);
+  try {
+    accessSync(dirname(resolve(out)), constants.W_OK);
+  } catch {
+    throw new UsageError(`cannot write the results to ${out}: its directory does not exist or is not writable`);
   }
 }
 
@@ -111,6 +122,8 @@ async function vendBulk(file: string, flags: BulkFlags, command: Command): Promi
   const ctx = contextOf(command);
   const client = ctx.clients.api();
   const { bytes, text } = readFile(file);
+  const out = flags.out ?? `${file}.results.csv`;
+  checkOut(file, out);
   const digest = fileDigest(bytes);
   const sizeGiven = command.getOptionValueSource("batchSize") !== "default";
   const journal = readJournal(file);
@@ -118,7 +131,6 @@ async function vendBulk(file: string, flags: BulkFlags, command: Command): Promi
   if (journal && size !== flags.batchSize) tell(`Resuming with --batch-size ${size}, as the run that did not finish used`);
   const orders = await ordersOf(file, text, client);
   const planned = planBatches(orders, size, digest);
-  const out = flags.out ?? `${file}.results.csv`;
   let rows: ResultRow[] = [];
   const writeResults = async (sent: SentBatch[], unsent: PlannedBatch[]) => {
     const collected = await collectResults(client, sent, unsent);
