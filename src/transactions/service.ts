@@ -83,6 +83,8 @@ function filterConditions(filters: TransactionFilters): {
   const { from, to } = parseRange(filters.from, filters.to);
   const destination =
     filters.destination === undefined ? undefined : (normalisePhone(filters.destination) ?? filters.destination);
+  // One spelling of the UUID, so a cursor is bound to the batch whatever letter case names it.
+  const batchId = filters.batch_id?.toLowerCase();
   const conditions: (SQL | undefined)[] = [
     filters.status === undefined ? undefined : eq(transactions.status, filters.status),
     destination === undefined ? undefined : eq(transactions.destination, destination),
@@ -90,7 +92,7 @@ function filterConditions(filters: TransactionFilters): {
     filters.service === undefined ? undefined : eq(transactions.service, filters.service),
     from ? gte(transactions.createdAt, from) : undefined,
     to ? lte(transactions.createdAt, to) : undefined,
-    filters.batch_id === undefined ? undefined : eq(transactions.batchId, filters.batch_id),
+    batchId === undefined ? undefined : eq(transactions.batchId, batchId),
   ];
   const bound = {
     status: filters.status,
@@ -100,7 +102,7 @@ function filterConditions(filters: TransactionFilters): {
     from: from?.toISOString(),
     to: to?.toISOString(),
     search: filters.search,
-    batch_id: filters.batch_id,
+    batch_id: batchId,
   };
   return {
     bound,

@@ -77,6 +77,9 @@ describe("batch.completed with background processing", () => {
     expect(batch.counts).toEqual({ queued: 0, processing: 0, pending: 0, successful: 2, failed: 1, refused: 1, invalid: 1 });
     expect(completed[0]?.data).toEqual(batch);
     expect(await batchCompletedEvents(server, batchId)).toBe(1);
+    const listed = await client.get("/api/v1/events", { query: { type: "batch.completed" } });
+    expect(listed.status).toBe(200);
+    expect(listed.json.data.items.map((e: { data: { id: string } }) => e.data.id)).toEqual([batchId]);
 
     // Two captured, one released: ₦97 left, nothing held; the ledger sums to every wallet.
     const [wallet] = await server.database.handle.db

@@ -277,6 +277,49 @@ describe("POST /api/v1/vend/batches", () => {
   });
 });
 
+test("the same batch sent twice at once: one batch, the other answer 409 or the replay, nothing vended twice", async () => {
+  const { id, client } = await fundedAccount(server, 1_000_000, "Twice Ltd");
+  const key = newKey();
+  const body = { orders: Array.from({ length: 200 }, (_, n) => airtime(n)) };
+  const answers = await Promise.all([
+    client.post("/api/v1/vend/batches", body, idem(key)),
+    client.post("/api/v1/vend/batches", body, idem(key)),
+  ]);
+  const statuses = answers.map((a) => a.status).sort();
+  expect([
+    [202, 202],
+    [202, 409],
+  ]).toContainEqual(statuses);
+  const fresh = answers.filter((a) => a.status === 202 && a.headers.get("idempotent-replayed") !== "true");
+  expect(fresh).toHaveLength(1);
+  const [batches] = await db().select({ n: count() }).from(vendBatches).where(eq(vendBatches.accountId, id));
+  expect(Number(batches?.n)).toBe(1);
+  const wallet = await walletOf(id);
+  expect(await ledgerCount(wallet.id, "hold")).toBe(fresh[0]?.json.data.counts.queued);
+  expect(Number(wallet.heldKobo)).toBe(fresh[0]?.json.data.counts.queued * airtimePrice);
+  await expectBalanced();
+});
+
+test("live mode with no provider route for an order: 503 NO_ROUTE for the whole batch, nothing written, the key free", async () => {
+  const account = await server.createAccount("Live Bulk Ltd");
+  const live = server.client(account.liveKey);
+  const key = newKey();
+  const body = { orders: [{ service: "data", phone_number: "1" }, airtime(1)] };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const res = await live.post("/api/v1/vend/batches", body, idem(key));
+    expect(res.status).toBe(503);
+    expect(res.json.code).toBe("NO_ROUTE");
+    expect(res.headers.get("idempotent-replayed")).toBeNull();
+  }
+  const [batches] = await db().select({ n: count() }).from(vendBatches).where(eq(vendBatches.accountId, account.id));
+  expect(Number(batches?.n)).toBe(0);
+  const [records] = await db()
+    .select({ n: count() })
+    .from(idempotencyRecords)
+    .where(sql`${idempotencyRecords.scope} like ${`account:${account.id}:%`}`);
+  expect(Number(records?.n)).toBe(0);
+});
+
 describe("GET /api/v1/vend/batches/{id}", () => {
   test("counts as they stand and its orders a page at a time", async () => {
     const { client } = await fundedAccount(server, 10 * airtimePrice, "Pages Ltd");
@@ -307,6 +350,18 @@ describe("GET /api/v1/vend/batches/{id}", () => {
     }
     expect(seen).toHaveLength(10);
     expect(new Set(seen).size).toBe(10);
+
+    // Its cursor pages the transactions listing filtered by the batch (any letter case), and no other filter.
+    const listed = await client.get("/api/v1/transactions", {
+      query: { batch_id: id.toUpperCase(), limit: 4, cursor: first.json.data.orders.page.next_cursor },
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.json.data.items.map((t: { reference: string }) => t.reference)).toEqual(seen.slice(4, 8));
+    const other = await client.get("/api/v1/transactions", {
+      query: { limit: 4, cursor: first.json.data.orders.page.next_cursor },
+    });
+    expect(other.status).toBe(400);
+    expect(other.json.data.errors[0].field).toBe("cursor");
 
     // A completed order shows in the counts as it stands.
     await db()
