@@ -135,6 +135,13 @@ describe("vendctl vend bulk", () => {
     const first = listed.items.find((t) => t.client_reference === "mix-1");
     expect(first?.metadata).toMatchObject({ invoice: "INV-1", vendctl_line: "2" });
 
+    // vendctl lists them too, by batch.
+    const batchId = summary.batches[0]?.id ?? "";
+    const byBatch = await runCli(["transactions", "list", "--batch-id", batchId, "--all", "--json"], env);
+    expect((JSON.parse(byBatch.stdout) as Schemas["Transaction"][]).map((t) => t.client_reference).sort()).toEqual(
+      rows.map((r) => r.client_reference ?? ""),
+    );
+
     // Money: one transaction per row, a hold and a capture or release each, one provider send each; the wallet paid
     // exactly the successful orders' prices, and the books balance.
     expect(await moneyTrail(id)).toEqual(

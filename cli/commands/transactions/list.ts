@@ -13,6 +13,7 @@ interface ListFlags extends PagingFlags, CatalogueFilters {
   from?: string;
   to?: string;
   search?: string;
+  batchId?: string;
 }
 
 const filterOptions = addDateRange(
@@ -24,7 +25,9 @@ const filterOptions = addDateRange(
     "only this network, disco or biller",
     "only this service",
   ),
-).option("--search <text>", "match reference, client reference or destination");
+)
+  .option("--search <text>", "match reference, client reference or destination")
+  .option("--batch-id <id>", "only the orders of this batch (vend bulk --json names its batches)");
 
 export const transactionsListCommand = pagedListCommand(
   withExample(
@@ -32,6 +35,7 @@ export const transactionsListCommand = pagedListCommand(
     "vendctl transactions list --status successful --all --limit 50 --jsonl",
     "vendctl transactions list --service electricity --max 500 --csv > electricity.csv",
     "vendctl transactions list --from 2026-11-01 --to 2026-11-30 --all --jsonl",
+    "vendctl transactions list --batch-id 5b0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --all --csv",
   ),
   {
     columns: transactionColumns,
@@ -39,8 +43,8 @@ export const transactionsListCommand = pagedListCommand(
   },
   (ctx, flags: ListFlags) => {
     const client = ctx.clients.api();
-    const { status, destination, network, service, from, to, search } = flags;
-    const filters = { status, destination, network, service, from, to, search };
+    const { status, destination, network, service, from, to, search, batchId } = flags;
+    const filters = { status, destination, network, service, from, to, search, batch_id: batchId };
     return (page) => unwrap(client.GET("/api/v1/transactions", { params: { query: { ...filters, ...page } } }));
   },
 );
