@@ -89,7 +89,7 @@ describe("help", () => {
       const result = await runCli(["completion", shell], env());
       expect(result.code).toBe(0);
       expect(result.stdout).toContain("_vendctl");
-      expect(result.stdout).toContain('"vend") echo "airtime data electricity cable"');
+      expect(result.stdout).toContain('"vend") echo "airtime data electricity cable bulk"');
     }
     const syntax = Bun.spawnSync(["bash", "-n"], {
       stdin: new TextEncoder().encode((await runCli(["completion", "bash"], env())).stdout),

@@ -14,6 +14,7 @@ interface ListFlags extends PagingFlags, CatalogueFilters {
   to?: string;
   search?: string;
   clientReference?: string;
+  batchId?: string;
 }
 
 const filterOptions = addDateRange(
@@ -27,7 +28,8 @@ const filterOptions = addDateRange(
   ),
 )
   .option("--search <text>", "match reference, client reference or destination")
-  .option("--client-reference <ref>", "only this client_reference, exactly (find an order whose answer was lost)");
+  .option("--client-reference <ref>", "only this client_reference, exactly (find an order whose answer was lost)")
+  .option("--batch-id <id>", "only the orders of this batch (vend bulk --json names its batches)");
 
 export const transactionsListCommand = pagedListCommand(
   withExample(
@@ -36,6 +38,7 @@ export const transactionsListCommand = pagedListCommand(
     "vendctl transactions list --service electricity --max 500 --csv > electricity.csv",
     "vendctl transactions list --from 2026-11-01 --to 2026-11-30 --all --jsonl",
     "vendctl transactions list --client-reference order-1001",
+    "vendctl transactions list --batch-id 5b0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --all --csv",
   ),
   {
     columns: transactionColumns,
@@ -43,8 +46,18 @@ export const transactionsListCommand = pagedListCommand(
   },
   (ctx, flags: ListFlags) => {
     const client = ctx.clients.api();
-    const { status, destination, network, service, from, to, search, clientReference } = flags;
-    const filters = { status, destination, network, service, from, to, search, client_reference: clientReference };
+    const { status, destination, network, service, from, to, search, clientReference, batchId } = flags;
+    const filters = {
+      status,
+      destination,
+      network,
+      service,
+      from,
+      to,
+      search,
+      client_reference: clientReference,
+      batch_id: batchId,
+    };
     return (page) => unwrap(client.GET("/api/v1/transactions", { params: { query: { ...filters, ...page } } }));
   },
 );
