@@ -115,6 +115,7 @@ describe("live vends through the VTU provider (msw upstream)", () => {
       balance_kobo: credit - successes * 9_700,
       held_kobo: 0,
       available_kobo: credit - successes * 9_700,
+      low_balance_threshold_kobo: null,
     });
     expect(await reconcileWallets(server.database.handle.db)).toEqual([]);
 
