@@ -6,10 +6,10 @@ import { basename, dirname, join } from "node:path";
  * Replaces `path` with `text` atomically: a temporary file beside it, flushed to disk, then renamed over it,
  * so a reader (or a crash) sees the old file or the new one, never half of one.
  */
-export function writeFileAtomically(path: string, text: string): void {
+export function writeFileAtomically(path: string, text: string, mode = 0o644): void {
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   try {
-    const fd = openSync(temporary, "wx", 0o644);
+    const fd = openSync(temporary, "wx", mode);
     try {
       writeSync(fd, text);
       fsyncSync(fd);

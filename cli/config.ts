@@ -1,18 +1,7 @@
-import { randomBytes } from "node:crypto";
-import {
-  chmodSync,
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { writeFileAtomically } from "./atomic-file.ts";
 import { checkBaseUrl } from "./base-url.ts";
 import { UsageError } from "./errors.ts";
 
@@ -101,20 +90,7 @@ export function writeConfigFile(file: ConfigFile, env: Env = process.env): strin
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
   const path = configPath(env);
-  const temporary = join(dir, `.config.json.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
-  try {
-    const fd = openSync(temporary, "wx", 0o600);
-    try {
-      writeSync(fd, `${JSON.stringify(file, null, 2)}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  writeFileAtomically(path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
   syncDirectory(dir);
   return path;
 }
