@@ -89,5 +89,5 @@ export const readinessDatabases = ["ok", "unavailable"] as const;
 export type ReadinessDatabase = (typeof readinessDatabases)[number];
 
 /** webhooks (operations the service sends, not serves) */
-export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed", "webhookCatalogueUpdated", "webhookWalletBalanceLow", "operatorTransactionStuck", "webhookEndpointDisabled", "webhookEndpointPing"] as const;
+export const sentOperationIds = ["webhookTransactionSuccessful", "webhookTransactionFailed", "webhookBatchCompleted", "webhookCatalogueUpdated", "webhookWalletBalanceLow", "operatorTransactionStuck", "webhookEndpointDisabled", "webhookEndpointPing"] as const;
 export type SentOperationId = (typeof sentOperationIds)[number];

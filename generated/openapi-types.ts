@@ -1292,6 +1292,31 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "batch.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Every order of a batch is final
+         * @description Sent once per batch (`POST /api/v1/vend/batches`), to the account and mode's endpoints subscribed to
+         *     it, when the last of its orders becomes `successful` or `failed`; a batch none of whose orders was
+         *     accepted (all refused or invalid) is complete at acceptance and sends it then. `data` is the
+         *     `VendBatch` with its final counts and every rejection. Each order also sent its own
+         *     `transaction.successful` or `transaction.failed` before. Same signing and delivery as
+         *     `transaction.successful`.
+         */
+        post: operations["webhookBatchCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "catalogue.updated": {
         parameters: {
             query?: never;
@@ -5674,6 +5699,28 @@ export interface operations {
         };
     };
     webhookTransactionFailed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx acknowledges the event. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookBatchCompleted: {
         parameters: {
             query?: never;
             header?: never;

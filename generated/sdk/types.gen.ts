@@ -4,7 +4,7 @@ export type ClientOptions = {
     baseUrl: 'http://localhost:8080' | (string & {});
 };
 
-export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | WebhookCatalogueUpdatedWebhookRequest | WebhookWalletBalanceLowWebhookRequest | OperatorTransactionStuckWebhookRequest | WebhookEndpointDisabledWebhookRequest | WebhookEndpointPingWebhookRequest;
+export type Webhooks = WebhookTransactionSuccessfulWebhookRequest | WebhookTransactionFailedWebhookRequest | WebhookBatchCompletedWebhookRequest | WebhookCatalogueUpdatedWebhookRequest | WebhookWalletBalanceLowWebhookRequest | OperatorTransactionStuckWebhookRequest | WebhookEndpointDisabledWebhookRequest | WebhookEndpointPingWebhookRequest;
 
 /**
  * Key mode; test keys use the sandbox provider.
@@ -6052,6 +6052,15 @@ export type WebhookTransactionFailedWebhookPayload = WebhookEvent;
 export type WebhookTransactionFailedWebhookRequest = {
     body: WebhookTransactionFailedWebhookPayload;
     key: 'transaction.failed';
+    path?: never;
+    query?: never;
+};
+
+export type WebhookBatchCompletedWebhookPayload = WebhookEvent;
+
+export type WebhookBatchCompletedWebhookRequest = {
+    body: WebhookBatchCompletedWebhookPayload;
+    key: 'batch.completed';
     path?: never;
     query?: never;
 };
