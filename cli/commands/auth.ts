@@ -25,7 +25,17 @@ interface AuthStatus {
   config_file: string;
   base_url: string;
   base_url_source: string;
-  api_key: (CredentialStatus & { mode: string | null; rate_limit: RateLimitSeen | null }) | null;
+  api_key:
+    | (CredentialStatus & {
+        mode: string | null;
+        /** The key's account and id, its expiry and allow-list, from `GET /api/v1/keys` (null when refused). */
+        account_id: string | null;
+        key_id: string | null;
+        expires_at: string | null;
+        allowed_ips: string[] | null;
+        rate_limit: RateLimitSeen | null;
+      })
+    | null;
   admin_token: (CredentialStatus & { operator: string | null; role: string | null }) | null;
 }
 
@@ -65,9 +75,16 @@ async function statusOf(config: ResolvedConfig, api: () => VendClient, admin: ()
   };
   if (config.apiKey) {
     const wallet = await checkCredential(api().GET("/api/v1/wallet"));
+    // Best effort: the key's details are extra; a refusal here (e.g. 429 after the wallet check) leaves them null.
+    const keys = wallet.data ? await api().GET("/api/v1/keys") : undefined;
+    const current = keys?.data?.data.find((key) => key.current);
     status.api_key = {
       ...credential(config, "apiKey", wallet, config.apiKey),
       mode: wallet.data?.mode ?? null,
+      account_id: current?.account_id ?? null,
+      key_id: current?.id ?? null,
+      expires_at: current?.expires_at ?? null,
+      allowed_ips: current?.allowed_ips ?? null,
       rate_limit: wallet.data && wallet.response ? rateLimitOf(wallet.response) : null,
     };
   }
@@ -91,6 +108,15 @@ function rateLimitOf(response: Response): RateLimitSeen | null {
 const describeRateLimit = (seen: RateLimitSeen | null | undefined): string =>
   seen ? `; ${seen.limit} requests a minute, ${seen.remaining} left, the minute ends in ${seen.reset_seconds} s` : "";
 
+const describeKey = (key: AuthStatus["api_key"]): string =>
+  [
+    `valid, ${key?.mode} mode`,
+    key?.account_id ? `, account ${key.account_id}` : "",
+    key?.expires_at ? `, expires ${key.expires_at}` : "",
+    key?.allowed_ips ? `, only from ${key.allowed_ips.join(" ")}` : "",
+    describeRateLimit(key?.rate_limit),
+  ].join("");
+
 const describe = (c: CredentialStatus | null, detail: string): string =>
   c ? `${c.value} from ${c.source}: ${c.valid ? detail : `REFUSED (${c.error})`}` : "not set";
 
@@ -100,7 +126,7 @@ const columns: Column<AuthStatus>[] = [
   {
     key: "api_key",
     header: "API key",
-    get: (s) => describe(s.api_key, `valid, ${s.api_key?.mode} mode${describeRateLimit(s.api_key?.rate_limit)}`),
+    get: (s) => describe(s.api_key, describeKey(s.api_key)),
   },
   {
     key: "admin_token",
@@ -111,8 +137,8 @@ const columns: Column<AuthStatus>[] = [
 
 const authStatusCommand = withExample(
   new Command("status").description(
-    "Who am I: the profile, the base URL and where each value comes from; the API key's mode and rate limit (as " +
-      "the API's RateLimit headers state it; checking spends one request) and the admin " +
+    "Who am I: the profile, the base URL and where each value comes from; the API key's mode, account, expiry, " +
+      "allow-list and rate limit (as the API's RateLimit headers state it; checking spends two requests) and the admin " +
       "token's operator and role, checked against the API. Exit 1 if the API refuses one, 2 if none is set, 3 if " +
       "the server cannot be reached.",
   ),

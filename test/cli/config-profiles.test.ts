@@ -119,6 +119,10 @@ describe("vendctl auth status", () => {
         valid: true,
         error: null,
         mode: "test",
+        account_id: cli.account.id,
+        key_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        expires_at: null,
+        allowed_ips: null,
         rate_limit: null,
       },
       admin_token: {
@@ -132,7 +136,12 @@ describe("vendctl auth status", () => {
     });
     const table = await runCli(["auth", "status", "--table"], env);
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^API key +rg_test_\w{4}…\[redacted\] from profile "default" .*: valid, test mode$/m);
+    expect(table.stdout).toMatch(
+      new RegExp(
+        `^API key +rg_test_\\w{4}…\\[redacted\\] from profile "default" .*: valid, test mode, account ${cli.account.id}$`,
+        "m",
+      ),
+    );
     expect(table.stdout).toMatch(/^Admin token +\[redacted\] from VENDCTL_ADMIN_TOKEN: operator ADMIN_TOKEN, role admin$/m);
     expect(table.stdout + table.stderr).not.toContain(testKey());
   });

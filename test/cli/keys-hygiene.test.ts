@@ -50,6 +50,24 @@ describe("keys create with an expiry and an allow-list", () => {
   });
 });
 
+describe("auth status shows the key's account, expiry and allow-list", () => {
+  test("from GET /api/v1/keys, in JSON and in the table", async () => {
+    const expiresAt = new Date(Date.now() + 86_400_000).toISOString();
+    const key = await newKey("--allow-ip", "127.0.0.1", "--allow-ip", "::1", "--expires-at", expiresAt);
+    const env = cliEnv({ VENDCTL_BASE_URL: cli.server.url, VENDCTL_API_KEY: key.key });
+    const status = await runJson<{ api_key: Record<string, unknown> }>(["auth", "status"], env);
+    expect(status.api_key).toMatchObject({
+      valid: true,
+      account_id: cli.account.id,
+      key_id: key.id,
+      expires_at: expiresAt,
+      allowed_ips: ["127.0.0.1/32", "::1/128"],
+    });
+    const table = await runCli(["auth", "status", "--table"], env);
+    expect(table.stdout).toContain(`account ${cli.account.id}, expires ${expiresAt}, only from 127.0.0.1/32 ::1/128`);
+  });
+});
+
 describe("keys list with an API key", () => {
   test("lists the account's keys of the key's mode and marks the one in use", async () => {
     const key = await newKey("--allow-ip", "127.0.0.1");
