@@ -7,6 +7,7 @@ import { adminCommand } from "./commands/admin.ts";
 import { anomaliesCommand } from "./commands/anomalies.ts";
 import { auditCommand } from "./commands/audit.ts";
 import { authCommand } from "./commands/auth.ts";
+import { batchesCommand } from "./commands/batches.ts";
 import { callbacksCommand } from "./commands/callbacks.ts";
 import { catalogueCommand } from "./commands/catalogue.ts";
 import { completeCommand, completionCommand } from "./commands/completion.ts";
@@ -93,6 +94,7 @@ export function buildProgram(): Command {
     configCommand,
     vendCommand,
     transactionsCommand,
+    batchesCommand,
     walletCommand,
     catalogueCommand,
     pricingCommand,

@@ -182,3 +182,38 @@ export const eventColumns: Column<Schemas["Event"]>[] = [
   { key: "status", get: (e) => ("status" in e.data && typeof e.data.status === "string" ? e.data.status : "-") },
   { key: "deliveries", get: (e) => e.deliveries.map((d) => `${d.status}/${d.attempts}`).join(" ") || "-" },
 ];
+
+export type VendBatch = Schemas["VendBatch"];
+type BatchCount = keyof VendBatch["counts"];
+const batchCount = (key: BatchCount, only?: "table" | "csv"): Column<VendBatch> => ({ key, get: (b) => b.counts[key], only });
+const inProgress = (b: VendBatch) => b.counts.queued + b.counts.processing + b.counts.pending;
+const shownRejections = 5;
+
+/** The rejections as `#index status CODE`, the first few. */
+function rejectionSummary(b: VendBatch): string {
+  const shown = b.rejections.slice(0, shownRejections).map((r) => `#${r.index} ${r.status} ${r.error.code}`);
+  const more = b.rejections.length - shown.length;
+  return [...shown, ...(more > 0 ? [`… and ${more} more`] : [])].join(", ") || "-";
+}
+
+/** Tables count the orders still in progress together; CSV has every count and field of the API. */
+export const batchColumns: Column<VendBatch>[] = [
+  { key: "id" },
+  { key: "mode", only: "csv" },
+  { key: "order_count", header: "ORDERS" },
+  { key: "in_progress", header: "IN PROGRESS", get: inProgress, only: "table" },
+  ...(["queued", "processing", "pending"] as const).map((key) => batchCount(key, "csv")),
+  ...(["successful", "failed", "refused", "invalid"] as const).map((key) => batchCount(key)),
+  created,
+  { key: "completed_at", header: "COMPLETED" },
+];
+
+export const batchDetailColumns: Column<VendBatch>[] = [
+  ...fields<VendBatch>("id", "mode"),
+  { key: "order_count", header: "ORDERS" },
+  ...(["queued", "processing", "pending", "successful", "failed", "refused", "invalid"] as const).map((key) => batchCount(key)),
+  { key: "rejections", get: rejectionSummary, only: "table" },
+  { key: "rejections", get: (b) => JSON.stringify(b.rejections), only: "csv" },
+  created,
+  { key: "completed_at", header: "COMPLETED" },
+];

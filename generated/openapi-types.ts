@@ -124,7 +124,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List batches, newest first
+         * @description Lists the key's batches (its account and mode), newest first by `(created_at, id)`, a page at a time,
+         *     each with its counts as they stand (as `GET /api/v1/vend/batches/{id}` shows them) and its rejections.
+         *     Paged like `GET /api/v1/transactions`: while `page.has_more` is `true`, request again with `cursor` =
+         *     `page.next_cursor` and the same filters. Cursors are opaque, signed and bound to the filters they were
+         *     issued with: garbage, a modified cursor or one reused with other filters is `400` with
+         *     `data.errors[0].field = "cursor"`. `from` and `to` filter on the batch's `created_at`.
+         */
+        get: operations["listVendBatches"];
         put?: never;
         /**
          * Vend up to 1,000 orders in one request
@@ -1523,6 +1532,10 @@ export interface components {
             batch: components["schemas"]["VendBatch"];
             orders: components["schemas"]["TransactionPage"];
         };
+        VendBatchPage: {
+            items: components["schemas"]["VendBatch"][];
+            page: components["schemas"]["Page"];
+        };
         /**
          * @description The `data` of `wallet.balance_low`: the wallet as it stood right after its available balance fell below
          *     `threshold_kobo` (the threshold then in force).
@@ -2689,6 +2702,15 @@ export interface components {
             message: string;
             data: components["schemas"]["VendBatchDetail"];
         };
+        /** @description Success envelope carrying a VendBatchPage. */
+        VendBatchPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            message: string;
+            data: components["schemas"]["VendBatchPage"];
+        };
         /** @description Success envelope carrying a Transaction. */
         TransactionEnvelope: {
             /** @constant */
@@ -3573,6 +3595,48 @@ export interface operations {
             500: components["responses"]["InternalError"];
             501: components["responses"]["NotImplemented"];
             502: components["responses"]["ProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listVendBatches: {
+        parameters: {
+            query?: {
+                /** @description Created at or after this time (RFC 3339). */
+                from?: components["parameters"]["FromFilter"];
+                /** @description Created at or before this time (RFC 3339). */
+                to?: components["parameters"]["ToFilter"];
+                /**
+                 * @description `true`: only complete batches (every order final, `completed_at` set); `false`: only batches still
+                 *     open; absent: both.
+                 */
+                completed?: boolean;
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of batches. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VendBatchPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };

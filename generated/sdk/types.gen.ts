@@ -125,6 +125,11 @@ export type VendBatchDetail = {
     orders: TransactionPage;
 };
 
+export type VendBatchPage = {
+    items: Array<VendBatch>;
+    page: Page;
+};
+
 /**
  * The `data` of `wallet.balance_low`: the wallet as it stood right after its available balance fell below
  * `threshold_kobo` (the threshold then in force).
@@ -1560,6 +1565,16 @@ export type VendBatchDetailEnvelope = {
 };
 
 /**
+ * Success envelope carrying a VendBatchPage.
+ */
+export type VendBatchPageEnvelope = {
+    success: true;
+    code: 'OK';
+    message: string;
+    data: VendBatchPage;
+};
+
+/**
  * Success envelope carrying a Transaction.
  */
 export type TransactionEnvelope = {
@@ -2430,6 +2445,78 @@ export type VerifySmartcardResponses = {
 };
 
 export type VerifySmartcardResponse = VerifySmartcardResponses[keyof VerifySmartcardResponses];
+
+export type ListVendBatchesData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Created at or after this time (RFC 3339).
+         */
+        from?: string;
+        /**
+         * Created at or before this time (RFC 3339).
+         */
+        to?: string;
+        /**
+         * `true`: only complete batches (every order final, `completed_at` set); `false`: only batches still
+         * open; absent: both.
+         *
+         */
+        completed?: boolean;
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/api/v1/vend/batches';
+};
+
+export type ListVendBatchesErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem.
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The operation is part of the contract but not implemented by this server version.
+     */
+    501: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListVendBatchesError = ListVendBatchesErrors[keyof ListVendBatchesErrors];
+
+export type ListVendBatchesResponses = {
+    /**
+     * A page of batches.
+     */
+    200: VendBatchPageEnvelope;
+};
+
+export type ListVendBatchesResponse = ListVendBatchesResponses[keyof ListVendBatchesResponses];
 
 export type CreateVendBatchData = {
     body: VendBatchRequest;

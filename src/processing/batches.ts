@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
 import { type BatchRejection, transactions, vendBatches } from "../db/schema/index.ts";
@@ -50,6 +50,32 @@ export async function readVendBatch(db: Executor, row: VendBatchRow): Promise<Ve
     .groupBy(transactions.status);
   const byStatus = Object.fromEntries(rows.map((r) => [r.status, Number(r.count)]));
   return presentVendBatch(row, countsOf(byStatus, row.rejections));
+}
+
+/**
+ * Several batches as they stand, in the order given: their transactions counted by batch and status in ONE
+ * query (the batch index), however many batches.
+ */
+export async function readVendBatches(db: Executor, batchRows: readonly VendBatchRow[]): Promise<VendBatch[]> {
+  if (batchRows.length === 0) return [];
+  const rows = await db
+    .select({ batchId: transactions.batchId, status: transactions.status, count: sql<number>`count(*)::int` })
+    .from(transactions)
+    .where(
+      inArray(
+        transactions.batchId,
+        batchRows.map((row) => row.id),
+      ),
+    )
+    .groupBy(transactions.batchId, transactions.status);
+  const byBatch = new Map<string, Record<string, number>>();
+  for (const r of rows) {
+    if (!r.batchId) continue;
+    const byStatus = byBatch.get(r.batchId) ?? {};
+    byStatus[r.status] = Number(r.count);
+    byBatch.set(r.batchId, byStatus);
+  }
+  return batchRows.map((row) => presentVendBatch(row, countsOf(byBatch.get(row.id) ?? {}, row.rejections)));
 }
 
 const finalList = sql.raw(finalStatuses.map((s) => `'${s}'`).join(", "));

@@ -1,13 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, gte, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
+import { readNewestFirst } from "../db/keyset.ts";
 import { type BatchRejection, vendBatches } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError, type FieldError, notFound } from "../errors.ts";
-import type { CursorCodec } from "../lib/cursor.ts";
+import type { CursorCodec, Page } from "../lib/cursor.ts";
+import { parseRange } from "../lib/instants.ts";
 import type { Scope } from "../lib/scope.ts";
-import { countsOf, emitBatchCompleted, presentVendBatch, readVendBatch, type VendBatch } from "../processing/batches.ts";
+import {
+  countsOf,
+  emitBatchCompleted,
+  presentVendBatch,
+  readVendBatch,
+  readVendBatches,
+  type VendBatch,
+} from "../processing/batches.ts";
 import { listTransactions } from "../transactions/service.ts";
 import {
   type ChooseRoute,
@@ -195,4 +204,43 @@ export async function getVendBatch(
   if (!row) throw notFound("Batch");
   const orders = await listTransactions(db, cursors, scope, { batch_id: id, cursor: query.cursor, limit: query.limit });
   return { batch: await readVendBatch(db, row), orders };
+}
+
+export interface ListVendBatchesQuery {
+  /** RFC 3339, inclusive, on `created_at`. */
+  from?: string;
+  /** RFC 3339, inclusive, on `created_at`. */
+  to?: string;
+  /** true: only complete batches; false: only open ones; undefined: both. */
+  completed?: boolean;
+  cursor?: string;
+  limit?: number;
+}
+
+/**
+ * One page of the scope's batches, newest first by `(created_at, id)` (the listing index), each with its
+ * counts as they stand (one counting query for the whole page); cursors bound to the scope and filters.
+ */
+export function listVendBatches(
+  db: Executor,
+  cursors: CursorCodec,
+  scope: Scope,
+  query: ListVendBatchesQuery,
+): Promise<Page<VendBatch>> {
+  const { from, to } = parseRange(query.from, query.to);
+  const completed = query.completed;
+  const conditions = [
+    eq(vendBatches.accountId, scope.accountId),
+    eq(vendBatches.mode, scope.mode),
+    from ? gte(vendBatches.createdAt, from) : undefined,
+    to ? lte(vendBatches.createdAt, to) : undefined,
+    completed === undefined ? undefined : completed ? isNotNull(vendBatches.completedAt) : isNull(vendBatches.completedAt),
+  ];
+  const filters = {
+    from: from?.toISOString(),
+    to: to?.toISOString(),
+    completed: completed === undefined ? undefined : String(completed),
+  };
+  const request = { cursors, scope: `vend-batches:${scope.accountId}:${scope.mode}`, filters, query, conditions };
+  return readNewestFirst(db, vendBatches, "createdAt", request, (rows) => readVendBatches(db, rows));
 }

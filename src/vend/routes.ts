@@ -11,7 +11,14 @@ import type { VendLabels } from "../metrics/metrics.ts";
 import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
-import { acceptVendBatch, type BatchItem, getVendBatch, type OrderCheck, resolveBatchOrders } from "./batches.ts";
+import {
+  acceptVendBatch,
+  type BatchItem,
+  getVendBatch,
+  listVendBatches,
+  type OrderCheck,
+  resolveBatchOrders,
+} from "./batches.ts";
 import {
   type ChooseRoute,
   type ProductLookup,
@@ -100,7 +107,7 @@ export function vendRoutes(deps: AppDeps) {
 
 const batchAcceptedMessage = "Batch accepted; each accepted order is processed on its own (see counts and rejections)";
 
-/** `POST /api/v1/vend/batches` and `GET /api/v1/vend/batches/{id}`. */
+/** `POST /api/v1/vend/batches`, `GET /api/v1/vend/batches` and `GET /api/v1/vend/batches/{id}`. */
 function batchHandlers(deps: AppDeps) {
   const productCheck = componentCheck(deps.spec, "VendRequest");
   const checks: Record<ServiceCode, ValueCheck> = {
@@ -149,6 +156,10 @@ function batchHandlers(deps: AppDeps) {
       }
       return result;
     },
+    listVendBatches: async (input: OperationInput<"listVendBatches">) => ({
+      status: 200,
+      data: await listVendBatches(deps.db, deps.cursors, principalOf(input), input.query),
+    }),
     getVendBatch: async (input: OperationInput<"getVendBatch">) => ({
       status: 200,
       data: await getVendBatch(deps.db, deps.cursors, principalOf(input), input.params.id, input.query),
