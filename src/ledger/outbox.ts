@@ -50,6 +50,21 @@ export interface EmittedEvent {
   notify: SQL;
 }
 
+/**
+ * Whether the endpoint `alias` is subscribed to events of `type` (an SQL expression): no subscription list
+ * means every type. The one subscription rule for scheduling, claiming and resending; the low-balance
+ * trigger (migration 0009) holds a copy in plpgsql.
+ */
+export const subscribedTo = (alias: string, type: SQL): SQL =>
+  sql`(${sql.raw(alias)}.event_types is null or ${type} = any (${sql.raw(alias)}.event_types))`;
+
+/** Whether the endpoint `alias` gets events of `type` now: not deleted, enabled and subscribed to it. */
+export const receives = (alias: string, type: SQL): SQL =>
+  sql`${sql.raw(alias)}.deleted_at is null and ${sql.raw(alias)}.enabled and ${subscribedTo(alias, type)}`;
+
+/** A NOTIFY on `webhookDueChannel`, once for the statement, when its `deliveries` CTE scheduled any. */
+const notifyAnyDue = sql`(select pg_notify(${webhookDueChannel}, min(event_id)) from deliveries having count(*) > 0)`;
+
 /** What scheduling does with an endpoint's existing delivery of the event: a new event has none. */
 type ExistingDelivery = "none" | "keep" | "reset";
 
@@ -71,8 +86,8 @@ function scheduleDeliveries(eventRows: SQL, existing: ExistingDelivery): SQL {
   return sql`deliveries as (
       insert into webhook_deliveries (event_id, endpoint_id, status, next_attempt_at)
       select event.id, e.id, 'pending', now() from ${eventRows}
-      join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode and e.deleted_at is null
-        and e.enabled and (e.event_types is null or event.type = any (e.event_types))${onConflict[existing]}
+      join webhook_endpoints e on e.account_id = event.account_id and e.mode = event.mode
+        and ${receives("e", sql`event.type`)}${onConflict[existing]}
       returning event_id
     )`;
 }
@@ -138,8 +153,7 @@ export function emitEach(eventsCte: string): EmittedEvent {
       select event_id, account_id, mode, event_type, id, payload, event_created_at from ${sql.raw(eventsCte)}
       returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")}`;
-  const notify = sql`(select pg_notify(${webhookDueChannel}, min(event_id)) from deliveries having count(*) > 0)`;
-  return { parts, notify };
+  return { parts, notify: notifyAnyDue };
 }
 
 /** An event about something other than one transaction: a batch, the wallet, the catalogue, an endpoint. */
@@ -190,8 +204,8 @@ export async function enqueueSubscribedEvents(tx: Executor, event: SharedEvent):
     tx,
     sql`with subscriber as (
       select e.account_id, e.mode, ${newId} as id from (
-        select distinct account_id, mode from webhook_endpoints
-        where deleted_at is null and enabled and (event_types is null or ${event.type}::text = any (event_types))
+        select distinct account_id, mode from webhook_endpoints e
+        where ${receives("e", sql`${event.type}::text`)}
       ) e
     ), event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
@@ -203,7 +217,7 @@ export async function enqueueSubscribedEvents(tx: Executor, event: SharedEvent):
       returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")}
     select (select count(*) from event)::int as events,
-           (select pg_notify(${webhookDueChannel}, min(event_id)) from deliveries having count(*) > 0) as webhooks_due`,
+           ${notifyAnyDue} as webhooks_due`,
   );
   return Number(row?.events ?? 0);
 }

@@ -7,6 +7,7 @@ import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } f
 import { componentCheck, type ValueCheck } from "../http/validation.ts";
 import { fingerprintOf } from "../idempotency/service.ts";
 import { groupCommit } from "../lib/group-commit.ts";
+import type { Mode } from "../lib/scope.ts";
 import type { VendLabels } from "../metrics/metrics.ts";
 import { findProduct } from "../processing/products.ts";
 import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
@@ -35,6 +36,18 @@ const acceptedMessage = "Transaction accepted for processing; the final status a
 /** The most vends one accept statement takes (see groupCommit). */
 const maxAcceptBatch = 64;
 
+/** A product by code, through the shared product cache. */
+const productLookup =
+  (deps: AppDeps): ProductLookup =>
+  (code) =>
+    deps.caches.products.getOrLoad(code, () => findProduct(deps.db, code));
+
+/** The provider an order of `mode` for a product goes to now. */
+const routeChooser =
+  (deps: AppDeps, mode: Mode): ChooseRoute =>
+  (product) =>
+    deps.providers.routeFor(mode, { service: product.service, network: product.network }).name;
+
 export function vendRoutes(deps: AppDeps) {
   /**
    * Accept statements run in lanes, one statement in flight per lane: accepts arriving while their lane's
@@ -61,10 +74,8 @@ export function vendRoutes(deps: AppDeps) {
       let outcome: AcceptOutcome;
       let labels: VendLabels;
       try {
-        const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(deps.db, code));
-        const route: ChooseRoute = (product) =>
-          deps.providers.routeFor(principal.mode, { service: product.service, network: product.network }).name;
-        const order = await resolve(lookup, input.body, route);
+        const route = routeChooser(deps, principal.mode);
+        const order = await resolve(productLookup(deps), input.body, route);
         const provider = order.metadata.route ?? route(order.product);
         labels = { service: order.product.service, network: order.product.network, provider };
         outcome = await accept(laneOf(wallet.accountId), {
@@ -127,12 +138,10 @@ function batchHandlers(deps: AppDeps) {
       const principal = principalOf(input);
       const wallet = { accountId: principal.accountId, mode: principal.mode };
       const scope = accountScope(principal);
-      const lookup: ProductLookup = (code) => deps.caches.products.getOrLoad(code, () => findProduct(deps.db, code));
-      const route: ChooseRoute = (product) =>
-        deps.providers.routeFor(principal.mode, { service: product.service, network: product.network }).name;
+      const route = routeChooser(deps, principal.mode);
       let items: BatchItem[];
       try {
-        items = await resolveBatchOrders(lookup, route, check, input.body.orders);
+        items = await resolveBatchOrders(productLookup(deps), route, check, input.body.orders);
       } catch (error) {
         // A whole-batch refusal (503 NO_ROUTE) replays a stored answer under the key, and stores nothing itself.
         if (!(error instanceof AppError) || error.code.startsWith("IDEMPOTENCY_")) throw error;
@@ -150,7 +159,7 @@ function batchHandlers(deps: AppDeps) {
           deps.metrics.vendAccepted({
             service: order.product.service,
             network: order.product.network,
-            provider: order.metadata.route ?? "",
+            provider: order.metadata.route ?? route(order.product),
           });
         deps.announceWork();
       }

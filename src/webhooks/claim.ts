@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
+import { subscribedTo } from "../ledger/outbox.ts";
 
 export interface ClaimedDelivery {
   id: string;
@@ -88,7 +89,7 @@ export async function claimDueDeliveries(db: Executor, options: ClaimOptions): P
         where d.id = picked.id and ev.id = d.event_id and e.id = d.endpoint_id
         returning d.id, d.attempts, d.lease_expires_at, d.event_id, ev.payload, d.endpoint_id, e.url, e.secret, e.mode,
                   case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
-                  e.enabled, (e.event_types is null or ev.type = any (e.event_types)) as subscribed,
+                  e.enabled, ${subscribedTo("e", sql`ev.type`)} as subscribed,
                   (select t.trace_context from transactions t where t.id = ev.transaction_id) as trace_context`,
   );
   return rows.map((row) => ({

@@ -3,7 +3,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound, validationError } from "../errors.ts";
-import { webhookDueChannel } from "../ledger/outbox.ts";
+import { receives, webhookDueChannel } from "../ledger/outbox.ts";
 import type { Scope } from "../lib/scope.ts";
 
 type ResendRequest = components["schemas"]["FailedDeliveriesResendRequest"];
@@ -37,8 +37,7 @@ export async function resendFailedDeliveries(db: Executor, scope: Scope, input: 
           select d.id, ev.created_at, ev.id as event_id
           from events ev
           join webhook_deliveries d on d.event_id = ev.id and d.status = 'failed'
-          join webhook_endpoints e on e.id = d.endpoint_id and e.deleted_at is null and e.enabled
-            and (e.event_types is null or ev.type = any (e.event_types))
+          join webhook_endpoints e on e.id = d.endpoint_id and ${receives("e", sql`ev.type`)}
           where ev.account_id = ${scope.accountId}::uuid and ev.mode = ${scope.mode}
             and ev.created_at >= ${from.toISOString()}::timestamptz and ev.created_at <= ${to.toISOString()}::timestamptz
             and (${endpointId}::uuid is null or d.endpoint_id = ${endpointId}::uuid)
