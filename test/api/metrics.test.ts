@@ -132,9 +132,6 @@ describe("GET /metrics", () => {
     expect(cpu).toBeGreaterThan(0.2);
     expect(total(second, "nodejs_eventloop_lag_max_seconds")).toBeGreaterThan(0.25);
     expect(total(second, "nodejs_eventloop_lag_max_seconds")).toBeLessThan(30);
-    // Each scrape reads the delays since the previous one: a quiet loop shows small ones again.
-    await Bun.sleep(100);
-    expect(total(await scrape(idle.anonymous), "nodejs_eventloop_lag_max_seconds")).toBeLessThan(0.25);
   });
 
   test("requests no route matches are counted as (unmatched)", async () => {
