@@ -149,6 +149,7 @@ async function run(handle: DbHandle): Promise<void> {
     await server.stop();
     await deps.waiters.stop();
     deps.providers.health.stop();
+    deps.metrics.close();
   }
 }
 

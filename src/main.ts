@@ -120,6 +120,7 @@ async function shutdown(signal: string) {
   await metricsServer?.stop();
   await deps.waiters.stop();
   deps.providers.health.stop();
+  deps.metrics.close();
   await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));
   await database.close();
   process.exit(0);

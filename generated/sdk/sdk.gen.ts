@@ -905,7 +905,7 @@ export const getReadiness = <ThrowOnError extends boolean = false>(options?: Opt
 /**
  * Prometheus metrics
  *
- * This process's metrics in the Prometheus text format (counters are per process): HTTP requests, vends by outcome, accept-to-final time, queue depth and age, stuck orders, webhook deliveries, provider calls and database connections. Off unless `METRICS_ENABLED` is true (then `404`). When `METRICS_TOKEN` is set the scraper must send `Authorization: Bearer <METRICS_TOKEN>` (else `401`). Queue figures come from one bounded query at scrape time; when the database does not answer they are left out and the rest is still served. A worker-only process serves the same at `/metrics` on `METRICS_PORT`.
+ * This process's metrics in the Prometheus text format (counters are per process): HTTP requests (scrapes of this route are not counted), vends by outcome, accept-to-final time, queue depth and age, stuck orders, webhook deliveries, provider calls and database connections, and the process's own (`process_*` CPU, resident memory, open file descriptors; `nodejs_eventloop_lag_*`; `nodejs_heap_*`). Off unless `METRICS_ENABLED` is true (then `404`). When `METRICS_TOKEN` is set the scraper must send `Authorization: Bearer <METRICS_TOKEN>` (else `401`). Queue figures come from one bounded query at scrape time; when the database does not answer they are left out and the rest is still served. A worker-only process serves the same at `/metrics` on `METRICS_PORT`.
  */
 export const getMetrics = <ThrowOnError extends boolean = false>(options?: Options<GetMetricsData, ThrowOnError>) => (options?.client ?? client).get<GetMetricsResponses, GetMetricsErrors, ThrowOnError>({ url: '/metrics', ...options });
 

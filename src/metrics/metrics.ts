@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { DbHandle } from "../db/client.ts";
+import { collectProcessMetrics } from "./process-metrics.ts";
 import { type QueueFigures, readQueueFigures } from "./queue-figures.ts";
 
 /** What a vend's counters are labelled with; a transaction row has these fields. */
@@ -33,10 +34,13 @@ const finalBuckets = [0.1, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900, 1800, 3600, 
 const lagBuckets = [0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600, 21_600];
 const providerBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 const finalStatuses = new Set(["successful", "failed"]);
+/** The scrape is not traffic: counting it would add one request per scraper per interval to every rate. */
+const scrapeOperation = "getMetrics";
 
 /**
  * One process's metrics, on its own registry (built per process or per test, never shared). Counters
- * count what this process did; the queue gauges are read from the database at each scrape.
+ * count what this process did; the queue gauges are read from the database at each scrape; the process
+ * metrics (CPU, memory, event loop) run until `close()`.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -53,9 +57,11 @@ export class Metrics {
   private readonly queueDepth: Gauge;
   private readonly queueOldestAge: Gauge;
   private readonly stuck: Gauge;
+  private readonly stopProcessMetrics: () => void;
 
   constructor(private readonly options: MetricsOptions) {
     const registers = [this.registry];
+    this.stopProcessMetrics = collectProcessMetrics(this.registry);
     this.httpRequests = new Counter({
       name: "vend_http_requests_total",
       help: "HTTP requests answered, by operation (operationId, or (unmatched)) and status code",
@@ -141,6 +147,11 @@ export class Metrics {
     return this.registry.contentType;
   }
 
+  /** Stops the event-loop monitor and GC observer of the process metrics; counters still answer. */
+  close(): void {
+    this.stopProcessMetrics();
+  }
+
   /** Every family this process exposes, the scrape-time ones included. */
   familyNames(): string[] {
     return [...this.registry.getMetricsAsArray(), ...this.queueRegistry.getMetricsAsArray()].map((metric) => metric.name);
@@ -168,6 +179,7 @@ export class Metrics {
   }
 
   httpAnswered(operation: string, status: number, seconds: number): void {
+    if (operation === scrapeOperation) return;
     this.httpRequests.inc({ operation, status: String(status) });
     this.httpDuration.observe({ operation }, seconds);
   }

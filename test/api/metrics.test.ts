@@ -62,8 +62,76 @@ describe("GET /metrics", () => {
     expect((await worked.admin.get("/metrics")).status).toBe(401);
     const families = await scrape(worked.anonymous, bearer);
     expect(families.get("vend_vends_total")?.type).toBe("counter");
-    // Refused scrapes are requests too, counted under their operation.
-    expect(total(families, "vend_http_requests_total", { operation: "getMetrics", status: "401" })).toBe(3);
+    // Scrapes, refused or not, are not traffic: a refused scraper shows as `up == 0` in Prometheus instead.
+    expect(families.get("vend_http_requests_total")?.samples.filter((s) => s.labels.operation === "getMetrics")).toEqual([]);
+  });
+
+  test("scraping does not count itself: N scrapes leave vend_http_requests_total and its histogram as they were", async () => {
+    expect((await idle.anonymous.get("/healthz")).status).toBe(200);
+    const before = await scrape(idle.anonymous);
+    for (let i = 0; i < 5; i++) await scrape(idle.anonymous);
+    const after = await scrape(idle.anonymous);
+    const requests = (families: Map<string, Family>) => families.get("vend_http_requests_total")?.samples ?? [];
+    // The health check before is there, and nothing was added since.
+    expect(total(before, "vend_http_requests_total", { operation: "getHealth", status: "200" })).toBe(1);
+    expect(requests(after)).toEqual(requests(before));
+    expect(observations(after, "vend_http_request_duration_seconds", { operation: "getMetrics" })).toBe(0);
+  });
+
+  test("the process's own metrics (prom-client's defaults) are served, and are sane under Bun", async () => {
+    const first = await scrape(idle.anonymous);
+    const type = (name: string) => first.get(name)?.type;
+    expect({
+      cpu: type("process_cpu_user_seconds_total"),
+      cpuSystem: type("process_cpu_system_seconds_total"),
+      rss: type("process_resident_memory_bytes"),
+      fds: type("process_open_fds"),
+      maxFds: type("process_max_fds"),
+      start: type("process_start_time_seconds"),
+      lag: type("nodejs_eventloop_lag_seconds"),
+      lagP99: type("nodejs_eventloop_lag_p99_seconds"),
+      lagMax: type("nodejs_eventloop_lag_max_seconds"),
+      heap: type("nodejs_heap_size_used_bytes"),
+    }).toEqual({
+      cpu: "counter",
+      cpuSystem: "counter",
+      rss: "gauge",
+      fds: "gauge",
+      maxFds: "gauge",
+      start: "gauge",
+      lag: "gauge",
+      lagP99: "gauge",
+      lagMax: "gauge",
+      heap: "gauge",
+    });
+    // Always 0 under Bun (no libuv handles, no GC entries): left out rather than shown as a flat line.
+    for (const name of ["nodejs_active_handles_total", "nodejs_active_resources_total", "nodejs_gc_duration_seconds"]) {
+      expect({ name, exposed: first.has(name) }).toEqual({ name, exposed: false });
+    }
+    const rss = total(first, "process_resident_memory_bytes");
+    expect(rss).toBeGreaterThan(10 * 1024 * 1024);
+    expect(rss).toBeLessThan(16 * 1024 * 1024 * 1024);
+    const fds = total(first, "process_open_fds");
+    expect(fds).toBeGreaterThan(3);
+    expect(fds).toBeLessThan(total(first, "process_max_fds"));
+    expect(Math.abs(total(first, "process_start_time_seconds") - (Date.now() / 1000 - process.uptime()))).toBeLessThan(5);
+
+    // The server runs in this process: a busy loop of 250 ms of CPU time (at least 300 ms on the clock,
+    // on a shared machine maybe more) is CPU time, and a blocked event loop.
+    const started = performance.now();
+    const cpuBefore = process.cpuUsage();
+    const cpuSpent = () => {
+      const used = process.cpuUsage(cpuBefore);
+      return (used.user + used.system) / 1e6;
+    };
+    while (performance.now() - started < 300 || cpuSpent() < 0.25) {}
+    // The monitor's timer records the delay when it next runs.
+    await Bun.sleep(50);
+    const second = await scrape(idle.anonymous);
+    const cpu = total(second, "process_cpu_seconds_total") - total(first, "process_cpu_seconds_total");
+    expect(cpu).toBeGreaterThan(0.2);
+    expect(total(second, "nodejs_eventloop_lag_max_seconds")).toBeGreaterThan(0.25);
+    expect(total(second, "nodejs_eventloop_lag_max_seconds")).toBeLessThan(30);
   });
 
   test("requests no route matches are counted as (unmatched)", async () => {
@@ -219,11 +287,36 @@ describe("GET /metrics", () => {
     metrics.vendAccepted({ service: "airtime", network: "mtn", provider: "sandbox" });
     const started = performance.now();
     const families = parsePrometheusText(await metrics.scrape());
+    metrics.close();
     expect(performance.now() - started).toBeLessThan(2000);
     expect(families.has("vend_queue_depth")).toBe(false);
     expect(families.has("vend_stuck_transactions")).toBe(false);
     expect(total(families, "vend_vends_total", { event: "accepted" })).toBe(1);
     expect(families.get("vend_db_pool_connections")?.samples.map((s) => [s.labels.state, s.value])).toEqual([["max", 5]]);
+  });
+});
+
+describe("process metrics", () => {
+  test("each Metrics collects on its own registry, and close() stops its event-loop monitor", async () => {
+    const build = () => createMetrics({ database: idle.database.handle, stuckAfterMinutes: 30 });
+    // Two in one process: no "already registered" error, each with its own families.
+    const open = build();
+    const closed = build();
+    try {
+      closed.close();
+      await Promise.all([open.scrape(), closed.scrape()]);
+      const started = performance.now();
+      while (performance.now() - started < 200) {}
+      await Bun.sleep(50);
+      const maxLag = async (metrics: typeof open) =>
+        total(parsePrometheusText(await metrics.scrape()), "nodejs_eventloop_lag_max_seconds");
+      expect(await maxLag(open)).toBeGreaterThan(0.15);
+      // Nothing sampled the blocked loop once closed (0, or NaN with no sample at all).
+      const closedMax = await maxLag(closed);
+      expect({ closedMax, sampled: closedMax > 0.15 }).toMatchObject({ sampled: false });
+    } finally {
+      open.close();
+    }
   });
 });
 
@@ -251,8 +344,13 @@ describe("worker-only metrics server", () => {
       const families = parsePrometheusText(await res.text());
       expect(total(families, "vend_vends_total", { event: "accepted", service: "data" })).toBe(1);
       expect(families.has("vend_queue_depth")).toBe(true);
+      // The process's own metrics, and the scrapes above not counted.
+      expect(families.get("process_resident_memory_bytes")?.type).toBe("gauge");
+      expect(families.get("nodejs_eventloop_lag_p99_seconds")?.type).toBe("gauge");
+      expect(families.get("vend_http_requests_total")?.samples).toEqual([]);
     } finally {
       await server.stop();
+      metrics.close();
     }
   });
 });

@@ -25,7 +25,9 @@ const labelPair = /\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(,|$)/y;
 function parseValue(raw: string, line: string): number {
   if (raw === "+Inf") return Number.POSITIVE_INFINITY;
   if (raw === "-Inf") return Number.NEGATIVE_INFINITY;
-  if (raw === "NaN") return Number.NaN;
+  // prom-client writes `Nan` (an event-loop monitor with no sample yet); Prometheus parses values with Go's
+  // ParseFloat, which takes NaN in any case.
+  if (raw.toLowerCase() === "nan") return Number.NaN;
   const value = Number(raw);
   if (raw === "" || Number.isNaN(value)) throw new Error(`not a sample value: ${line}`);
   return value;

@@ -85,6 +85,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       await server.stop();
       await deps.waiters.stop();
       deps.providers.health.stop();
+      deps.metrics.close();
       await deps.tracing.shutdown();
       await database.drop();
     },

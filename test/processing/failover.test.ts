@@ -441,6 +441,7 @@ describe("routing and failover between two live providers", () => {
       await listener.stop();
       await other.waiters.stop();
       other.providers.health.stop();
+      other.metrics.close();
     }
   });
 });

@@ -12,21 +12,28 @@ const answering = {
   execute: async () => ({ rows: [{ due: 0, oldest_due_age_seconds: null, stuck: 0 }] }),
 } as unknown as Database;
 
+/** A Metrics over that database; the caller closes it. */
+const buildMetrics = () =>
+  createMetrics({ database: { db: answering, connections: () => ({ inUse: 0, max: 1 }) }, stuckAfterMinutes: 30 });
+
 /** Every series name a scrape may carry, by family type (a histogram's `_bucket`, `_sum`, `_count`). */
 async function exposedSeries(): Promise<Set<string>> {
-  const metrics = createMetrics({
-    database: { db: answering, connections: () => ({ inUse: 0, max: 1 }) },
-    stuckAfterMinutes: 30,
-  });
-  const names = new Set<string>();
-  for (const family of parsePrometheusText(await metrics.scrape()).values()) {
-    const suffixes = family.type === "histogram" ? ["_bucket", "_sum", "_count"] : [""];
-    for (const suffix of suffixes) names.add(family.name + suffix);
+  const metrics = buildMetrics();
+  try {
+    const names = new Set<string>();
+    for (const family of parsePrometheusText(await metrics.scrape()).values()) {
+      const suffixes = family.type === "histogram" ? ["_bucket", "_sum", "_count"] : [""];
+      for (const suffix of suffixes) names.add(family.name + suffix);
+    }
+    return names;
+  } finally {
+    metrics.close();
   }
-  return names;
 }
 
-const metricNames = (expr: string) => expr.match(/\bvend_[a-z0-9_]+/g) ?? [];
+/** The service's and the process's metric names in an expression (not Prometheus's own `up`). */
+const metricNames = (expr: string) => expr.match(/\b(?:vend|process|nodejs)_[a-z0-9_]+/g) ?? [];
+const scrapedJobs = (expr: string) => [...expr.matchAll(/\bup\{job="([^"]+)"\}/g)].map((match) => match[1]);
 
 interface Rule {
   alert: string;
@@ -36,8 +43,16 @@ interface Rule {
   annotations: Record<string, string>;
 }
 
+const scrapeConfig = parse(read("ops/prometheus.yml")) as { rule_files: string[]; scrape_configs: { job_name: string }[] };
+const jobs = scrapeConfig.scrape_configs.map((config) => config.job_name);
+
 describe("ops/", () => {
-  test("prometheus-alerts.yml: rule groups with the four alerts, each with for: and annotations, on exposed metrics", async () => {
+  test("prometheus.yml: the vend-api and vend-worker jobs, loading the alert rules", () => {
+    expect(jobs.sort()).toEqual(["vend-api", "vend-worker"]);
+    expect(scrapeConfig.rule_files).toEqual(["prometheus-alerts.yml"]);
+  });
+
+  test("prometheus-alerts.yml: each rule with for: and annotations, on exposed metrics or on the scraped jobs' up", async () => {
     const document = parse(read("ops/prometheus-alerts.yml")) as { groups: { name: string; rules: Rule[] }[] };
     expect(document.groups.length).toBeGreaterThan(0);
     const rules = document.groups.flatMap((group) => {
@@ -45,20 +60,39 @@ describe("ops/", () => {
       return group.rules;
     });
     expect(rules.map((rule) => rule.alert).sort()).toEqual(
-      ["ProviderErrorRate", "QueueAge", "StuckPendingOrders", "WebhookFailures"].sort(),
+      [
+        "ProviderErrorRate",
+        "QueueAge",
+        "StuckPendingOrders",
+        "WebhookFailures",
+        "VendApiDown",
+        "VendApiMissing",
+        "VendWorkerDown",
+        "VendWorkerMissing",
+        "VendQueueFiguresMissing",
+      ].sort(),
     );
     const exposed = await exposedSeries();
     for (const rule of rules) {
       expect({ alert: rule.alert, for: rule.for }).toEqual({ alert: rule.alert, for: expect.stringMatching(/^\d+[smh]$/) });
       expect(rule.annotations.summary).toBeString();
       expect(rule.annotations.description).toBeString();
-      const used = metricNames(rule.expr);
+      const used = [...metricNames(rule.expr), ...scrapedJobs(rule.expr)];
       expect(used.length).toBeGreaterThan(0);
-      for (const name of used) expect({ alert: rule.alert, name, exposed: exposed.has(name) }).toMatchObject({ exposed: true });
+      for (const name of metricNames(rule.expr)) {
+        expect({ alert: rule.alert, name, exposed: exposed.has(name) }).toMatchObject({ exposed: true });
+      }
+      for (const job of scrapedJobs(rule.expr))
+        expect({ alert: rule.alert, job, scraped: jobs.includes(job ?? "") }).toMatchObject({ scraped: true });
+    }
+    // Every scraped job is watched both ways: its targets failing, and its targets gone.
+    for (const job of jobs) {
+      expect(rules.filter((rule) => rule.expr === `up{job="${job}"} == 0`)).toHaveLength(1);
+      expect(rules.filter((rule) => rule.expr === `absent(up{job="${job}"})`)).toHaveLength(1);
     }
   });
 
-  test("grafana-dashboard.json: a dashboard whose every query uses exposed metrics, covering every family", async () => {
+  test("grafana-dashboard.json: every query on exposed metrics, every vend_ family and the process metrics shown", async () => {
     const dashboard = JSON.parse(read("ops/grafana-dashboard.json")) as {
       title: string;
       uid: string;
@@ -74,10 +108,52 @@ describe("ops/", () => {
     const used = new Set(exprs.flatMap(metricNames));
     for (const name of used) expect({ name, exposed: exposed.has(name) }).toEqual({ name, exposed: true });
     const families = new Set([...used].map((name) => name.replace(/_(bucket|sum|count)$/, "")));
-    const metrics = createMetrics({
-      database: { db: answering, connections: () => ({ inUse: 0, max: 1 }) },
-      stuckAfterMinutes: 30,
-    });
-    expect([...families].sort()).toEqual(metrics.familyNames().sort());
+    const metrics = buildMetrics();
+    const vendFamilies = metrics.familyNames().filter((name) => name.startsWith("vend_"));
+    metrics.close();
+    expect([...families].filter((name) => name.startsWith("vend_")).sort()).toEqual(vendFamilies.sort());
+    expect([...families].filter((name) => !name.startsWith("vend_")).sort()).toEqual(
+      [
+        "nodejs_eventloop_lag_max_seconds",
+        "nodejs_eventloop_lag_p99_seconds",
+        "process_cpu_seconds_total",
+        "process_max_fds",
+        "process_open_fds",
+        "process_resident_memory_bytes",
+      ].sort(),
+    );
+    // Per process: each process panel keeps job and instance apart.
+    for (const expr of exprs.filter((e) => /\b(process|nodejs)_/.test(e))) {
+      expect({ expr, perProcess: /by \(job, instance\)|^\w+\{job=~"\$job"\}$/.test(expr) }).toMatchObject({ perProcess: true });
+    }
+    expect(exprs).toContain('up{job=~"$job"}');
+  });
+});
+
+const promtool = Bun.which("promtool");
+if (!promtool) {
+  console.warn(
+    "SKIPPED: promtool is not installed, so ops/prometheus-alerts.yml is not checked by Prometheus itself (apt-get install prometheus)",
+  );
+}
+
+describe.skipIf(!promtool)("ops/ under promtool (Debian's prometheus package)", () => {
+  const run = (...args: string[]) => {
+    const result = Bun.spawnSync([promtool ?? "promtool", ...args], { cwd: new URL("../../ops/", import.meta.url).pathname });
+    return { code: result.exitCode, output: `${result.stdout.toString()}${result.stderr.toString()}` };
+  };
+
+  test("promtool check rules: the rules file is valid", () => {
+    const result = run("check", "rules", "prometheus-alerts.yml");
+    expect(result).toMatchObject({ code: 0, output: expect.stringContaining("SUCCESS: 9 rules found") });
+  });
+
+  test("promtool check config: the scrape configuration is valid", () => {
+    expect(run("check", "config", "--syntax-only", "prometheus.yml")).toMatchObject({ code: 0 });
+  });
+
+  test("promtool test rules: up == 0 and absent() fire for a failing or missing target; the service's rules still fire", () => {
+    const result = run("test", "rules", "prometheus-alerts.test.yml");
+    expect(result).toMatchObject({ code: 0, output: expect.stringContaining("SUCCESS") });
   });
 });
