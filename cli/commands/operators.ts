@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { type OperatorRole, operatorRoles } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
+import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
 import { contextOf, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
@@ -46,11 +47,20 @@ const operatorsCreateCommand = withExample(
 
 const operatorsRevokeCommand = withExample(
   new Command("revoke")
-    .description("Revoke an operator's token; it stops working at once (admin role)")
-    .argument("<operator-id>", "operator id"),
-  "vendctl operators revoke 5c1d2e3f-0000-4000-8000-000000000001",
-).action(async (operatorId: string, _flags: unknown, command: Command) => {
+    .description(
+      "Revoke an operator's token; it stops working at once (admin role). Asks to confirm on a terminal; --yes without one",
+    )
+    .argument("<operator-id>", "operator id")
+    .addOption(yesOption()),
+  "vendctl operators revoke 5c1d2e3f-0000-4000-8000-000000000001 --yes",
+).action(async (operatorId: string, flags: { yes?: boolean }, command: Command) => {
   const ctx = contextOf(command);
+  await confirmDestructive(
+    ctx,
+    flags.yes,
+    `Revoke operator ${operatorId}`,
+    "Every request made with its token fails from now on",
+  );
   const path = { operator_id: operatorId };
   const revoked = await unwrap(ctx.clients.admin().DELETE("/admin/v1/operators/{operator_id}", { params: { path } }));
   await ctx.printer.record(revoked, operatorColumns);

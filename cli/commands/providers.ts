@@ -1,6 +1,7 @@
 import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap, type VendClient } from "../client.ts";
+import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
 import { type Context, contextOf, integerOption, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
 
@@ -185,12 +186,21 @@ async function printSwitched(ctx: Context, status: ProviderStatus): Promise<void
 
 const disableCommand = withExample(
   new Command("disable")
-    .description("Take a provider out of every route; orders already with it stay with it")
+    .description(
+      "Take a provider out of every route; orders already with it stay with it. Asks to confirm on a terminal; --yes without one",
+    )
     .argument("<name>", "provider name")
-    .requiredOption("--reason <text>", "why; shown to other operators"),
-  'vendctl providers disable vtu --reason "MTN data outage at VTpass, ticket 4411"',
-).action(async (name: string, flags: { reason: string }, command: Command) => {
+    .requiredOption("--reason <text>", "why; shown to other operators")
+    .addOption(yesOption()),
+  'vendctl providers disable vtu --reason "MTN data outage at VTpass, ticket 4411" --yes',
+).action(async (name: string, flags: { reason: string; yes?: boolean }, command: Command) => {
   const ctx = contextOf(command);
+  await confirmDestructive(
+    ctx,
+    flags.yes,
+    `Disable provider ${name}`,
+    "Its routes go to the next provider, or refuse orders where it is the only one, until it is enabled",
+  );
   const request = { params: { path: { name } }, body: { reason: flags.reason } };
   await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/disable", request)));
 });

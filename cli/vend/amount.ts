@@ -31,22 +31,33 @@ export function outOfRange(range: AmountRange, kobo: number): string | undefined
 }
 
 /**
- * Refuses --amount (a usage error, before anything is sent) when the product would refuse it: outside a
- * range product's range, or not a fixed product's price (which --amount may simply leave out).
+ * What the product would refuse about `amountKobo`, in the terms of where the amount came from (the --amount
+ * flag or a bulk file's amount column): outside a range product's range, or not a fixed product's price (which
+ * may simply be left out). Undefined when it fits, or when there is no product or amount to judge.
  */
-export function checkAmountFlag(product: Product | undefined, amountKobo: number | undefined, floorKobo = 0): void {
-  if (!product || amountKobo === undefined) return;
+export function amountProblem(
+  product: Product | undefined,
+  amountKobo: number | undefined,
+  options: { floorKobo?: number; source?: "flag" | "column" } = {},
+): string | undefined {
+  if (!product || amountKobo === undefined) return undefined;
+  const name = options.source === "column" ? "amount" : "--amount";
   const price = product.price_kobo;
   if (product.kind === "fixed") {
-    if (price !== null && amountKobo !== price) {
-      throw new UsageError(
-        `${product.name} costs NGN ${formatNgn(price)}; leave out --amount (or pass --amount ${asAmountFlag(price)})`,
-      );
-    }
-    return;
+    if (price === null || amountKobo === price) return undefined;
+    const fix =
+      options.source === "column"
+        ? `leave the amount empty (or write ${asAmountFlag(price)})`
+        : `leave out --amount (or pass --amount ${asAmountFlag(price)})`;
+    return `${product.name} costs NGN ${formatNgn(price)}; ${fix}`;
   }
-  const range = rangeOf(product, floorKobo);
-  if (range && outOfRange(range, amountKobo)) {
-    throw new UsageError(`--amount ${asAmountFlag(amountKobo)} is out of range: ${product.name} takes ${describeRange(range)}`);
-  }
+  const range = rangeOf(product, options.floorKobo);
+  if (!range || !outOfRange(range, amountKobo)) return undefined;
+  return `${name} ${asAmountFlag(amountKobo)} is out of range: ${product.name} takes ${describeRange(range)}`;
+}
+
+/** Refuses --amount (a usage error, before anything is sent) when the product would refuse it (`amountProblem`). */
+export function checkAmountFlag(product: Product | undefined, amountKobo: number | undefined, floorKobo = 0): void {
+  const problem = amountProblem(product, amountKobo, { floorKobo });
+  if (problem) throw new UsageError(problem);
 }

@@ -40,7 +40,7 @@ describe("accounts and keys (admin token)", () => {
   test("wallet fund --account credits either mode through the admin API, with a note", async () => {
     const created = await runJson<Schemas["AccountCreated"]>(["accounts", "create", "--name", "Credited"], admin());
     const credit = await runJson<Schemas["WalletMovement"]>(
-      ["wallet", "fund", "2500.50", "--account", created.account.id, "--mode", "live", "--note", "Bank transfer 88213"],
+      ["wallet", "fund", "2500.50", "--account", created.account.id, "--mode", "live", "--note", "Bank transfer 88213", "--yes"],
       admin(),
     );
     expect(credit.entry).toMatchObject({

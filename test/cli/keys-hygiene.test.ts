@@ -102,7 +102,7 @@ describe("keys roll", () => {
   test("without a terminal and without --save the profile keeps the old key, and says so", async () => {
     const old = await newKey();
     const env = await profileWith(old.key);
-    const result = await runCli(["keys", "roll", "--grace", "0"], env);
+    const result = await runCli(["keys", "roll", "--grace", "0", "--yes"], env);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("Not saved");
     expect(savedKey(env)).toBe(old.key);

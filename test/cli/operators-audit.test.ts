@@ -29,7 +29,7 @@ describe("vendctl operators and audit", () => {
 
     const listed = await runJson<Schemas["Operator"][]>(["operators", "list"], admin());
     expect(listed.map((o) => o.name)).toContain("vee");
-    const revoked = await runJson<Schemas["Operator"]>(["operators", "revoke", created.operator.id ?? ""], admin());
+    const revoked = await runJson<Schemas["Operator"]>(["operators", "revoke", created.operator.id ?? "", "--yes"], admin());
     expect(revoked.revoked_at).toBeString();
     expect((await runCli(["operators", "whoami"], asVee)).code).toBe(1);
   });

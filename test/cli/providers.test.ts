@@ -55,7 +55,7 @@ describe("vendctl providers with only the sandbox configured", () => {
 
   test("disable --reason takes the sandbox out (test vends get 503 NO_ROUTE); enable restores it", async () => {
     const account = await fundedAccount(cli.server, 100_000, "Switched Ltd");
-    const disabled = await runCli(["providers", "disable", "sandbox", "--reason", "drill 17", "--table"], admin());
+    const disabled = await runCli(["providers", "disable", "sandbox", "--reason", "drill 17", "--yes", "--table"], admin());
     expect(disabled).toMatchObject({ code: 0, stdout: "Provider sandbox: disabled (drill 17)\n" });
     expect(sandboxOf(await listJson())).toMatchObject({ enabled: false, available: false, disabled_reason: "drill 17" });
     // The switch is real only if the API refuses the vend: nothing created, 503.
@@ -79,7 +79,7 @@ describe("vendctl providers with only the sandbox configured", () => {
   test("an unknown provider: the API's 404 message, exit 1, for disable, enable and status", async () => {
     const message = "NOT_FOUND: Unknown provider nope; the providers are sandbox\n";
     for (const args of [
-      ["disable", "nope", "--reason", "x"],
+      ["disable", "nope", "--reason", "x", "--yes"],
       ["enable", "nope"],
       ["status", "nope"],
     ]) {

@@ -28,7 +28,7 @@ describe("vendctl webhooks: subscribe, update, rotate, ping, resend-failed", () 
     expect(table.stdout).toContain("yes");
     const all = await runJson<Endpoint>(["webhooks", "update", created.id, "--events", "all", "--description", "QA"], env);
     expect(all).toMatchObject({ event_types: null, description: "QA" });
-    const disabled = await runJson<Endpoint>(["webhooks", "update", created.id, "--disable"], env);
+    const disabled = await runJson<Endpoint>(["webhooks", "update", created.id, "--disable", "--yes"], env);
     expect(disabled).toMatchObject({ enabled: false, disabled_reason: "disabled_by_client" });
     expect(await runJson<Endpoint>(["webhooks", "get", created.id], env)).toMatchObject({ enabled: false });
     expect((await runJson<Endpoint>(["webhooks", "update", created.id, "--enable"], env)).enabled).toBe(true);

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { confirmDestructive } from "../../confirm-destructive.ts";
+import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
 import { contextOf, withExample } from "../../context.ts";
 import { apiKeyColumns } from "../../views.ts";
 
@@ -8,7 +8,7 @@ export const keysRevokeCommand = withExample(
   new Command("revoke")
     .description("Revoke an API key; it stops working at once. Asks to confirm on a terminal; --yes without one")
     .argument("<key-id>", "key id")
-    .option("-y, --yes", "do not ask for confirmation (required without a terminal)"),
+    .addOption(yesOption()),
   "vendctl keys revoke 5c1d2e3f-0000-4000-8000-000000000001 --yes",
 ).action(async (keyId: string, flags: { yes?: boolean }, command: Command) => {
   const ctx = contextOf(command);

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from "commander";
 import type { components } from "../../../generated/openapi-types.ts";
 import { unwrap } from "../../client.ts";
 import { readConfigFile, writeProfile } from "../../config.ts";
+import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
 import { type Context, contextOf, withExample } from "../../context.ts";
 import type { Column } from "../../output.ts";
 import { CancelledError, confirmOrCancel, tell } from "../../prompt.ts";
@@ -50,15 +51,20 @@ export const keysRollCommand = withExample(
   new Command("roll")
     .description(
       "Replace the API key in use with a new one (same account, mode and allowed IPs); the old key keeps working " +
-        "for --grace, then is refused. The new key is shown only now; --save puts it in the profile",
+        "for --grace, then is refused. The new key is shown only now; --save puts it in the profile. " +
+        "--grace 0 asks to confirm on a terminal; --yes without one",
     )
     .option("--grace <duration>", "how long the old key keeps working: 0 to 24h (90s, 10m, 1h)", parseGrace, 3600)
     .option("--save", "save the new key in the active profile")
-    .option("--no-save", "do not save it (and do not ask)"),
+    .option("--no-save", "do not save it (and do not ask)")
+    .addOption(yesOption("with --grace 0")),
   "vendctl keys roll --grace 1h --save",
   "vendctl keys roll --grace 10m --no-save --json",
-).action(async (flags: { grace: number; save?: boolean }, command: Command) => {
+).action(async (flags: { grace: number; save?: boolean; yes?: boolean }, command: Command) => {
   const ctx = contextOf(command);
+  if (flags.grace === 0) {
+    await confirmDestructive(ctx, flags.yes, "Roll the API key in use with no grace", "The old key stops working at once");
+  }
   const rolled = await unwrap(ctx.clients.api().POST("/api/v1/keys/roll", { body: { grace_seconds: flags.grace } }));
   await ctx.printer.record(rolled, rolledColumns);
   const oldUntil = rolled.previous.expires_at ?? "its expiry";

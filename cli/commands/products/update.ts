@@ -2,10 +2,10 @@ import { Command, InvalidArgumentError } from "commander";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
 import { formatNgn } from "../../../src/lib/shared/money.ts";
 import { unwrap } from "../../client.ts";
+import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
 import { contextOf, integerOption, withExample } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
 import { parseNgn } from "../../money.ts";
-import { confirmOrCancel } from "../../prompt.ts";
 import { operatorProductColumns } from "./list.ts";
 
 type ProductUpdate = components["schemas"]["ProductUpdateRequest"];
@@ -48,10 +48,13 @@ const describeChange = ([field, value]: [string, unknown]) =>
     ? `${field.replace(/(_amount)?_kobo$/, "")} = NGN ${formatNgn(value)}`
     : `${field} = ${String(value)}`;
 
-/** An operator edits a product for every account at once; asks to confirm on a terminal unless --yes. */
+/** An operator edits a product for every account at once; asks to confirm on a terminal, --yes without one. */
 export const productsUpdateCommand = withExample(
   new Command("update")
-    .description("Change a product's name, price, range, discount or whether it is on sale (admin token, operator role)")
+    .description(
+      "Change a product's name, price, range, discount or whether it is on sale (admin token, operator role). " +
+        "Asks to confirm on a terminal; --yes without one",
+    )
     .argument("<code>", "product code, e.g. mtn-data-1gb-1d")
     .option("--name <name>", "new display name")
     .option("--price <ngn>", "price of a fixed-price product, in NGN")
@@ -60,7 +63,7 @@ export const productsUpdateCommand = withExample(
     .option("--max <ngn>", "largest amount of a range product, in NGN")
     .option("--enable", "put the product on sale")
     .option("--disable", "take the product off sale (it leaves the catalogue)")
-    .option("-y, --yes", "do not ask for confirmation"),
+    .addOption(yesOption()),
   "vendctl products update mtn-data-1gb-1d --price 300 --yes",
   "vendctl products update ikedc-prepaid --discount-bps 250",
   "vendctl products update dstv-padi --disable --yes",
@@ -68,9 +71,8 @@ export const productsUpdateCommand = withExample(
   const patch = patchOf(flags);
   const ctx = contextOf(command);
   const client = ctx.clients.admin();
-  if (ctx.interactive && !flags.yes) {
-    await confirmOrCancel(`Update ${code} for every account: ${Object.entries(patch).map(describeChange).join(", ")}?`);
-  }
+  const changes = Object.entries(patch).map(describeChange).join(", ");
+  await confirmDestructive(ctx, flags.yes, `Update ${code} for every account: ${changes}`, "Every account's next order sees it");
   const product = await unwrap(client.PATCH("/admin/v1/products/{code}", { params: { path: { code } }, body: patch }));
   await ctx.printer.record(product, operatorProductColumns);
 });

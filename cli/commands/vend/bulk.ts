@@ -2,8 +2,8 @@ import { accessSync, constants, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { Command, InvalidArgumentError } from "commander";
 import { writeFileAtomically } from "../../atomic-file.ts";
-import { resolveAirtimeProducts } from "../../bulk/airtime-products.ts";
 import { fileDigest, maxBatchSize, type PlannedBatch, planBatches, type SentBatch, sendBatch } from "../../bulk/batches.ts";
+import { checkAgainstCatalogue } from "../../bulk/catalogue-check.ts";
 import { checkJournal, readJournal, removeJournal, writeJournal } from "../../bulk/journal.ts";
 import { type BulkOrder, lineKey, type RowProblem, readOrders } from "../../bulk/orders.ts";
 import { addCounts, followBatches, progressText } from "../../bulk/progress.ts";
@@ -63,7 +63,10 @@ function refuse(path: string, problems: RowProblem[]): never {
   throw new UsageError(`${path}: nothing was sent; fix these rows and run the command again:\n${lines.join("\n")}`);
 }
 
-/** The file's orders, checked and with airtime products filled in; a usage error (nothing sent) otherwise. */
+/**
+ * The file's orders, checked on their own and then against the catalogue, with airtime products filled in; a
+ * usage error (nothing sent) otherwise.
+ */
 async function ordersOf(path: string, text: string, client: VendClient): Promise<BulkOrder[]> {
   let records: ReturnType<typeof parseCsv>;
   try {
@@ -74,8 +77,8 @@ async function ordersOf(path: string, text: string, client: VendClient): Promise
   }
   const { orders, problems } = readOrders(records);
   if (problems.length > 0) refuse(path, problems);
-  const unresolved = await resolveAirtimeProducts(client, orders);
-  if (unresolved.length > 0) refuse(path, unresolved);
+  const refused = await checkAgainstCatalogue(client, orders);
+  if (refused.length > 0) refuse(path, refused);
   return orders;
 }
 
@@ -174,10 +177,12 @@ breaks). Columns, in any order, names case-insensitive; an empty cell is left ou
   client_reference  your reference, echoed on the transaction and in the results
   metadata.<key>    metadata values (at most 19 such columns; vendctl adds ${lineKey}, the row's line)
 
-Checks: every row is checked before anything is sent; a file with any bad row sends nothing and lists each
-problem with its line (exit 2). What only the service can judge is in the results: an order it rejects
-(an unknown product, an amount out of range) is "invalid", one the wallet cannot cover when its turn comes
-is "refused"; the other orders still go through.
+Checks: every row is checked before anything is sent, against the live catalogue too, as a single vend checks
+its flags: a network, disco or biller with nothing on sale for the service, and an amount the product would
+refuse (outside its range, or not a fixed product's price), in NGN. A file with any bad row sends nothing and
+lists each problem with its line (exit 2). What only the service can judge is in the results: an order it
+rejects (a product code the catalogue lacks, a product taken off sale meanwhile) is "invalid", one the wallet
+cannot cover when its turn comes is "refused"; the other orders still go through.
 
 Batches: --batch-size rows each, in file order; a batch is cut short where its request would pass 1 MB.
 Resuming: each batch is sent with Idempotency-Key vendctl-bulk-<SHA-256 of the file's bytes, hex>-<first
