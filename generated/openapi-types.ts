@@ -418,9 +418,11 @@ export interface paths {
         /**
          * Register a webhook endpoint
          * @description Returns the signing secret (`whsec_…`) once. URLs must be http(s) (https in live mode) and must not
-         *     resolve to private, loopback or other non-public addresses unless the operator allows it
-         *     (`WEBHOOK_ALLOW_PRIVATE_URLS`, on by default only for the embedded database); the same check applies
-         *     to the address actually connected to at every delivery.
+         *     resolve to private, loopback or other non-public addresses unless the operator allows it for the
+         *     endpoint's mode (`WEBHOOK_ALLOW_PRIVATE_URLS`: `false` for neither mode, the default with PostgreSQL;
+         *     `test` for test-mode endpoints only, the default on the embedded database; `true` for both). A URL
+         *     refused by this rule is `400 VALIDATION_FAILED` naming `url`. The same check applies to a new URL
+         *     given to `PATCH`, to a ping, and to the address actually connected to at every delivery.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
