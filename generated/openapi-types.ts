@@ -797,7 +797,7 @@ export interface paths {
         put?: never;
         /**
          * Create an operator with its own token
-         * @description The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people).
+         * @description The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people); `ADMIN_TOKEN` and `local-bootstrap` are reserved (`409`).
          */
         post: operations["createOperator"];
         delete?: never;
@@ -815,7 +815,7 @@ export interface paths {
         };
         /**
          * The operator this token belongs to
-         * @description Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` with role `admin` and a null id.
+         * @description Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` (the local secret of an embedded server as `local-bootstrap`) with role `admin` and a null id.
          */
         get: operations["getCurrentOperator"];
         put?: never;
@@ -2325,7 +2325,7 @@ export interface components {
         Operator: {
             /**
              * Format: uuid
-             * @description Null for the bootstrap `ADMIN_TOKEN`.
+             * @description Null for the bootstrap `ADMIN_TOKEN` and `local-bootstrap`.
              */
             id: string | null;
             name: string;
@@ -2358,7 +2358,7 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             operator_id: string | null;
-            /** @description The operator's name; `ADMIN_TOKEN` for the bootstrap token. */
+            /** @description The operator's name; `ADMIN_TOKEN` for the bootstrap token, `local-bootstrap` for an embedded server's local secret. */
             operator: string;
             /** @description The admin operation, e.g. `creditWallet`. */
             action: string;

@@ -677,7 +677,7 @@ export const listOperators = <ThrowOnError extends boolean = false>(options?: Op
 /**
  * Create an operator with its own token
  *
- * The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people).
+ * The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people); `ADMIN_TOKEN` and `local-bootstrap` are reserved (`409`).
  */
 export const createOperator = <ThrowOnError extends boolean = false>(options: Options<CreateOperatorData, ThrowOnError>) => (options.client ?? client).post<CreateOperatorResponses, CreateOperatorErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -692,7 +692,7 @@ export const createOperator = <ThrowOnError extends boolean = false>(options: Op
 /**
  * The operator this token belongs to
  *
- * Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` with role `admin` and a null id.
+ * Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` (the local secret of an embedded server as `local-bootstrap`) with role `admin` and a null id.
  */
 export const getCurrentOperator = <ThrowOnError extends boolean = false>(options?: Options<GetCurrentOperatorData, ThrowOnError>) => (options?.client ?? client).get<GetCurrentOperatorResponses, GetCurrentOperatorErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
