@@ -418,9 +418,11 @@ export interface paths {
         /**
          * Register a webhook endpoint
          * @description Returns the signing secret (`whsec_…`) once. URLs must be http(s) (https in live mode) and must not
-         *     resolve to private, loopback or other non-public addresses unless the operator allows it
-         *     (`WEBHOOK_ALLOW_PRIVATE_URLS`, on by default only for the embedded database); the same check applies
-         *     to the address actually connected to at every delivery.
+         *     resolve to private, loopback or other non-public addresses unless the operator allows it for the
+         *     endpoint's mode (`WEBHOOK_ALLOW_PRIVATE_URLS`: `false` for neither mode, the default with PostgreSQL;
+         *     `test` for test-mode endpoints only, the default on the embedded database; `true` for both). A URL
+         *     refused by this rule is `400 VALIDATION_FAILED` naming `url`. The same check applies to a new URL
+         *     given to `PATCH`, to a ping, and to the address actually connected to at every delivery.
          */
         post: operations["createWebhookEndpoint"];
         delete?: never;
@@ -795,7 +797,7 @@ export interface paths {
         put?: never;
         /**
          * Create an operator with its own token
-         * @description The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people).
+         * @description The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people); `ADMIN_TOKEN` and `local-bootstrap` are reserved (`409`).
          */
         post: operations["createOperator"];
         delete?: never;
@@ -813,7 +815,7 @@ export interface paths {
         };
         /**
          * The operator this token belongs to
-         * @description Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` with role `admin` and a null id.
+         * @description Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` (the local secret of an embedded server as `local-bootstrap`) with role `admin` and a null id.
          */
         get: operations["getCurrentOperator"];
         put?: never;
@@ -2323,7 +2325,7 @@ export interface components {
         Operator: {
             /**
              * Format: uuid
-             * @description Null for the bootstrap `ADMIN_TOKEN`.
+             * @description Null for the bootstrap `ADMIN_TOKEN` and `local-bootstrap`.
              */
             id: string | null;
             name: string;
@@ -2356,7 +2358,7 @@ export interface components {
             created_at: string;
             /** Format: uuid */
             operator_id: string | null;
-            /** @description The operator's name; `ADMIN_TOKEN` for the bootstrap token. */
+            /** @description The operator's name; `ADMIN_TOKEN` for the bootstrap token, `local-bootstrap` for an embedded server's local secret. */
             operator: string;
             /** @description The admin operation, e.g. `creditWallet`. */
             action: string;

@@ -59,8 +59,11 @@ export interface Config {
   webhooks: {
     retrySchedule: number[];
     timeoutMs: number;
-    /** Let endpoints (both modes) target private, loopback and other non-public addresses. */
-    allowPrivateUrls: boolean;
+    /**
+     * Which endpoints may target private, loopback and other non-public addresses: `true` both modes,
+     * `"test"` test-mode endpoints only, `false` none (WEBHOOK_ALLOW_PRIVATE_URLS).
+     */
+    allowPrivateUrls: PrivateUrlsSetting;
     /** Deliveries one process keeps in flight. */
     concurrency: number;
     /** Of those, at most this many for any one endpoint, so a slow endpoint cannot take every slot. */
@@ -69,6 +72,9 @@ export interface Config {
     disableAfterSeconds: number;
   };
 }
+
+/** WEBHOOK_ALLOW_PRIVATE_URLS: `true` (both modes), `"test"` (test-mode endpoints only) or `false`. */
+export type PrivateUrlsSetting = boolean | "test";
 
 export interface OperationsConfig {
   /** Serve Prometheus metrics at `GET /metrics` (METRICS_ENABLED). */
@@ -241,9 +247,19 @@ function readWorker(env: Env, longestCall: ProviderCallBound | undefined): Confi
 }
 
 /**
- * Private targets are allowed by default only on the embedded database (a laptop running `npm start`
- * with a receiver on localhost); a server on PostgreSQL refuses them unless told otherwise.
+ * `test`, or the old boolean spellings. The embedded database (a laptop running `npm start` with a
+ * receiver on localhost) allows private targets for test-mode endpoints only, so a live key cannot aim
+ * deliveries at the machine's own network; a server on PostgreSQL refuses them unless told otherwise.
  */
+function readPrivateUrls(env: Env, databaseUrl: string | undefined): PrivateUrlsSetting {
+  const raw = env.WEBHOOK_ALLOW_PRIVATE_URLS;
+  if (raw === undefined || raw === "") return databaseUrl === undefined ? "test" : false;
+  if (raw === "test") return "test";
+  if (raw === "true" || raw === "1") return true;
+  if (raw === "false" || raw === "0") return false;
+  throw new ConfigError("WEBHOOK_ALLOW_PRIVATE_URLS", `must be false, test or true, got "${raw}"`);
+}
+
 function readWebhooks(env: Env, databaseUrl: string | undefined): Config["webhooks"] {
   const concurrency = readInteger(env, "WEBHOOK_CONCURRENCY", 32, 1, 1024);
   const endpointConcurrency = readInteger(env, "WEBHOOK_ENDPOINT_CONCURRENCY", 2, 1, 1024);
@@ -256,7 +272,7 @@ function readWebhooks(env: Env, databaseUrl: string | undefined): Config["webhoo
   return {
     retrySchedule: readSchedule(env, "WEBHOOK_RETRY_SCHEDULE", [0, 5, 300, 1800, 7200, 18000, 36000, 36000]),
     timeoutMs: readInteger(env, "WEBHOOK_TIMEOUT_MS", 10_000, 100, 120_000),
-    allowPrivateUrls: readBoolean(env, "WEBHOOK_ALLOW_PRIVATE_URLS", databaseUrl === undefined),
+    allowPrivateUrls: readPrivateUrls(env, databaseUrl),
     concurrency,
     endpointConcurrency,
     disableAfterSeconds: readInteger(env, "WEBHOOK_DISABLE_AFTER_SECONDS", 259_200, 0, 31_536_000),

@@ -45,6 +45,11 @@ export interface AppDeps {
   authGuard: AuthGuard;
   /** Writes each key's `last_used_at`, at most once a minute, beside the requests. */
   keyUsage: KeyUsageRecorder;
+  /**
+   * Set by an embedded `npm start`: the secret it wrote to its data directory, accepted as the admin
+   * bearer (`local-bootstrap`) from a loopback peer only, so operator tools work beside the running server.
+   */
+  localAdminSecret?: string;
   /** Authentication as the http layer runs it before each operation. */
   authenticate: Authenticate;
   /** Writes the audit entry of an admin change. */

@@ -1,8 +1,10 @@
 import { createAccount, hasAnyAccount } from "./accounts/service.ts";
+import { localUrlOf, writeLocalAccess } from "./admin/local-access.ts";
+import { hasActiveOperator } from "./admin/operators.ts";
 import { startBackground } from "./background.ts";
 import { ConfigError } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
-import { DataDirLockedError } from "./db/data-dir-lock.ts";
+import { DataDirLockedError, DataDirUnusableError } from "./db/data-dir-lock.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { isDatabaseUnavailable } from "./http/respond.ts";
 import { loadConfig } from "./load-config.ts";
@@ -31,6 +33,12 @@ async function configured<T>(read: () => T | Promise<T>): Promise<T> {
 const config = await configured(loadConfig);
 const logger = createLogger(config.logLevel, bufferedStdout());
 
+/**
+ * What start-up is doing, one line each on stderr: a first start on the embedded database takes tens of
+ * seconds on a slow machine, and silence looks like a hang. Quiet below LOG_LEVEL=info.
+ */
+const progress = ["info", "debug", "trace"].includes(config.logLevel) ? (step: string) => console.error(step) : undefined;
+
 async function openConfiguredDatabase() {
   try {
     return await openDatabase({
@@ -44,10 +52,11 @@ async function openConfiguredDatabase() {
         onFailure: (error) =>
           logger.fatal({ err: error.message }, "embedded database failed; answering 503 until it is reopened"),
         onReopened: () => logger.warn("embedded database reopened"),
+        onProgress: progress,
       },
     });
   } catch (error) {
-    if (error instanceof DataDirLockedError) {
+    if (error instanceof DataDirLockedError || error instanceof DataDirUnusableError) {
       console.error(error.message);
       process.exit(1);
     }
@@ -56,10 +65,11 @@ async function openConfiguredDatabase() {
 }
 
 const database = await openConfiguredDatabase();
-await runMigrations(database);
+await runMigrations(database, (step) => progress?.(`Migrating the database: ${step.number} of ${step.total}, ${step.name}`));
 const deps = await configured(() => createDeps(config, database, logger));
 
 if (runApi && !(await hasAnyAccount(database.db))) {
+  progress?.('Creating the first account "default"');
   const created = await createAccount(database.db, "default");
   const testKey = created.keys.find((k) => k.mode === "test");
   // Printed once, on the start that created it; only its hash is stored.
@@ -67,6 +77,27 @@ if (runApi && !(await hasAnyAccount(database.db))) {
 }
 
 const server = runApi ? startServer(deps, { port: config.port, hostname: config.host }) : undefined;
+const localAccess = server && database.kind === "pglite" ? offerLocalAccess(server.url) : undefined;
+
+/** Lets `npm run operator:create` work beside this server, which holds the embedded directory locked. */
+function offerLocalAccess(url: string) {
+  const localUrl = localUrlOf(url);
+  if (!localUrl || !config.dataDir || config.dataDir.startsWith("memory://")) return undefined;
+  try {
+    const access = writeLocalAccess(config.dataDir, localUrl);
+    deps.localAdminSecret = access.secret;
+    return access;
+  } catch (error) {
+    logger.warn({ err: String(error) }, "local access file not written; operator tools need the server stopped");
+    return undefined;
+  }
+}
+
+/** Which bearers the admin API takes, as `authenticateAdmin` decides: ADMIN_TOKEN, operator tokens, or nothing yet. */
+async function adminApiState(): Promise<string> {
+  if (config.adminToken) return "admin token and operator tokens";
+  return (await hasActiveOperator(database.db)) ? "operator tokens" : "off";
+}
 const apiBaseUrl = config.publicBaseUrl ?? server?.url ?? `http://127.0.0.1:${config.port}`;
 const background = runWorker ? startBackground(deps, apiBaseUrl) : undefined;
 // Without the API there is no `/metrics` route: the worker serves its own on METRICS_PORT.
@@ -77,7 +108,7 @@ const metricsServer =
     : undefined;
 if (server) {
   logger.info(
-    { url: server.url, database: database.kind, worker: runWorker, admin_api: Boolean(config.adminToken) },
+    { url: server.url, database: database.kind, worker: runWorker, admin_api: await adminApiState() },
     "vend service listening",
   );
   console.log(`Vend API listening on ${server.url} (database: ${database.kind}); API reference at ${server.url}/docs`);
@@ -122,6 +153,7 @@ async function shutdown(signal: string) {
   deps.providers.health.stop();
   deps.metrics.close();
   await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));
+  localAccess?.remove();
   await database.close();
   process.exit(0);
 }

@@ -350,9 +350,11 @@ export const listWebhookEndpoints = <ThrowOnError extends boolean = false>(optio
  * Register a webhook endpoint
  *
  * Returns the signing secret (`whsec_…`) once. URLs must be http(s) (https in live mode) and must not
- * resolve to private, loopback or other non-public addresses unless the operator allows it
- * (`WEBHOOK_ALLOW_PRIVATE_URLS`, on by default only for the embedded database); the same check applies
- * to the address actually connected to at every delivery.
+ * resolve to private, loopback or other non-public addresses unless the operator allows it for the
+ * endpoint's mode (`WEBHOOK_ALLOW_PRIVATE_URLS`: `false` for neither mode, the default with PostgreSQL;
+ * `test` for test-mode endpoints only, the default on the embedded database; `true` for both). A URL
+ * refused by this rule is `400 VALIDATION_FAILED` naming `url`. The same check applies to a new URL
+ * given to `PATCH`, to a ping, and to the address actually connected to at every delivery.
  *
  */
 export const createWebhookEndpoint = <ThrowOnError extends boolean = false>(options: Options<CreateWebhookEndpointData, ThrowOnError>) => (options.client ?? client).post<CreateWebhookEndpointResponses, CreateWebhookEndpointErrors, ThrowOnError>({
@@ -675,7 +677,7 @@ export const listOperators = <ThrowOnError extends boolean = false>(options?: Op
 /**
  * Create an operator with its own token
  *
- * The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people).
+ * The token is shown in full only in this answer; only its hash is stored. Names are unique (a revoked operator's name stays taken, so the audit never confuses two people); `ADMIN_TOKEN` and `local-bootstrap` are reserved (`409`).
  */
 export const createOperator = <ThrowOnError extends boolean = false>(options: Options<CreateOperatorData, ThrowOnError>) => (options.client ?? client).post<CreateOperatorResponses, CreateOperatorErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -690,7 +692,7 @@ export const createOperator = <ThrowOnError extends boolean = false>(options: Op
 /**
  * The operator this token belongs to
  *
- * Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` with role `admin` and a null id.
+ * Who am I. The bootstrap `ADMIN_TOKEN` answers as the operator `ADMIN_TOKEN` (the local secret of an embedded server as `local-bootstrap`) with role `admin` and a null id.
  */
 export const getCurrentOperator = <ThrowOnError extends boolean = false>(options?: Options<GetCurrentOperatorData, ThrowOnError>) => (options?.client ?? client).get<GetCurrentOperatorResponses, GetCurrentOperatorErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

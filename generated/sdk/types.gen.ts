@@ -1074,7 +1074,7 @@ export type OperatorRole = 'viewer' | 'operator' | 'admin';
 
 export type Operator = {
     /**
-     * Null for the bootstrap `ADMIN_TOKEN`.
+     * Null for the bootstrap `ADMIN_TOKEN` and `local-bootstrap`.
      */
     id: string | null;
     name: string;
@@ -1114,7 +1114,7 @@ export type AuditEntry = {
     created_at: string;
     operator_id: string | null;
     /**
-     * The operator's name; `ADMIN_TOKEN` for the bootstrap token.
+     * The operator's name; `ADMIN_TOKEN` for the bootstrap token, `local-bootstrap` for an embedded server's local secret.
      */
     operator: string;
     /**

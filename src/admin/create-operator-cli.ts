@@ -1,31 +1,84 @@
 import { parseArgs } from "node:util";
 import type { OperatorRole } from "../../generated/constants.ts";
 import { operatorRoles } from "../../generated/constants.ts";
+import type { components } from "../../generated/openapi-types.ts";
 import { openDatabase } from "../db/client.ts";
+import { DataDirLockedError, DataDirUnusableError } from "../db/data-dir-lock.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
 import { loadConfig } from "../load-config.ts";
+import { readLocalAccess } from "./local-access.ts";
 import { createOperator } from "./operators.ts";
 
 /**
  * Bootstrap: `npm run operator:create -- --name ada --role admin` creates an operator straight in the
  * database (the one DATABASE_URL or VEND_DATA_DIR names) and prints its token once. For a first operator
- * when no `ADMIN_TOKEN` is configured; with one, `POST /admin/v1/operators` does the same over HTTP.
+ * when no `ADMIN_TOKEN` is configured; with one, `POST /admin/v1/operators` does the same over HTTP. Beside
+ * a running embedded server (which holds the directory locked) it asks that server, with the local secret
+ * the server left in the directory.
  */
+type OperatorCreated = components["schemas"]["OperatorCreated"];
+
 const usage = `Usage: npm run operator:create -- --name NAME --role ${operatorRoles.join("|")}`;
 const { values } = parseArgs({ options: { name: { type: "string" }, role: { type: "string" } }, strict: true });
 const role = values.role as OperatorRole | undefined;
-if (!values.name || !role || !operatorRoles.includes(role)) {
+const name = values.name;
+if (!name || !role || !operatorRoles.includes(role)) {
   console.error(usage);
   process.exit(2);
 }
-const config = loadConfig();
-const handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-try {
-  await runMigrations(handle);
-  const created = await createOperator(handle.db, { name: values.name, role }, "bootstrap");
+
+function printCreated(created: OperatorCreated): void {
   console.log(`Created operator ${created.operator.name} (${created.operator.role}, ${created.operator.id}).`);
   console.log(`Token (shown once, store it now): ${created.token}`);
+}
+
+/** One line and exit 1: what went wrong and what to do, never a stack. */
+function fail(message: string): never {
+  console.error(message);
+  process.exit(1);
+}
+
+/** Through the running server that holds the directory: `POST /admin/v1/operators` as local-bootstrap. */
+async function createThroughRunningServer(locked: DataDirLockedError): Promise<void> {
+  const access = readLocalAccess(locked.dataDir);
+  const instead = "stop it and run this again, or use `vendctl operators create` with ADMIN_TOKEN";
+  if (!access || access.pid !== locked.pid) {
+    fail(
+      `Data directory ${locked.dataDir} is in use by vend process pid ${locked.pid}, which takes no local requests: ${instead}`,
+    );
+  }
+  let res: Response;
+  try {
+    res = await fetch(`${access.url}/admin/v1/operators`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${access.secret}`, "content-type": "application/json" },
+      body: JSON.stringify({ name, role }),
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch {
+    fail(`The vend server (pid ${locked.pid}) holding ${locked.dataDir} does not answer at ${access.url}: ${instead}`);
+  }
+  const body = (await res.json().catch(() => ({}))) as { message?: string; data?: OperatorCreated };
+  if (res.status !== 201 || !body.data) fail(body.message ?? `The running server answered ${res.status}`);
+  printCreated(body.data);
+}
+
+const config = loadConfig();
+let handle: Awaited<ReturnType<typeof openDatabase>>;
+try {
+  handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+} catch (error) {
+  if (error instanceof DataDirLockedError) {
+    await createThroughRunningServer(error);
+    process.exit(0);
+  }
+  if (error instanceof DataDirUnusableError) fail(error.message);
+  throw error;
+}
+try {
+  await runMigrations(handle);
+  printCreated(await createOperator(handle.db, { name, role }, "bootstrap"));
 } catch (error) {
   if (!(error instanceof AppError)) throw error;
   console.error(error.message);

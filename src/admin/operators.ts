@@ -21,6 +21,20 @@ export const bootstrapOperatorName = "ADMIN_TOKEN";
 
 export const bootstrapOperator: OperatorPrincipal = { operatorId: null, name: bootstrapOperatorName, role: "admin" };
 
+/**
+ * The name the local bootstrap secret acts under: `npm run operator:create` beside a running embedded
+ * server asks it, from this machine, with the secret the server left in its data directory.
+ */
+export const localBootstrapOperatorName = "local-bootstrap";
+
+export const localBootstrapOperator: OperatorPrincipal = {
+  operatorId: null,
+  name: localBootstrapOperatorName,
+  role: "admin",
+};
+
+const reservedNames = new Set([bootstrapOperatorName, localBootstrapOperatorName]);
+
 const tokenPattern = /^op_[0-9A-Za-z]{32,}$/;
 
 export const isOperatorToken = (token: string): boolean => tokenPattern.test(token);
@@ -37,13 +51,13 @@ const presentOperator = (row: OperatorRow): Operator => ({
   revoked_at: row.revokedAt?.toISOString() ?? null,
 });
 
-/** The bootstrap token as an Operator, for `GET /admin/v1/operators/me`. */
-export const presentBootstrapOperator = (): Operator => ({
+/** A bootstrap principal (the ADMIN_TOKEN or the local secret) as an Operator, for `GET /admin/v1/operators/me`. */
+export const presentBootstrapOperator = (name = bootstrapOperatorName): Operator => ({
   id: null,
-  name: bootstrapOperatorName,
+  name,
   role: "admin",
   prefix: "",
-  created_by: bootstrapOperatorName,
+  created_by: name,
   created_at: new Date(0).toISOString(),
   revoked_at: null,
 });
@@ -54,7 +68,7 @@ export async function createOperator(
   input: { name: string; role: OperatorRole },
   createdBy: string,
 ): Promise<OperatorCreated> {
-  if (input.name === bootstrapOperatorName) throw new AppError("CONFLICT", `The name ${bootstrapOperatorName} is reserved`);
+  if (reservedNames.has(input.name)) throw new AppError("CONFLICT", `The name ${input.name} is reserved`);
   const token = `op_${randomBase62(40)}`;
   const [row] = await db
     .insert(operators)
@@ -101,4 +115,10 @@ export async function findOperatorByToken(db: Executor, token: string): Promise<
     .where(and(eq(operators.tokenHash, hashOperatorToken(token)), isNull(operators.revokedAt)))
     .limit(1);
   return row ? { operatorId: row.id, name: row.name, role: row.role } : undefined;
+}
+
+/** Whether any operator token can authenticate now (one not revoked exists). */
+export async function hasActiveOperator(db: Executor): Promise<boolean> {
+  const [row] = await db.select({ id: operators.id }).from(operators).where(isNull(operators.revokedAt)).limit(1);
+  return row !== undefined;
 }

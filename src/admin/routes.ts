@@ -49,8 +49,8 @@ export function adminRoutes(deps: AppDeps) {
       return { status: 201, message, data: created, audit: { target: { type: "operator", id: created.operator.id ?? "" } } };
     },
     getCurrentOperator: async (input) => {
-      const { operatorId } = operatorOf(input);
-      return { status: 200, data: operatorId ? await getOperator(deps.db, operatorId) : presentBootstrapOperator() };
+      const { operatorId, name } = operatorOf(input);
+      return { status: 200, data: operatorId ? await getOperator(deps.db, operatorId) : presentBootstrapOperator(name) };
     },
     revokeOperator: async ({ params }) => {
       const { before, after } = await revokeOperator(deps.db, params.operator_id);

@@ -1,5 +1,5 @@
 import { and, eq, isNull } from "drizzle-orm";
-import { bootstrapOperator, findOperatorByToken, isOperatorToken } from "../admin/operators.ts";
+import { bootstrapOperator, findOperatorByToken, isOperatorToken, localBootstrapOperator } from "../admin/operators.ts";
 import type { Database } from "../db/client.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { AppError } from "../errors.ts";
@@ -143,6 +143,12 @@ export async function authenticateAdmin(
   });
 }
 
+/** The bearer is this process's local bootstrap secret (set only by an embedded `npm start`). */
+function isLocalAdminSecret(secret: string | undefined, authorization: string | null): boolean {
+  const given = bearerOf(authorization);
+  return secret !== undefined && given !== undefined && secretsEqual(given, secret);
+}
+
 /**
  * The authentication the http layer runs before each operation, by its security scheme: the operator (admin
  * token or operator token), an API key (the principal), or for provider callbacks only the failure budget (the provider's own token
@@ -151,13 +157,15 @@ export async function authenticateAdmin(
 export function createAuthenticate(deps: {
   db: Database;
   config: { adminToken?: string };
+  localAdminSecret?: string;
   authGuard: AuthGuard;
   caches: { apiKeys: TtlCache<KnownApiKey> };
   keyUsage: KeyUsageRecorder;
   logger: Logger;
 }) {
-  return async (security: string, authorization: string | null, client: string): Promise<Principal> => {
+  return async (security: string, authorization: string | null, client: string, local = false): Promise<Principal> => {
     const defences = { guard: deps.authGuard, client };
+    if (security === "admin" && local && isLocalAdminSecret(deps.localAdminSecret, authorization)) return localBootstrapOperator;
     if (security === "admin") return authenticateAdmin(deps.db, deps.config.adminToken, authorization, defences);
     if (security === "provider") deps.authGuard.admit(client);
     if (security !== "apiKey") return null;

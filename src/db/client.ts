@@ -1,9 +1,10 @@
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import { lockDataDir } from "./data-dir-lock.ts";
+import { asDataDirError, type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
 import { bindPool, type Database } from "./executor.ts";
 import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
@@ -141,9 +142,18 @@ function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
 
 async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}): Promise<DbHandle> {
   const inMemory = dataDir.startsWith("memory://");
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  // Before PGlite touches the directory: a second process must not even open it.
-  const lock = inMemory ? undefined : lockDataDir(dataDir);
+  let lock: DataDirLock | undefined;
+  if (!inMemory) {
+    try {
+      mkdirSync(dataDir, { recursive: true });
+      // Before PGlite touches the directory: a second process must not even open it.
+      lock = lockDataDir(dataDir);
+    } catch (error) {
+      throw asDataDirError(dataDir, error);
+    }
+    const first = !existsSync(join(dataDir, "PG_VERSION"));
+    events.onProgress?.(`Opening the embedded database in ${resolve(dataDir)}${first ? " (first start: creating it)" : ""}`);
+  }
   let engine: EmbeddedEngine;
   try {
     engine = await EmbeddedEngine.open(dataDir, events);

@@ -34,6 +34,33 @@ export class DataDirLockedError extends Error {
   }
 }
 
+const unusableReasons: Record<string, string> = {
+  EACCES: "is not writable by this user",
+  EPERM: "does not allow writes (permissions or an immutable attribute)",
+  EROFS: "is on a read-only file system",
+  ENOTDIR: "has a path through something that is not a directory",
+  EEXIST: "exists and is not a directory",
+  ENOSPC: "is on a full disk",
+};
+
+/** The directory cannot be created or written: said in one line naming it and the setting to change. */
+export class DataDirUnusableError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly code: string,
+  ) {
+    super(
+      `Data directory ${dataDir} cannot be used: it ${unusableReasons[code] ?? `cannot be written (${code})`}; set VEND_DATA_DIR to a directory this user can write`,
+    );
+  }
+}
+
+/** A file-system refusal (as opposed to a bug) while preparing `dataDir`, as DataDirUnusableError; anything else unchanged. */
+export function asDataDirError(dataDir: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code && code in unusableReasons ? new DataDirUnusableError(resolve(dataDir), code) : error;
+}
+
 export interface DataDirLock {
   path: string;
   release(): void;

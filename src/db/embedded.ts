@@ -1,6 +1,6 @@
 import { statfsSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { type Extension, PGlite, type Transaction } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 
 /**
@@ -73,6 +73,8 @@ type Listener = { channel: string; onPayload: (payload: string) => void; stop?: 
 export interface EmbeddedEngineEvents {
   onFailure?(error: Error): void;
   onReopened?(): void;
+  /** What the first opening is doing (a first start takes a while on a slow machine), one line per step. */
+  onProgress?(step: string): void;
 }
 
 /**
@@ -94,7 +96,7 @@ export class EmbeddedEngine {
   }
 
   static async open(dataDir: string, events: EmbeddedEngineEvents = {}): Promise<EmbeddedEngine> {
-    return new EmbeddedEngine(dataDir, await startEngine(dataDir), events);
+    return new EmbeddedEngine(dataDir, await startEngine(dataDir, events.onProgress), events);
   }
 
   query<T>(query: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) {
@@ -163,9 +165,16 @@ export class EmbeddedEngine {
   }
 }
 
-async function startEngine(dataDir: string): Promise<GuardedPglite> {
+async function startEngine(dataDir: string, onProgress?: (step: string) => void): Promise<GuardedPglite> {
   // The migrations create the extensions the schema uses; PGlite can only create those it was given here.
-  const engine = new GuardedPglite(dataDir, { extensions: { pg_trgm } });
+  const trgm: Extension = {
+    ...pg_trgm,
+    setup: (pg, emscriptenOpts) => {
+      onProgress?.(`Loading extension ${pg_trgm.name}`);
+      return pg_trgm.setup(pg, emscriptenOpts);
+    },
+  };
+  const engine = new GuardedPglite(dataDir, { extensions: { pg_trgm: trgm } });
   await engine.waitReady;
   return engine;
 }

@@ -1,18 +1,55 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PgliteDatabase } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/postgres-js";
-import { migrate as migratePostgres } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import type { DbHandle } from "./client.ts";
 
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 const migrationLockId = 7_311_042;
 
+/** Told as each migration starts: its place among all committed migrations and its name. */
+export type MigrationProgress = (step: { number: number; total: number; name: string }) => void;
+
+/** What drizzle's own `migrate` calls: the dialect applies, in one transaction, those newer than the last applied. */
+interface Migrating {
+  dialect: { migrate(migrations: MigrationMeta[], session: unknown, config: { migrationsFolder: string }): Promise<void> };
+  session: unknown;
+}
+
+/**
+ * Every committed migration, each reporting to `progress` when the dialect starts applying it (only
+ * pending ones are iterated), so the single transaction drizzle applies them in is kept.
+ */
+function committedMigrations(progress: MigrationProgress | undefined): MigrationMeta[] {
+  const migrations = readMigrationFiles({ migrationsFolder });
+  if (!progress) return migrations;
+  const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta/_journal.json"), "utf8")) as {
+    entries: { tag: string }[];
+  };
+  return migrations.map((migration, index) => {
+    const step = { number: index + 1, total: migrations.length, name: journal.entries[index]?.tag ?? `migration ${index + 1}` };
+    const statements = migration.sql;
+    const reporting = {
+      *[Symbol.iterator]() {
+        progress(step);
+        yield* statements;
+      },
+    };
+    return { ...migration, sql: reporting as unknown as string[] };
+  });
+}
+
+async function applyMigrations(db: unknown, progress: MigrationProgress | undefined): Promise<void> {
+  const { dialect, session } = db as Migrating;
+  await dialect.migrate(committedMigrations(progress), session, { migrationsFolder });
+}
+
 /** Applies every committed migration; the one path used by start-up, tests and `bun run migrate`. */
-export async function runMigrations(handle: DbHandle): Promise<void> {
+export async function runMigrations(handle: DbHandle, progress?: MigrationProgress): Promise<void> {
   if (handle.kind === "pglite" || !handle.url) {
-    await migratePglite(handle.db as unknown as PgliteDatabase, { migrationsFolder });
+    await applyMigrations(handle.db, progress);
     return;
   }
   // One dedicated connection holding an advisory lock, so several processes starting
@@ -20,7 +57,7 @@ export async function runMigrations(handle: DbHandle): Promise<void> {
   const client = postgres(handle.url, { max: 1, onnotice: () => {} });
   try {
     await client`select pg_advisory_lock(${migrationLockId})`;
-    await migratePostgres(drizzle(client), { migrationsFolder });
+    await applyMigrations(drizzle(client), progress);
   } finally {
     await client`select pg_advisory_unlock(${migrationLockId})`.catch(() => {});
     await client.end({ timeout: 5 });

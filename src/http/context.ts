@@ -10,6 +10,8 @@ export interface RequestContext {
   operator?: string;
   /** The client's address, set by the server for each request (absent for in-process `app.handle`). */
   ip?: string;
+  /** The connection's peer is a loopback address and the request names no forwarded client. */
+  local?: boolean;
   /** The W3C traceparent of the request's span, when tracing is on (stored with an accepted vend). */
   traceparent?: string;
 }
@@ -38,6 +40,13 @@ export function contextOf(request: Request): RequestContext {
  */
 export function recordClientAddress(request: Request, peer: string | undefined, trustProxy: boolean): Request {
   const forwarded = trustProxy ? request.headers.get("x-forwarded-for")?.split(",").at(-1)?.trim() : undefined;
-  contextOf(request).ip = forwarded && isIP(forwarded) ? forwarded : peer;
+  const context = contextOf(request);
+  context.ip = forwarded && isIP(forwarded) ? forwarded : peer;
+  context.local = isLoopback(peer) && !request.headers.has("x-forwarded-for") && !request.headers.has("forwarded");
   return request;
+}
+
+function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === "::1" || /^(::ffff:)?127\./.test(address);
 }

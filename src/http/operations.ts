@@ -29,6 +29,8 @@ export type Authenticate = (
   security: OperationSpec["security"],
   authorization: string | null,
   client: string,
+  /** The request came straight from this machine (a loopback peer, nothing forwarded). */
+  local?: boolean,
 ) => Promise<Principal>;
 
 export type { AdminAction };
@@ -128,7 +130,7 @@ const clientOf = (request: Request) => contextOf(request).ip ?? "in-process";
 
 async function authenticate(deps: HttpDeps, op: OperationSpec, request: Request, budget: Budget): Promise<Principal> {
   const client = budget.client;
-  const principal = await deps.authenticate(op.security, request.headers.get("authorization"), client);
+  const principal = await deps.authenticate(op.security, request.headers.get("authorization"), client, contextOf(request).local);
   if (!principal) return null;
   if (isOperator(principal)) {
     contextOf(request).operator = principal.name;

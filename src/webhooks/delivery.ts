@@ -10,7 +10,7 @@ import type { ClaimedDelivery } from "./claim.ts";
 import { recordEndpointHealth } from "./endpoint-health.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";
-import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
+import { type HostResolver, privateUrlsAllowedFor, resolveWithSystemDns } from "./url-guard.ts";
 
 export interface DeliveryDeps {
   db: Database;
@@ -60,7 +60,7 @@ async function sendDelivery(
   };
   const result = await postWebhook(delivery.url, body, headers, {
     timeoutMs,
-    allowPrivateUrls,
+    allowPrivateUrls: privateUrlsAllowedFor(allowPrivateUrls, delivery.mode),
     resolveHost: deps.resolveHost ?? resolveWithSystemDns,
   });
   if (result.kind === "refused" || result.kind === "unreachable") {

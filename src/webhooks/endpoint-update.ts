@@ -1,5 +1,6 @@
 import { and, eq, inArray, ne, notInArray, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import type { PrivateUrlsSetting } from "../config.ts";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
@@ -65,7 +66,7 @@ export async function updateWebhookEndpoint(
   scope: Scope,
   id: string,
   input: UpdateRequest,
-  options: { allowPrivateUrls: boolean; resolveHost?: HostResolver },
+  options: { allowPrivateUrls: PrivateUrlsSetting; resolveHost?: HostResolver },
 ): Promise<WebhookEndpoint> {
   if (input.url !== undefined) await assertEndpointUrlAllowed(input.url, scope.mode, options);
   return withTransaction(db, async (tx) => {

@@ -12,7 +12,7 @@ import { currentEndpointOf } from "./present.ts";
 import { signingSecretsOf } from "./secret.ts";
 import { postWebhook } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";
-import { type HostResolver, resolveWithSystemDns } from "./url-guard.ts";
+import { type HostResolver, privateUrlsAllowedFor, resolveWithSystemDns } from "./url-guard.ts";
 
 type WebhookPingResult = components["schemas"]["WebhookPingResult"];
 type WebhookPingEvent = components["schemas"]["WebhookPingEvent"];
@@ -52,7 +52,7 @@ export async function pingWebhookEndpoint(deps: PingDeps, scope: Scope, id: stri
     signedWebhookHeaders(signingSecretsOf(endpoint, at), webhookId, body, at),
     {
       timeoutMs: deps.config.webhooks.timeoutMs,
-      allowPrivateUrls: deps.config.webhooks.allowPrivateUrls,
+      allowPrivateUrls: privateUrlsAllowedFor(deps.config.webhooks.allowPrivateUrls, endpoint.mode),
       resolveHost: deps.resolveHost ?? resolveWithSystemDns,
     },
   );

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import type { PrivateUrlsSetting } from "../config.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
@@ -26,7 +27,7 @@ export async function createWebhookEndpoint(
   db: Executor,
   scope: Scope,
   input: WebhookEndpointCreateRequest,
-  options: { allowPrivateUrls: boolean; resolveHost?: HostResolver },
+  options: { allowPrivateUrls: PrivateUrlsSetting; resolveHost?: HostResolver },
 ): Promise<WebhookEndpointCreated> {
   await assertEndpointUrlAllowed(input.url, scope.mode, options);
   const secret = generateWebhookSecret();

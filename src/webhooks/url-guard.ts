@@ -1,6 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { isIP, type LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
+import type { PrivateUrlsSetting } from "../config.ts";
 import { validationError } from "../errors.ts";
 import type { Mode } from "../lib/scope.ts";
 
@@ -83,17 +84,22 @@ export function ipLiteralOf(hostname: string): string | null {
   return isIP(bare) === 0 ? null : bare;
 }
 
+/** Whether an endpoint of `mode` may target non-public addresses under WEBHOOK_ALLOW_PRIVATE_URLS. */
+export function privateUrlsAllowedFor(setting: PrivateUrlsSetting, mode: Mode): boolean {
+  return setting === true || (setting === "test" && mode === "test");
+}
+
 const refuse = (message: string) => validationError([{ field: "url", message }], `Webhook URL refused: url ${message}`);
 
 /**
- * An endpoint URL must be http(s), https in live mode, and (unless private URLs are allowed) a host
- * whose every address is public. Refusals name the rule, never a resolved address or a DNS error, so
+ * An endpoint URL must be http(s), https in live mode, and (unless private URLs are allowed for the
+ * mode) a host whose every address is public. Refusals name the rule, never a resolved address or a DNS error, so
  * the answer cannot be used to map a network. The same rule is applied again at every send.
  */
 export async function assertEndpointUrlAllowed(
   raw: string,
   mode: Mode,
-  options: { allowPrivateUrls: boolean; resolveHost?: HostResolver },
+  options: { allowPrivateUrls: PrivateUrlsSetting; resolveHost?: HostResolver },
 ): Promise<void> {
   let url: URL;
   try {
@@ -103,7 +109,7 @@ export async function assertEndpointUrlAllowed(
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw refuse("must use http or https");
   if (mode === "live" && url.protocol !== "https:") throw refuse("must use https in live mode");
-  if (options.allowPrivateUrls) return;
+  if (privateUrlsAllowedFor(options.allowPrivateUrls, mode)) return;
   const literal = ipLiteralOf(url.hostname);
   if (literal) {
     if (classifyAddress(literal)) throw refuse("must not be a private or loopback address");

@@ -6,11 +6,17 @@ const postgresUrl = "postgres://postgres@db.internal:5432/vend";
 
 describe("webhook configuration", () => {
   test.each([
-    [{}, true],
+    [{}, "test"],
+    [{ WEBHOOK_ALLOW_PRIVATE_URLS: "" }, "test"],
     [{ DATABASE_URL: postgresUrl }, false],
+    [{ DATABASE_URL: postgresUrl, WEBHOOK_ALLOW_PRIVATE_URLS: "" }, false],
+    [{ DATABASE_URL: postgresUrl, WEBHOOK_ALLOW_PRIVATE_URLS: "test" }, "test"],
     [{ DATABASE_URL: postgresUrl, WEBHOOK_ALLOW_PRIVATE_URLS: "true" }, true],
+    [{ DATABASE_URL: postgresUrl, WEBHOOK_ALLOW_PRIVATE_URLS: "1" }, true],
+    [{ WEBHOOK_ALLOW_PRIVATE_URLS: "true" }, true],
     [{ WEBHOOK_ALLOW_PRIVATE_URLS: "false" }, false],
-    [{ WEBHOOK_ALLOW_PRIVATE_URLS: "" }, true],
+    [{ WEBHOOK_ALLOW_PRIVATE_URLS: "0" }, false],
+    [{ WEBHOOK_ALLOW_PRIVATE_URLS: "test" }, "test"],
   ] as const)("%o allows private URLs: %p", (env, allowed) => {
     expect(loadConfig(env).webhooks.allowPrivateUrls).toBe(allowed);
   });
@@ -26,6 +32,8 @@ describe("webhook configuration", () => {
     ["WEBHOOK_CONCURRENCY", "many"],
     ["WEBHOOK_ENDPOINT_CONCURRENCY", "0"],
     ["WEBHOOK_ALLOW_PRIVATE_URLS", "yes"],
+    ["WEBHOOK_ALLOW_PRIVATE_URLS", "TEST"],
+    ["WEBHOOK_ALLOW_PRIVATE_URLS", "live"],
   ])("a bad %s=%s names the variable", (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [variable]: value })).toThrow(variable);
