@@ -56,6 +56,8 @@ function readTransaction(answer: Record<string, unknown>): Record<string, unknow
  * Reads a pay, requery or callback answer (VTpass shape). `code` "000" defers to
  * `content.transactions.status`: delivered → successful; initiated/pending → pending; failed/reversed →
  * failed. "099" (and "014" on pay) → pending; refusal codes → failed; "015" on requery → not found.
+ * A pay refusal is `provider_refused` (018, our low balance there: `insufficient_provider_float`); a failure
+ * VTpass reports after taking the order (status failed/reversed, or 016/040/091 on requery) is `not_delivered`.
  * Anything else is unrecognised: the caller treats the provider as unavailable.
  */
 export function interpretAnswer(answer: unknown, kind: "pay" | "requery", reference: string): Interpretation {
