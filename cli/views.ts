@@ -30,6 +30,8 @@ const shownElsewhere = new Set([
   "meter_type",
   "phone_number",
   "smartcard_number",
+  "failure_code",
+  "failure_message",
 ]);
 const summaryWidth = 40;
 
@@ -43,6 +45,9 @@ function metadataSummary(t: Transaction): string {
 }
 
 const meta = (key: string) => (t: Transaction) => t.metadata[key];
+/** Why a failed transaction failed: the service's words and its code (nothing for any other). */
+const failureReason = (t: Transaction) =>
+  t.metadata.failure_code === undefined ? undefined : `${t.metadata.failure_message ?? ""} (${t.metadata.failure_code})`.trim();
 /** In tables: an electricity token and its units in their own columns, the rest of the metadata summarised. */
 const metadataColumns: Column<Transaction>[] = [
   { key: "token", get: meta("token"), only: "table", hideEmpty: true },
@@ -60,6 +65,7 @@ export const transactionColumns: Column<Transaction>[] = [
   productCode,
   { key: "destination" },
   ...money("amount_kobo", "price_kobo"),
+  { key: "failure_code", header: "FAILURE", get: meta("failure_code"), only: "table", hideEmpty: true },
   ...metadataColumns,
   { key: "metadata", only: "csv" },
   created,
@@ -71,6 +77,7 @@ export const transactionDetailColumns: Column<Transaction>[] = [
   productCode,
   { key: "destination" },
   ...money("amount_kobo", "price_kobo"),
+  { key: "failure", header: "FAILED BECAUSE", get: failureReason, only: "table", hideEmpty: true },
   ...metadataColumns.filter((c) => c.key !== "metadata"),
   { key: "metadata" },
   created,

@@ -20,6 +20,10 @@ export type EventType = (typeof eventTypes)[number];
 export const errorCodes = ["VALIDATION_FAILED", "UNAUTHENTICATED", "WALLET_INSUFFICIENT_FUNDS", "TEST_MODE_ONLY", "FORBIDDEN", "IP_NOT_ALLOWED", "NOT_FOUND", "CUSTOMER_NOT_FOUND", "METHOD_NOT_ALLOWED", "IDEMPOTENCY_IN_PROGRESS", "CALLBACK_CONFLICT", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "NOT_IMPLEMENTED", "PROVIDER_ERROR", "SERVICE_UNAVAILABLE", "NO_ROUTE"] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
+/** components.schemas.FailureCode */
+export const failureCodes = ["provider_refused", "invalid_destination", "insufficient_provider_float", "provider_unavailable", "not_delivered", "resolved_by_operator"] as const;
+export type FailureCode = (typeof failureCodes)[number];
+
 /** components.schemas.WebhookDisabledReason */
 export const webhookDisabledReasons = ["disabled_by_client", "failing_deliveries"] as const;
 export type WebhookDisabledReason = (typeof webhookDisabledReasons)[number];

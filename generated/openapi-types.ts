@@ -1294,7 +1294,7 @@ export interface webhooks {
         put?: never;
         /**
          * A transaction failed
-         * @description Same signing and delivery as `transaction.successful`. The wallet hold was released.
+         * @description Same signing and delivery as `transaction.successful`. The wallet hold was released. The transaction's metadata says why it failed: `failure_code` (one of `FailureCode`) and `failure_message` (text that may be shown to the end customer).
          */
         post: operations["webhookTransactionFailed"];
         delete?: never;
@@ -1630,7 +1630,8 @@ export interface components {
         /**
          * @description Up to 20 string values (keys at most 40 characters, values at most 500), returned on the transaction and
          *     its webhooks. The keys `route`, `plan_name`, `product_id`, `delivered_mb`, `requested_mb` and `partial`
-         *     belong to the service and are replaced, and so is `batch_id` (set on the orders of a bulk order). The
+         *     belong to the service and are replaced, and so are `batch_id` (set on the orders of a bulk order) and
+         *     `failure_code` and `failure_message` (set on a failed transaction; see `TransactionMetadata`). The
          *     key `__proto__` is refused (`400`).
          */
         Metadata: {
@@ -1642,11 +1643,36 @@ export interface components {
          *     `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
          *     `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
          *     `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
-         *     (`POST /api/v1/vend/batches`) has `batch_id`.
+         *     (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
+         *     `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
+         *     is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
+         *     transaction has them, and a caller's values for them are dropped.
          */
         TransactionMetadata: {
+            failure_code?: components["schemas"]["FailureCode"];
+            /** @description Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`. */
+            failure_message?: string;
+        } & {
             [key: string]: string;
         };
+        /**
+         * @description Why a transaction failed (metadata `failure_code`). A closed set; a client should treat a code it does not
+         *     know as `provider_refused`. In every case the wallet hold was released: nothing was charged.
+         *     - `provider_refused`: the provider declined the order when it was sent (a product or amount it would not
+         *       sell, an account limit). Retrying the same order is unlikely to help.
+         *     - `invalid_destination`: the provider said the phone, meter or smartcard number cannot receive it. Check the
+         *       number.
+         *     - `insufficient_provider_float`: the provider could not fill the order for lack of the service's own balance
+         *       there. Try again later.
+         *     - `provider_unavailable`: no provider could take the order (it never reached one after the allowed sends).
+         *       Try again later.
+         *     - `not_delivered`: the provider took the order and later reported that it was not delivered (its answer, a
+         *       re-query or its callback).
+         *     - `resolved_by_operator`: support staff resolved the order as failed (metadata `resolved_by_operator: "true"`
+         *       too).
+         * @enum {string}
+         */
+        FailureCode: "provider_refused" | "invalid_destination" | "insufficient_provider_float" | "provider_unavailable" | "not_delivered" | "resolved_by_operator";
         /**
          * @description A vend and its state.
          * @example {
@@ -1669,6 +1695,29 @@ export interface components {
          *       },
          *       "created_at": "2026-11-21T09:30:00.000Z",
          *       "completed_at": null
+         *     }
+         * @example {
+         *       "id": "7d2a9e41-3c5b-4f60-9a8e-1b2c3d4e5f60",
+         *       "reference": "txn_9Hq2Lm4Xc81ZwPb7sTfYhQaR",
+         *       "client_reference": "order-1002",
+         *       "mode": "test",
+         *       "status": "failed",
+         *       "product_code": "mtn-airtime",
+         *       "network": "mtn",
+         *       "service": "airtime",
+         *       "destination": "0803****111",
+         *       "amount_kobo": 10000,
+         *       "price_kobo": 9700,
+         *       "metadata": {
+         *         "data_type": "airtime",
+         *         "plan_name": "MTN Airtime",
+         *         "product_id": "5c1d2e3f-0000-4000-8000-000000000001",
+         *         "route": "sandbox",
+         *         "failure_code": "provider_refused",
+         *         "failure_message": "The provider declined this order. Nothing was charged."
+         *       },
+         *       "created_at": "2026-11-21T09:31:00.000Z",
+         *       "completed_at": "2026-11-21T09:31:01.204Z"
          *     }
          */
         Transaction: {

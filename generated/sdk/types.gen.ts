@@ -244,7 +244,8 @@ export type ErrorEnvelope = {
 /**
  * Up to 20 string values (keys at most 40 characters, values at most 500), returned on the transaction and
  * its webhooks. The keys `route`, `plan_name`, `product_id`, `delivered_mb`, `requested_mb` and `partial`
- * belong to the service and are replaced, and so is `batch_id` (set on the orders of a bulk order). The
+ * belong to the service and are replaced, and so are `batch_id` (set on the orders of a bulk order) and
+ * `failure_code` and `failure_message` (set on a failed transaction; see `TransactionMetadata`). The
  * key `__proto__` is refused (`400`).
  *
  */
@@ -258,12 +259,39 @@ export type Metadata = {
  * `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
  * `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
  * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
- * (`POST /api/v1/vend/batches`) has `batch_id`.
+ * (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
+ * `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
+ * is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
+ * transaction has them, and a caller's values for them are dropped.
  *
  */
 export type TransactionMetadata = {
-    [key: string]: string;
+    failure_code?: FailureCode;
+    /**
+     * Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`.
+     */
+    failure_message?: string;
+    [key: string]: string | FailureCode | undefined;
 };
+
+/**
+ * Why a transaction failed (metadata `failure_code`). A closed set; a client should treat a code it does not
+ * know as `provider_refused`. In every case the wallet hold was released: nothing was charged.
+ * - `provider_refused`: the provider declined the order when it was sent (a product or amount it would not
+ * sell, an account limit). Retrying the same order is unlikely to help.
+ * - `invalid_destination`: the provider said the phone, meter or smartcard number cannot receive it. Check the
+ * number.
+ * - `insufficient_provider_float`: the provider could not fill the order for lack of the service's own balance
+ * there. Try again later.
+ * - `provider_unavailable`: no provider could take the order (it never reached one after the allowed sends).
+ * Try again later.
+ * - `not_delivered`: the provider took the order and later reported that it was not delivered (its answer, a
+ * re-query or its callback).
+ * - `resolved_by_operator`: support staff resolved the order as failed (metadata `resolved_by_operator: "true"`
+ * too).
+ *
+ */
+export type FailureCode = 'provider_refused' | 'invalid_destination' | 'insufficient_provider_float' | 'provider_unavailable' | 'not_delivered' | 'resolved_by_operator';
 
 /**
  * A vend and its state.

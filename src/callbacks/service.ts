@@ -72,6 +72,8 @@ function outcomeOf(body: CallbackBody): FinalOutcome {
     status: "failed",
     providerReference: body.provider_reference,
     reason: body.message ?? "Declined by provider",
+    // A callback reports the fate of an order the provider had taken.
+    failureCode: "not_delivered",
     metadata,
   };
 }

@@ -3,6 +3,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { providerAttempts, type transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { maskDestination } from "../lib/mask.ts";
+import { failureKeys, isFailureCode } from "./failures.ts";
 
 export type Transaction = components["schemas"]["Transaction"];
 export type AdminTransaction = components["schemas"]["AdminTransaction"];
@@ -11,12 +12,14 @@ export type TransactionRow = typeof transactions.$inferSelect;
 /** Metadata keys that hold a copy of the destination and are masked like it. */
 const maskedMetadataKeys = ["meter_number", "phone_number", "smartcard_number"];
 
-function presentMetadata(metadata: Record<string, string>): Record<string, string> {
-  const out = { ...metadata };
+function presentMetadata(row: TransactionRow): Record<string, string> {
+  const out = { ...row.metadata };
   for (const key of maskedMetadataKeys) {
     const value = out[key];
     if (value !== undefined) out[key] = maskDestination(value);
   }
+  // Rows accepted before the failure keys were the service's may hold a caller's values for them.
+  if (row.status !== "failed" || !isFailureCode(out.failure_code)) for (const key of failureKeys) delete out[key];
   return out;
 }
 
@@ -34,7 +37,7 @@ export function presentTransaction(row: TransactionRow): Transaction {
     destination: maskDestination(row.destination),
     amount_kobo: row.amountKobo,
     price_kobo: row.priceKobo,
-    metadata: presentMetadata(row.metadata),
+    metadata: presentMetadata(row),
     created_at: row.createdAt.toISOString(),
     completed_at: row.completedAt?.toISOString() ?? null,
   };

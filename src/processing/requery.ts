@@ -32,6 +32,6 @@ export async function requeryAtProvider(deps: ProcessingDeps, reference: string)
     throw error;
   }
   if (known.status === "not_found") return row;
-  const final = toFinalOutcome(order, known);
+  const final = toFinalOutcome(order, known, "requery");
   return final ? counted(deps.metrics, await completeTransaction(deps.db, row.id, final, row)).row : row;
 }

@@ -1,4 +1,5 @@
 import { eq, sql } from "drizzle-orm";
+import type { FailureCode } from "../../generated/constants.ts";
 import { queryRows } from "../db/rows.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
@@ -6,6 +7,7 @@ import { capture, release } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEvent } from "../ledger/outbox.ts";
 import { finalStatuses } from "../lib/shared/statuses.ts";
 import { completeBatchesOf } from "./batches.ts";
+import { failureMetadata } from "./failures.ts";
 import { presentTransaction, type Transaction, type TransactionRow } from "./present.ts";
 
 export type Status = TransactionRow["status"];
@@ -91,7 +93,15 @@ export interface AttemptAnswer {
 
 export type FinalOutcome = (
   | { status: "successful"; providerReference?: string; metadata?: Record<string, string> }
-  | { status: "failed"; providerReference?: string; reason: string; metadata?: Record<string, string> }
+  | {
+      status: "failed";
+      providerReference?: string;
+      /** What operators read (`failure_reason`): the provider's or operator's own words. */
+      reason: string;
+      /** What the client reads: metadata `failure_code` and the service's `failure_message` for it. */
+      failureCode: FailureCode;
+      metadata?: Record<string, string>;
+    }
 ) & {
   attempt?: AttemptAnswer;
   /** The note of the capture or release ledger entry (an operator's resolution); completed alone, not in a batch. */
@@ -139,14 +149,22 @@ export interface TransitionResult {
   changed: boolean;
 }
 
-/** The row as a completion leaves it: what the event reports and the caller gets back. */
+/**
+ * The row as a completion leaves it: what the event reports and the caller gets back. A failed one carries
+ * `failure_code` and `failure_message` in its metadata, written by the same guarded statement as the status,
+ * so the event, the final announcement and every read agree.
+ */
 export function finalRow(row: TransactionRow, outcome: FinalOutcome, completedAt: Date): TransactionRow {
   return {
     ...row,
     status: outcome.status,
     completedAt,
     updatedAt: completedAt,
-    metadata: { ...row.metadata, ...outcome.metadata },
+    metadata: {
+      ...row.metadata,
+      ...outcome.metadata,
+      ...(outcome.status === "failed" ? failureMetadata(outcome.failureCode) : {}),
+    },
     providerReference: outcome.providerReference ?? row.providerReference,
     failureReason: outcome.status === "failed" ? outcome.reason : null,
     leaseOwner: null,

@@ -1,3 +1,4 @@
+import type { FailureCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import type { EnvReader, ProviderCallBound } from "../config.ts";
 import type { Database } from "../db/client.ts";
@@ -29,12 +30,23 @@ export interface ProviderOrder {
 }
 
 /**
+ * Why a provider did not deliver an order, when its answer says more than the call alone: a refusal of the
+ * destination or for lack of our float there, or a failure after it took the order (`not_delivered`).
+ */
+export type ProviderFailureCode = Extract<
+  FailureCode,
+  "provider_refused" | "invalid_destination" | "insufficient_provider_float" | "not_delivered"
+>;
+
+/**
  * A provider's answer about an order. `result` holds values for the transaction's metadata:
- * electricity `token`, `units`, `receipt_number`; partial data `delivered_mb`.
+ * electricity `token`, `units`, `receipt_number`; partial data `delivered_mb`. A failure's `failureCode`,
+ * when absent, follows from the call: `provider_refused` for a vend's answer, `not_delivered` for a re-query's.
+ * `message` is the provider's own words, for operators only.
  */
 export type ProviderOutcome =
   | { status: "successful"; providerReference: string; result?: Record<string, string>; deliveredMb?: number }
-  | { status: "failed"; providerReference?: string; message: string }
+  | { status: "failed"; providerReference?: string; message: string; failureCode?: ProviderFailureCode }
   | { status: "pending"; providerReference?: string; message?: string };
 
 /** `requery` of an order the provider never received. */

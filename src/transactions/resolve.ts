@@ -37,7 +37,7 @@ function outcomeOf(request: ResolveRequest): FinalOutcome {
   };
   return request.status === "successful"
     ? { status: "successful", ...shared }
-    : { status: "failed", reason: request.note, ...shared };
+    : { status: "failed", reason: request.note, failureCode: "resolved_by_operator", ...shared };
 }
 
 const conflict = (row: TransactionRow) =>

@@ -3,6 +3,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { priceFor } from "../catalogue/service.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/shared/destinations.ts";
+import { failureKeys } from "../processing/failures.ts";
 import type { ProductRow } from "../processing/products.ts";
 import { type AliasedField, readAliased } from "./aliases.ts";
 
@@ -29,7 +30,16 @@ const smartcardField: AliasedField = {
 };
 const bouquetField: AliasedField = { canonical: "product_code", names: ["product_code", "service_id", "serviceid"] };
 
-const serviceOwnedKeys = ["route", "plan_name", "product_id", "delivered_mb", "requested_mb", "partial", "batch_id"];
+const serviceOwnedKeys: readonly string[] = [
+  "route",
+  "plan_name",
+  "product_id",
+  "delivered_mb",
+  "requested_mb",
+  "partial",
+  "batch_id",
+  ...failureKeys,
+];
 const notAPhone = "is not a Nigerian phone number (080…, +234… or 234…)";
 
 function callerMetadata(metadata: Record<string, string> | undefined): Record<string, string> {

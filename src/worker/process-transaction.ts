@@ -1,3 +1,4 @@
+import type { FailureCode } from "../../generated/constants.ts";
 import type { Config, VendService } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
@@ -79,12 +80,19 @@ function successMetadata(
   return metadata;
 }
 
-export function toFinalOutcome(order: ProviderOrder, outcome: ProviderOutcome): FinalOutcome | null {
+/** The client's reason for a provider's failure: the provider's own when it gave one, else what the call implies. */
+export const failureCodeOf = (outcome: Extract<ProviderOutcome, { status: "failed" }>, call: ProviderCall): FailureCode =>
+  outcome.failureCode ?? (call === "vend" ? "provider_refused" : "not_delivered");
+
+/** A provider's final answer to `call` as the transaction's outcome; null while it is not final. */
+export function toFinalOutcome(order: ProviderOrder, outcome: ProviderOutcome, call: ProviderCall): FinalOutcome | null {
   if (outcome.status === "successful") {
     return { status: "successful", providerReference: outcome.providerReference, metadata: successMetadata(order, outcome) };
   }
-  if (outcome.status === "failed")
-    return { status: "failed", providerReference: outcome.providerReference, reason: outcome.message };
+  if (outcome.status === "failed") {
+    const failureCode = failureCodeOf(outcome, call);
+    return { status: "failed", providerReference: outcome.providerReference, reason: outcome.message, failureCode };
+  }
   return null;
 }
 
@@ -104,8 +112,11 @@ function requeryDelaySeconds(config: Config, attempts: number): number {
   return schedule[Math.min(Math.max(attempts - 1, 0), schedule.length - 1)] ?? 60;
 }
 
-/** A provider's answer, with the order as it was sent to it. */
-type Answer = { order: ProviderOrder; answerMs?: number } & (
+/** What was asked of a provider: to vend the order, or where it stands. */
+export type ProviderCall = "vend" | "requery";
+
+/** A provider's answer to `call`, with the order as it was sent to it. */
+type Answer = { order: ProviderOrder; call: ProviderCall; answerMs?: number } & (
   | { kind: "outcome"; outcome: ProviderOutcome | ProviderNotFound }
   | { kind: "unavailable"; error: ProviderUnavailableError }
 );
@@ -134,7 +145,7 @@ interface Job {
  * a low float) is no outage: counting it would let one client's bad orders shut a healthy provider. The
  * sandbox's deliberate failures never count.
  */
-async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Promise<Answer> {
+async function call(job: Job, row: TransactionRow, what: ProviderCall): Promise<Answer> {
   const { deps, service } = job;
   const adapter = deps.providers.get(row.provider);
   if (!adapter) throw new Error(`no provider ${row.provider} for ${row.reference}`);
@@ -148,7 +159,7 @@ async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Pr
     const outcome = what === "vend" ? await adapter.vend(order) : await adapter.requery(order);
     deps.metrics?.providerCalled(row.provider, what, seconds());
     if (what === "vend" && live) deps.providers.health.succeeded(row.provider, service);
-    return { kind: "outcome", outcome, order, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
+    return { kind: "outcome", outcome, order, call: what, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
   } catch (error) {
     if (!(error instanceof ProviderUnavailableError)) throw error;
     deps.metrics?.providerCalled(row.provider, what, seconds(), error.answered ? "unreadable" : "unanswered");
@@ -157,7 +168,13 @@ async function call(job: Job, row: TransactionRow, what: "vend" | "requery"): Pr
       { reference: row.reference, provider: row.provider, err: error.message },
       `provider unavailable on ${what}; its fate there is unknown`,
     );
-    return { kind: "unavailable", error, order, ...(what === "vend" && error.answered ? { answerMs: elapsed() } : {}) };
+    return {
+      kind: "unavailable",
+      error,
+      order,
+      call: what,
+      ...(what === "vend" && error.answered ? { answerMs: elapsed() } : {}),
+    };
   }
 }
 
@@ -226,18 +243,20 @@ async function requery(job: Job, row: TransactionRow, answerMs?: number): Promis
 async function settle(
   job: Job,
   row: TransactionRow,
-  { outcome, order, answerMs }: Extract<Answer, { kind: "outcome" }>,
+  { outcome, order, call, answerMs }: Extract<Answer, { kind: "outcome" }>,
 ): Promise<TransitionResult> {
   if (outcome.status === "not_found") {
-    return notDelivered(job, row, { status: "not_received", message: "The provider never received the order", answerMs });
+    const answer: AttemptAnswer = { status: "not_received", message: "The provider never received the order", answerMs };
+    return notDelivered(job, row, answer, "provider_unavailable");
   }
   if (outcome.status === "failed") {
-    return notDelivered(job, row, { status: "failed", message: outcome.message, answerMs }, outcome.providerReference);
+    const answer: AttemptAnswer = { status: "failed", message: outcome.message, answerMs };
+    return notDelivered(job, row, answer, failureCodeOf(outcome, call), outcome.providerReference);
   }
   if (outcome.status === "pending") {
     return pending(job, row, { status: "pending", message: outcome.message, answerMs }, outcome.providerReference);
   }
-  const final = toFinalOutcome(order, outcome);
+  const final = toFinalOutcome(order, outcome, call);
   return complete(job, row, { ...(final as FinalOutcome), attempt: { status: "successful", answerMs } });
 }
 
@@ -245,12 +264,14 @@ async function settle(
  * The provider the order is with said definitively that it did not deliver it (it failed or refused it,
  * or never received it). The order moves on to the next provider of its route it has not been sent to;
  * with none left, an order the provider never received is sent to it again while the re-send bound
- * allows, and otherwise fails.
+ * allows, and otherwise fails (`provider_unavailable`: it never reached a provider); a failure fails with
+ * the client's reason `failureCode`.
  */
 async function notDelivered(
   job: Job,
   row: TransactionRow,
   answer: AttemptAnswer,
+  failureCode: FailureCode,
   providerReference?: string,
 ): Promise<TransitionResult> {
   const { deps, claim } = job;
@@ -276,7 +297,10 @@ async function notDelivered(
   }
   if (answer.status === "not_received") {
     const refusal = resendRefusal(deps.config, row);
-    if (refusal) return complete(job, row, { status: "failed", reason: refusal, attempt: { ...answer, message: refusal } });
+    if (refusal) {
+      const attempt = { ...answer, message: refusal };
+      return complete(job, row, { status: "failed", reason: refusal, failureCode: "provider_unavailable", attempt });
+    }
     job.lease.assertHeld();
     const sends = await countProviderSend(deps.db, claim, deps.config.worker.leaseSeconds);
     if (sends === null) throw new LeaseLostError(row.reference);
@@ -286,6 +310,7 @@ async function notDelivered(
     status: "failed",
     providerReference,
     reason: answer.message ?? "Declined by provider",
+    failureCode,
     attempt: answer,
   });
 }

@@ -145,7 +145,7 @@ describe("completion races (no background worker: completions made by hand)", ()
       if (!a || !b) throw new Error("two orders expected");
       await Promise.all([
         completeTransaction(server.deps.db, a.id, { status: "successful" }, a),
-        completeTransaction(server.deps.db, b.id, { status: "failed", reason: "Declined" }, b),
+        completeTransaction(server.deps.db, b.id, { status: "failed", reason: "Declined", failureCode: "provider_refused" }, b),
       ]);
       expect(await batchCompletedEvents(server, batchId)).toBe(1);
       const read = await client.get(`/api/v1/vend/batches/${batchId}`);

@@ -40,7 +40,7 @@ const success = (c: ClaimedTransaction): CompletionRequest => ({
 });
 const failure = (c: ClaimedTransaction): CompletionRequest => ({
   id: c.id,
-  outcome: { status: "failed", reason: "Declined" },
+  outcome: { status: "failed", reason: "Declined", failureCode: "provider_refused" },
   known: c.row,
   lease: c,
 });
@@ -124,6 +124,16 @@ describe("completing a batch in one statement", () => {
         ),
       );
     expect(emitted.length).toBe(claims.length);
+    // The batch statement writes a failure's reason with its status, into the row and its event alike.
+    const stored = await statusOf(claims.map((c) => c.id));
+    const reasonOf = (metadata: Record<string, string> | undefined) => [metadata?.failure_code, metadata?.failure_message];
+    for (const [n, c] of claims.entries()) {
+      const expected =
+        requests[n]?.outcome.status === "failed" ? ["provider_refused", expect.any(String)] : [undefined, undefined];
+      const payload = emitted.find((e) => e.transactionId === c.id)?.payload as { data: { metadata: Record<string, string> } };
+      expect(reasonOf(stored.get(c.id)?.metadata)).toEqual(expected);
+      expect(reasonOf(payload.data.metadata)).toEqual(expected);
+    }
   });
 
   test("a batch mixing successes, failures, one completed by a callback and one whose lease was taken over", async () => {
@@ -132,7 +142,15 @@ describe("completing a batch in one statement", () => {
     const claims = await claim("w-mixed", references);
     const [byCallback, takenOver] = claims as [ClaimedTransaction, ClaimedTransaction];
     // A callback completes the first meanwhile (no lease, as the callback path does).
-    expect((await completeTransaction(db(), byCallback.id, { status: "failed", reason: "callback says no" })).changed).toBe(true);
+    expect(
+      (
+        await completeTransaction(db(), byCallback.id, {
+          status: "failed",
+          reason: "callback says no",
+          failureCode: "not_delivered",
+        })
+      ).changed,
+    ).toBe(true);
     // Another worker takes over the second.
     await expireLease(db(), takenOver.reference);
     const [retaken] = await claimDueTransactions(db(), "w-other", 1, 30);

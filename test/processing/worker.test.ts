@@ -35,7 +35,7 @@ describe("transitions are guarded in one place", () => {
     await processingRunner(workerDeps(), "w-guard").tick();
     const done = await row(reference);
     expect(done.status).toBe("successful");
-    const again = await completeTransaction(db(), done.id, { status: "failed", reason: "late" });
+    const again = await completeTransaction(db(), done.id, { status: "failed", reason: "late", failureCode: "not_delivered" });
     expect(again).toMatchObject({ changed: false });
     expect(again.row.status).toBe("successful");
     expect((await markPending(db(), done.id, new Date())).changed).toBe(false);

@@ -270,10 +270,12 @@ describe("status words", () => {
       status: "failed",
       providerReference: expect.any(String),
       message: "Recipient number barred",
+      failureCode: "not_delivered",
     });
     expect(await provider.requery(o)).toMatchObject({
       status: "failed",
       message: "Your order was cancelled and your wallet refunded",
+      failureCode: "not_delivered",
     });
   });
 
@@ -299,16 +301,20 @@ describe("status words", () => {
 
 describe("refusals before anything is bought", () => {
   test.each([
-    ["INSUFFICIENT_BALANCE", 200],
-    ["INVALID_RECIPIENT", 200],
-    ["MISSING_MOBILENETWORK", 200],
-    ["INVALID_DATAPLAN", 200],
-    ["MINIMUM_50", 200],
-    ["DATAPLAN_NOT_AVAILABLE", 200],
-    ["INVALID_AMOUNT", 400],
-  ])("%s (HTTP %d) → failed, nothing booked", async (word, httpStatus) => {
+    ["INSUFFICIENT_BALANCE", 200, "insufficient_provider_float"],
+    ["INVALID_RECIPIENT", 200, "invalid_destination"],
+    ["MISSING_MOBILENETWORK", 200, "provider_refused"],
+    ["INVALID_DATAPLAN", 200, "provider_refused"],
+    ["MINIMUM_50", 200, "provider_refused"],
+    ["DATAPLAN_NOT_AVAILABLE", 200, "provider_refused"],
+    ["INVALID_AMOUNT", 400, "provider_refused"],
+  ] as const)("%s (HTTP %d) → failed (%s), nothing booked", async (word, httpStatus, failureCode) => {
     const book = mock({ vend: { kind: "refuse", word, httpStatus } });
-    expect(await provider.vend(order())).toEqual({ status: "failed", message: `ClubKonnect refused the order: ${word}` });
+    expect(await provider.vend(order())).toEqual({
+      status: "failed",
+      message: `ClubKonnect refused the order: ${word}`,
+      failureCode,
+    });
     expect(book.orders.size).toBe(0);
   });
 
@@ -318,6 +324,7 @@ describe("refusals before anything is bought", () => {
     expect(await misconfigured.vend(order())).toEqual({
       status: "failed",
       message: "ClubKonnect refused the order: INVALID_CREDENTIALS",
+      failureCode: "provider_refused",
     });
     expect(book.orders.size).toBe(0);
   });

@@ -205,24 +205,34 @@ describe("pay: declines are failures", () => {
       status: "failed",
       providerReference: expect.any(String),
       message: "TRANSACTION FAILED: METER NOT FOUND",
+      failureCode: "provider_refused",
     });
-    expect(await provider.requery(o)).toMatchObject({ status: "failed", message: "TRANSACTION FAILED" });
+    // The same failure read by a re-query: the provider had the order and did not deliver it.
+    expect(await provider.requery(o)).toMatchObject({
+      status: "failed",
+      message: "TRANSACTION FAILED",
+      failureCode: "not_delivered",
+    });
     expect(book.requestsTo("requery")).toHaveLength(1);
   });
 
   test.each([
-    ["018", "LOW WALLET BALANCE", 200],
-    ["013", "BELOW MINIMUM AMOUNT ALLOWED", 200],
-    ["011", "INVALID ARGUMENTS", 400],
-  ])("refusal %s (%s, HTTP %d) → failed", async (code, description, httpStatus) => {
+    ["018", "LOW WALLET BALANCE", 200, "insufficient_provider_float"],
+    ["013", "BELOW MINIMUM AMOUNT ALLOWED", 200, "provider_refused"],
+    ["011", "INVALID ARGUMENTS", 400, "provider_refused"],
+  ] as const)("refusal %s (%s, HTTP %d) → failed (%s)", async (code, description, httpStatus, failureCode) => {
     mock({ pay: { kind: "refuse", code, description, httpStatus } });
-    expect(await provider.vend(order())).toEqual({ status: "failed", message: description });
+    expect(await provider.vend(order())).toEqual({ status: "failed", message: description, failureCode });
   });
 
   test("wrong credentials on pay: HTTP 401 with code 087 → failed", async () => {
     mock();
     const misconfigured = createVtuProvider({ ...vtuTestConfig, secretKey: "wrong" });
-    expect(await misconfigured.vend(order())).toEqual({ status: "failed", message: "INVALID CREDENTIALS" });
+    expect(await misconfigured.vend(order())).toEqual({
+      status: "failed",
+      message: "INVALID CREDENTIALS",
+      failureCode: "provider_refused",
+    });
   });
 
   test("wrong credentials on requery say nothing about the order → unavailable", async () => {

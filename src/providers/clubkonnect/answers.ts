@@ -1,6 +1,6 @@
 import type { Unrecognised } from "../http.ts";
 import { isRecord, readElectricityResult, readText } from "../readings.ts";
-import type { ProviderNotFound, ProviderOutcome } from "../types.ts";
+import type { ProviderFailureCode, ProviderNotFound, ProviderOutcome } from "../types.ts";
 
 /** Words for an order ClubKonnect holds and has not settled (it retries on-hold orders itself). */
 const heldWords = new Set(["ORDER_RECEIVED", "ORDER_PROCESSED", "ORDER_ONHOLD"]);
@@ -24,6 +24,15 @@ function isRefusal(word: string): boolean {
     /^(MINIMUM|MAXIMUM)_[A-Z0-9_]+$/.test(word) ||
     /_NOT_AVAILABLE$/.test(word)
   );
+}
+
+/** Refusals of the number the order is for (phone, smartcard, meter). */
+const destinationWords = new Set(["INVALID_RECIPIENT", "INVALID_MOBILENUMBER", "INVALID_SMARTCARDNO", "INVALID_METERNO"]);
+
+/** The client's reason for a refusal: the destination, our float at ClubKonnect, or anything else. */
+function refusalCode(word: string): ProviderFailureCode {
+  if (destinationWords.has(word)) return "invalid_destination";
+  return word === "INSUFFICIENT_BALANCE" ? "insufficient_provider_float" : "provider_refused";
 }
 
 interface Answer {
@@ -80,7 +89,8 @@ function readOrderState(answer: Answer, reference: string): ProviderOutcome | un
   }
   if (heldWords.has(answer.word)) return { status: "pending", ...withOrderId, message: describe(answer.word) };
   if (undeliveredWords.has(answer.word)) {
-    return { status: "failed", ...withOrderId, message: describe(`ClubKonnect did not deliver the order: ${answer.word}`) };
+    const message = describe(`ClubKonnect did not deliver the order: ${answer.word}`);
+    return { status: "failed", ...withOrderId, message, failureCode: "not_delivered" };
   }
   return undefined;
 }
@@ -98,7 +108,8 @@ export function interpretOrderAnswer(raw: unknown, reference: string): ProviderO
   if (state) return state;
   if (answer.word.includes("DUPLICATE")) return { status: "pending", message: answer.remark ?? answer.word };
   if (isRefusal(answer.word)) {
-    return { status: "failed", message: answer.remark ?? `ClubKonnect refused the order: ${answer.word}` };
+    const message = answer.remark ?? `ClubKonnect refused the order: ${answer.word}`;
+    return { status: "failed", message, failureCode: refusalCode(answer.word) };
   }
   return { status: "unrecognised", reason: `unexpected status ${answer.word}` };
 }

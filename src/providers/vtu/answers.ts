@@ -1,6 +1,6 @@
 import type { Unrecognised } from "../http.ts";
 import { isRecord, readElectricityResult, readText } from "../readings.ts";
-import type { ProviderNotFound, ProviderOutcome } from "../types.ts";
+import type { ProviderFailureCode, ProviderNotFound, ProviderOutcome } from "../types.ts";
 
 /** Pay answers that mean the order was refused and will never be carried out. */
 const payRefusalCodes = new Set([
@@ -33,6 +33,7 @@ const payRefusalCodes = new Set([
 // On requery most refusal codes (credentials, IP, arguments) say nothing about the order itself.
 const requeryFailureCodes = new Set(["016", "040", "091"]);
 const processingCode = "099";
+const lowBalanceCode = "018";
 // Pay with a request id VTpass already holds: its fate is whatever the first attempt became.
 const duplicateRequestCode = "014";
 const unknownRequestCode = "015";
@@ -55,6 +56,8 @@ function readTransaction(answer: Record<string, unknown>): Record<string, unknow
  * Reads a pay, requery or callback answer (VTpass shape). `code` "000" defers to
  * `content.transactions.status`: delivered → successful; initiated/pending → pending; failed/reversed →
  * failed. "099" (and "014" on pay) → pending; refusal codes → failed; "015" on requery → not found.
+ * A pay refusal is `provider_refused` (018, our low balance there: `insufficient_provider_float`); a failure
+ * VTpass reports after taking the order (status failed/reversed, or 016/040/091 on requery) is `not_delivered`.
  * Anything else is unrecognised: the caller treats the provider as unavailable.
  */
 export function interpretAnswer(answer: unknown, kind: "pay" | "requery", reference: string): Interpretation {
@@ -69,7 +72,12 @@ export function interpretAnswer(answer: unknown, kind: "pay" | "requery", refere
   const transaction = readTransaction(answer);
   const transactionId = transaction && readText(transaction, "transactionId");
   const withTransactionId = transactionId ? { providerReference: transactionId } : {};
-  const failed = (): ProviderOutcome => ({ status: "failed", ...withTransactionId, message: description ?? `VTU code ${code}` });
+  const failed = (failureCode: ProviderFailureCode): ProviderOutcome => ({
+    status: "failed",
+    ...withTransactionId,
+    message: description ?? `VTU code ${code}`,
+    failureCode,
+  });
   const pending = (): ProviderOutcome => ({
     status: "pending",
     ...withTransactionId,
@@ -77,7 +85,9 @@ export function interpretAnswer(answer: unknown, kind: "pay" | "requery", refere
   });
 
   if (kind === "requery" && code === unknownRequestCode) return { status: "not_found" };
-  if ((kind === "pay" ? payRefusalCodes : requeryFailureCodes).has(code)) return failed();
+  if (kind === "pay" && payRefusalCodes.has(code))
+    return failed(code === lowBalanceCode ? "insufficient_provider_float" : "provider_refused");
+  if (kind === "requery" && requeryFailureCodes.has(code)) return failed("not_delivered");
   if (code === processingCode || (kind === "pay" && code === duplicateRequestCode)) return pending();
   if (code !== "000") {
     return { status: "unrecognised", reason: `unexpected code ${code}${description ? ` (${description})` : ""}` };
@@ -89,7 +99,7 @@ export function interpretAnswer(answer: unknown, kind: "pay" | "requery", refere
     const result = readElectricityResult(answer);
     return { status: "successful", providerReference: transactionId ?? reference, ...(result ? { result } : {}) };
   }
-  if (status === "failed" || status === "reversed") return failed();
+  if (status === "failed" || status === "reversed") return failed("not_delivered");
   // "initiated", "pending" or a status we do not know: VTpass holds the order, its fate is still open.
   return pending();
 }
