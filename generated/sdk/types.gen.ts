@@ -245,8 +245,8 @@ export type ErrorEnvelope = {
  * Up to 20 string values (keys at most 40 characters, values at most 500), returned on the transaction and
  * its webhooks. The keys `route`, `plan_name`, `product_id`, `delivered_mb`, `requested_mb` and `partial`
  * belong to the service and are replaced, and so are `batch_id` (set on the orders of a bulk order) and
- * `failure_code` and `failure_message` (set on a failed transaction; see `TransactionMetadata`). The
- * key `__proto__` is refused (`400`).
+ * `failure_code` and `failure_message` (set on a failed transaction; see `TransactionMetadata`) and
+ * `resolved_by_operator` (set when support resolves an order). The key `__proto__` is refused (`400`).
  *
  */
 export type Metadata = {

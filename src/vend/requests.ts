@@ -38,6 +38,7 @@ const serviceOwnedKeys: readonly string[] = [
   "requested_mb",
   "partial",
   "batch_id",
+  "resolved_by_operator",
   ...failureKeys,
 ];
 const notAPhone = "is not a Nigerian phone number (080…, +234… or 234…)";

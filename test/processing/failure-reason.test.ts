@@ -130,8 +130,13 @@ describe("a failed vend says why", () => {
   });
 
   test("a successful vend carries neither key, even when the caller sent them", async () => {
-    const answer = await vend("08031230042", { order_id: "o-2", failure_code: "provider_refused", failure_message: "x" }, 10);
+    const answer = await vend(
+      "08031230042",
+      { order_id: "o-2", failure_code: "provider_refused", failure_message: "x", resolved_by_operator: "true" },
+      10,
+    );
     expect(answer.status).toBe("successful");
+    expect(answer.metadata.resolved_by_operator).toBeUndefined();
     expect(reasonOf(answer)).toEqual({ code: undefined, message: undefined });
     expect(answer.metadata.order_id).toBe("o-2");
     expect(reasonOf(await listed(answer.reference))).toEqual({ code: undefined, message: undefined });
