@@ -220,7 +220,7 @@ export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFF
  */
 export type ValidationError = {
     /**
-     * Body field (dotted path), query or path parameter, header name, `body` or `cursor`.
+     * Body field (properties dotted, array items by index: `orders[0].service`), query or path parameter, header name, `body` or `cursor`.
      */
     field: string;
     message: string;
@@ -1038,7 +1038,7 @@ export type ApiKeyCreateRequest = {
     /**
      * Addresses the key may be used from: CIDR blocks (`203.0.113.0/24`, `2001:db8::/48`) or bare addresses
      * (`/32` or `/128`); an IPv4 block also admits its IPv4-mapped IPv6 form. Omitted or null, any address.
-     * Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
+     * Each entry is checked; a bad one is `400` naming it (`allowed_ips[2]`).
      *
      */
     allowed_ips?: Array<string> | null;
@@ -2092,7 +2092,9 @@ export type VendProductData = {
 
 export type VendProductErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2174,7 +2176,9 @@ export type VendElectricityData = {
 
 export type VendElectricityErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2243,7 +2247,9 @@ export type VerifyMeterData = {
 
 export type VerifyMeterErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2321,7 +2327,9 @@ export type VendCableData = {
 
 export type VendCableErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2390,7 +2398,9 @@ export type VerifySmartcardData = {
 
 export type VerifySmartcardErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2478,7 +2488,9 @@ export type ListVendBatchesData = {
 
 export type ListVendBatchesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2533,7 +2545,9 @@ export type CreateVendBatchData = {
 
 export type CreateVendBatchErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2609,7 +2623,9 @@ export type GetVendBatchData = {
 
 export type GetVendBatchErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2720,7 +2736,9 @@ export type ListTransactionsData = {
 
 export type ListTransactionsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2781,7 +2799,9 @@ export type GetTransactionData = {
 
 export type GetTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2848,7 +2868,9 @@ export type ListNetworksData = {
 
 export type ListNetworksErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2906,7 +2928,9 @@ export type ListServicesData = {
 
 export type ListServicesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2973,7 +2997,9 @@ export type ListProductsData = {
 
 export type ListProductsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3040,7 +3066,9 @@ export type GetPricingData = {
 
 export type GetPricingErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3089,7 +3117,9 @@ export type GetWalletData = {
 
 export type GetWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3138,7 +3168,9 @@ export type UpdateWalletData = {
 
 export type UpdateWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3205,7 +3237,9 @@ export type FundWalletData = {
 
 export type FundWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3291,7 +3325,9 @@ export type ListLedgerEntriesData = {
 
 export type ListLedgerEntriesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3340,7 +3376,9 @@ export type ListWebhookEndpointsData = {
 
 export type ListWebhookEndpointsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3389,7 +3427,9 @@ export type CreateWebhookEndpointData = {
 
 export type CreateWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3451,7 +3491,9 @@ export type DeleteWebhookEndpointData = {
 
 export type DeleteWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3509,7 +3551,9 @@ export type GetWebhookEndpointData = {
 
 export type GetWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3567,7 +3611,9 @@ export type UpdateWebhookEndpointData = {
 
 export type UpdateWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3633,7 +3679,9 @@ export type RotateWebhookEndpointSecretData = {
 
 export type RotateWebhookEndpointSecretErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3699,7 +3747,9 @@ export type PingWebhookEndpointData = {
 
 export type PingWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3765,7 +3815,9 @@ export type ListEventsData = {
 
 export type ListEventsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3819,7 +3871,9 @@ export type ResendEventData = {
 
 export type ResendEventErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3872,7 +3926,9 @@ export type ListKeysData = {
 
 export type ListKeysErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3921,7 +3977,9 @@ export type RollKeyData = {
 
 export type RollKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3987,7 +4045,9 @@ export type UpdateKeyData = {
 
 export type UpdateKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4052,7 +4112,9 @@ export type ResendFailedDeliveriesData = {
 
 export type ResendFailedDeliveriesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4143,7 +4205,9 @@ export type ReceiveProviderCallbackHintData = {
 
 export type ReceiveProviderCallbackHintErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4202,7 +4266,9 @@ export type ReceiveProviderCallbackData = {
 
 export type ReceiveProviderCallbackErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4276,7 +4342,9 @@ export type ListAccountsData = {
 
 export type ListAccountsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4325,7 +4393,9 @@ export type CreateAccountData = {
 
 export type CreateAccountErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4387,7 +4457,9 @@ export type GetAccountData = {
 
 export type GetAccountErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4445,7 +4517,9 @@ export type ListApiKeysData = {
 
 export type ListApiKeysErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4503,7 +4577,9 @@ export type CreateApiKeyData = {
 
 export type CreateApiKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4569,7 +4645,9 @@ export type RevokeApiKeyData = {
 
 export type RevokeApiKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4633,7 +4711,9 @@ export type CreditWalletData = {
 
 export type CreditWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4711,7 +4791,9 @@ export type ListOperatorsData = {
 
 export type ListOperatorsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4760,7 +4842,9 @@ export type CreateOperatorData = {
 
 export type CreateOperatorErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4821,7 +4905,9 @@ export type GetCurrentOperatorData = {
 
 export type GetCurrentOperatorErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4875,7 +4961,9 @@ export type RevokeOperatorData = {
 
 export type RevokeOperatorErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4953,7 +5041,9 @@ export type ListAuditEntriesData = {
 
 export type ListAuditEntriesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5007,7 +5097,9 @@ export type ReconcileWalletsData = {
 
 export type ReconcileWalletsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5073,7 +5165,9 @@ export type SettlementReportData = {
 
 export type SettlementReportErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5186,7 +5280,9 @@ export type AdminListTransactionsData = {
 
 export type AdminListTransactionsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5244,7 +5340,9 @@ export type AdminGetTransactionData = {
 
 export type AdminGetTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5302,7 +5400,9 @@ export type RequeryTransactionData = {
 
 export type RequeryTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5364,7 +5464,9 @@ export type ResolveTransactionData = {
 
 export type ResolveTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5446,7 +5548,9 @@ export type ListCallbacksData = {
 
 export type ListCallbacksErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5504,7 +5608,9 @@ export type ReplayCallbackData = {
 
 export type ReplayCallbackErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5557,7 +5663,9 @@ export type ListProvidersData = {
 
 export type ListProvidersErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5615,7 +5723,9 @@ export type DisableProviderData = {
 
 export type DisableProviderErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5681,7 +5791,9 @@ export type EnableProviderData = {
 
 export type EnableProviderErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5739,7 +5851,9 @@ export type GetProviderStatsData = {
 
 export type GetProviderStatsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5809,7 +5923,9 @@ export type ListAnomaliesData = {
 
 export type ListAnomaliesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5867,7 +5983,9 @@ export type UpdateProductData = {
 
 export type UpdateProductErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5928,7 +6046,9 @@ export type GetHealthData = {
 
 export type GetHealthErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5961,7 +6081,9 @@ export type GetReadinessData = {
 
 export type GetReadinessErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5994,7 +6116,9 @@ export type GetMetricsData = {
 
 export type GetMetricsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -6035,7 +6159,9 @@ export type GetOpenApiDocumentData = {
 
 export type GetOpenApiDocumentErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -6068,7 +6194,9 @@ export type GetApiReferenceData = {
 
 export type GetApiReferenceErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -6101,7 +6229,9 @@ export type GetApiReferenceScriptData = {
 
 export type GetApiReferenceScriptErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
