@@ -1612,7 +1612,7 @@ export interface components {
         ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
         /** @description One problem with the request. */
         ValidationError: {
-            /** @description Body field (dotted path), query or path parameter, header name, `body` or `cursor`. */
+            /** @description Body field (properties dotted, array items by index: `orders[0].service`), query or path parameter, header name, `body` or `cursor`. */
             field: string;
             message: string;
         };
@@ -2342,7 +2342,7 @@ export interface components {
             /**
              * @description Addresses the key may be used from: CIDR blocks (`203.0.113.0/24`, `2001:db8::/48`) or bare addresses
              *     (`/32` or `/128`); an IPv4 block also admits its IPv4-mapped IPv6 form. Omitted or null, any address.
-             *     Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
+             *     Each entry is checked; a bad one is `400` naming it (`allowed_ips[2]`).
              */
             allowed_ips?: string[] | null;
         };
@@ -3148,7 +3148,10 @@ export interface components {
                 "application/json": components["schemas"]["TransactionEnvelope"];
             };
         };
-        /** @description The request is invalid; `data.errors` lists each problem. */
+        /**
+         * @description The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+         *     levels deep (`field: body`).
+         */
         ValidationFailed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

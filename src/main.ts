@@ -6,7 +6,7 @@ import { ConfigError } from "./config.ts";
 import { openDatabase } from "./db/client.ts";
 import { DataDirLockedError, DataDirUnusableError } from "./db/data-dir-lock.ts";
 import { runMigrations } from "./db/migrate.ts";
-import { isDatabaseUnavailable } from "./http/respond.ts";
+import { isDatabaseUnavailable } from "./db/unavailable.ts";
 import { loadConfig } from "./load-config.ts";
 import { bufferedStdout, createLogger } from "./logger.ts";
 import { startMetricsServer } from "./metrics/server.ts";

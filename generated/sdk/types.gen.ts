@@ -220,7 +220,7 @@ export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFF
  */
 export type ValidationError = {
     /**
-     * Body field (dotted path), query or path parameter, header name, `body` or `cursor`.
+     * Body field (properties dotted, array items by index: `orders[0].service`), query or path parameter, header name, `body` or `cursor`.
      */
     field: string;
     message: string;
@@ -1066,7 +1066,7 @@ export type ApiKeyCreateRequest = {
     /**
      * Addresses the key may be used from: CIDR blocks (`203.0.113.0/24`, `2001:db8::/48`) or bare addresses
      * (`/32` or `/128`); an IPv4 block also admits its IPv4-mapped IPv6 form. Omitted or null, any address.
-     * Each entry is checked; a bad one is `400` naming it (`allowed_ips.2`).
+     * Each entry is checked; a bad one is `400` naming it (`allowed_ips[2]`).
      *
      */
     allowed_ips?: Array<string> | null;
@@ -2120,7 +2120,9 @@ export type VendProductData = {
 
 export type VendProductErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2202,7 +2204,9 @@ export type VendElectricityData = {
 
 export type VendElectricityErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2271,7 +2275,9 @@ export type VerifyMeterData = {
 
 export type VerifyMeterErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2349,7 +2355,9 @@ export type VendCableData = {
 
 export type VendCableErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2418,7 +2426,9 @@ export type VerifySmartcardData = {
 
 export type VerifySmartcardErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2506,7 +2516,9 @@ export type ListVendBatchesData = {
 
 export type ListVendBatchesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2561,7 +2573,9 @@ export type CreateVendBatchData = {
 
 export type CreateVendBatchErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2637,7 +2651,9 @@ export type GetVendBatchData = {
 
 export type GetVendBatchErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2748,7 +2764,9 @@ export type ListTransactionsData = {
 
 export type ListTransactionsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2809,7 +2827,9 @@ export type GetTransactionData = {
 
 export type GetTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2876,7 +2896,9 @@ export type ListNetworksData = {
 
 export type ListNetworksErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -2934,7 +2956,9 @@ export type ListServicesData = {
 
 export type ListServicesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3001,7 +3025,9 @@ export type ListProductsData = {
 
 export type ListProductsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3068,7 +3094,9 @@ export type GetPricingData = {
 
 export type GetPricingErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3117,7 +3145,9 @@ export type GetWalletData = {
 
 export type GetWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3166,7 +3196,9 @@ export type UpdateWalletData = {
 
 export type UpdateWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3233,7 +3265,9 @@ export type FundWalletData = {
 
 export type FundWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3319,7 +3353,9 @@ export type ListLedgerEntriesData = {
 
 export type ListLedgerEntriesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3368,7 +3404,9 @@ export type ListWebhookEndpointsData = {
 
 export type ListWebhookEndpointsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3417,7 +3455,9 @@ export type CreateWebhookEndpointData = {
 
 export type CreateWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3479,7 +3519,9 @@ export type DeleteWebhookEndpointData = {
 
 export type DeleteWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3537,7 +3579,9 @@ export type GetWebhookEndpointData = {
 
 export type GetWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3595,7 +3639,9 @@ export type UpdateWebhookEndpointData = {
 
 export type UpdateWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3661,7 +3707,9 @@ export type RotateWebhookEndpointSecretData = {
 
 export type RotateWebhookEndpointSecretErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3727,7 +3775,9 @@ export type PingWebhookEndpointData = {
 
 export type PingWebhookEndpointErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3793,7 +3843,9 @@ export type ListEventsData = {
 
 export type ListEventsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3847,7 +3899,9 @@ export type ResendEventData = {
 
 export type ResendEventErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3900,7 +3954,9 @@ export type ListKeysData = {
 
 export type ListKeysErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -3949,7 +4005,9 @@ export type RollKeyData = {
 
 export type RollKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4015,7 +4073,9 @@ export type UpdateKeyData = {
 
 export type UpdateKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4080,7 +4140,9 @@ export type ResendFailedDeliveriesData = {
 
 export type ResendFailedDeliveriesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4171,7 +4233,9 @@ export type ReceiveProviderCallbackHintData = {
 
 export type ReceiveProviderCallbackHintErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4230,7 +4294,9 @@ export type ReceiveProviderCallbackData = {
 
 export type ReceiveProviderCallbackErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4304,7 +4370,9 @@ export type ListAccountsData = {
 
 export type ListAccountsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4353,7 +4421,9 @@ export type CreateAccountData = {
 
 export type CreateAccountErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4415,7 +4485,9 @@ export type GetAccountData = {
 
 export type GetAccountErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4473,7 +4545,9 @@ export type ListApiKeysData = {
 
 export type ListApiKeysErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4531,7 +4605,9 @@ export type CreateApiKeyData = {
 
 export type CreateApiKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4597,7 +4673,9 @@ export type RevokeApiKeyData = {
 
 export type RevokeApiKeyErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4661,7 +4739,9 @@ export type CreditWalletData = {
 
 export type CreditWalletErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4739,7 +4819,9 @@ export type ListOperatorsData = {
 
 export type ListOperatorsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4788,7 +4870,9 @@ export type CreateOperatorData = {
 
 export type CreateOperatorErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4849,7 +4933,9 @@ export type GetCurrentOperatorData = {
 
 export type GetCurrentOperatorErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4903,7 +4989,9 @@ export type RevokeOperatorData = {
 
 export type RevokeOperatorErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -4981,7 +5069,9 @@ export type ListAuditEntriesData = {
 
 export type ListAuditEntriesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5035,7 +5125,9 @@ export type ReconcileWalletsData = {
 
 export type ReconcileWalletsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5101,7 +5193,9 @@ export type SettlementReportData = {
 
 export type SettlementReportErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5214,7 +5308,9 @@ export type AdminListTransactionsData = {
 
 export type AdminListTransactionsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5272,7 +5368,9 @@ export type AdminGetTransactionData = {
 
 export type AdminGetTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5330,7 +5428,9 @@ export type RequeryTransactionData = {
 
 export type RequeryTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5392,7 +5492,9 @@ export type ResolveTransactionData = {
 
 export type ResolveTransactionErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5474,7 +5576,9 @@ export type ListCallbacksData = {
 
 export type ListCallbacksErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5532,7 +5636,9 @@ export type ReplayCallbackData = {
 
 export type ReplayCallbackErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5585,7 +5691,9 @@ export type ListProvidersData = {
 
 export type ListProvidersErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5643,7 +5751,9 @@ export type DisableProviderData = {
 
 export type DisableProviderErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5709,7 +5819,9 @@ export type EnableProviderData = {
 
 export type EnableProviderErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5767,7 +5879,9 @@ export type GetProviderStatsData = {
 
 export type GetProviderStatsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5837,7 +5951,9 @@ export type ListAnomaliesData = {
 
 export type ListAnomaliesErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5895,7 +6011,9 @@ export type UpdateProductData = {
 
 export type UpdateProductErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5956,7 +6074,9 @@ export type GetHealthData = {
 
 export type GetHealthErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -5989,7 +6109,9 @@ export type GetReadinessData = {
 
 export type GetReadinessErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -6022,7 +6144,9 @@ export type GetMetricsData = {
 
 export type GetMetricsErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -6063,7 +6187,9 @@ export type GetOpenApiDocumentData = {
 
 export type GetOpenApiDocumentErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -6096,7 +6222,9 @@ export type GetApiReferenceData = {
 
 export type GetApiReferenceErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**
@@ -6129,7 +6257,9 @@ export type GetApiReferenceScriptData = {
 
 export type GetApiReferenceScriptErrors = {
     /**
-     * The request is invalid; `data.errors` lists each problem.
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
      */
     400: ErrorEnvelope;
     /**

@@ -25,13 +25,13 @@ export function canonicalCidr(entry: string): { cidr: string } | { error: string
   return { cidr: `${text}/${bits}` };
 }
 
-/** Checks every entry of a requested allow-list; the canonical list, or one error per bad entry (`allowed_ips.2`). */
+/** Checks every entry of a requested allow-list; the canonical list, or one error per bad entry (`allowed_ips[2]`). */
 export function parseAllowList(entries: string[], field = "allowed_ips"): { cidrs: string[]; errors: FieldError[] } {
   const cidrs: string[] = [];
   const errors: FieldError[] = [];
   entries.forEach((entry, index) => {
     const parsed = canonicalCidr(entry);
-    if ("error" in parsed) errors.push({ field: `${field}.${index}`, message: `${parsed.error} (${entry.slice(0, 64)})` });
+    if ("error" in parsed) errors.push({ field: `${field}[${index}]`, message: `${parsed.error} (${entry.slice(0, 64)})` });
     else if (!cidrs.includes(parsed.cidr)) cidrs.push(parsed.cidr);
   });
   return { cidrs, errors };

@@ -54,12 +54,12 @@ export class ReplyWatchdog {
   /** The postgres.js `socket` option: a plain TCP (or Unix) socket this watchdog keeps an eye on. */
   readonly socket = (): Socket => {
     if (this.unreachable) {
-      const refused = new Socket();
+      const refused = closingAfterPendingWrites(new Socket());
       // After postgres.js has attached its listeners, so the query waiting for this connection fails.
       setImmediate(() => closeWithError(refused, "the server did not answer a moment ago"));
       return refused;
     }
-    const socket = connectTo(this.options.target);
+    const socket = closingAfterPendingWrites(connectTo(this.options.target));
     const watched: Watched = { owedSince: undefined, heardFrom: false };
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((...args: unknown[]) => {
@@ -127,6 +127,23 @@ export class ReplyWatchdog {
       this.unreachable = true;
     });
   }
+}
+
+/**
+ * postgres.js batches a write until the next check phase (setImmediate) and, when the socket closes
+ * before that, cancels the flush without forgetting it: its next connection then never sends its
+ * start-up message and waits out connect_timeout, again and again, long after the server is back.
+ * Delivering `close` one check phase later lets the pending flush run first (onto the dead socket, which
+ * fails the query with a socket error: 503), so the connection starts clean.
+ */
+function closingAfterPendingWrites(socket: Socket): Socket {
+  const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
+  socket.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event !== "close") return emit(event, ...args);
+    setImmediate(() => emit(event, ...args));
+    return true;
+  }) as Socket["emit"];
+  return socket;
 }
 
 function connectTo(target: Target): Socket {

@@ -15,7 +15,15 @@ import { contextOf } from "./context.ts";
 import { type RateLimiter, type RateLimitStatus, rateLimitedError, rateLimitHeaders } from "./rate-limit.ts";
 import { type AnswerCounter, errorResponse, jsonResponse, logResponse } from "./respond.ts";
 import type { ApiSpec, OperationSpec } from "./spec.ts";
-import { canonicalParams, headerFieldName, type OperationValidators, toFieldErrors, unstorableText } from "./validation.ts";
+import {
+  canonicalParams,
+  headerFieldName,
+  maxBodyDepth,
+  nestsDeeperThan,
+  type OperationValidators,
+  toFieldErrors,
+  unstorableText,
+} from "./validation.ts";
 
 export type OperationId = keyof operations;
 
@@ -214,9 +222,16 @@ async function readJsonBody(op: OperationSpec, request: Request): Promise<{ body
   if (contentType !== "application/json" && !contentType.endsWith("+json")) {
     throw new AppError("UNSUPPORTED_MEDIA_TYPE", "Request body must be JSON with Content-Type: application/json");
   }
+  // Refused before parsing, so nothing that walks the value (validation, the text check) meets it.
+  if (nestsDeeperThan(raw, maxBodyDepth))
+    throw validationError(
+      [{ field: "body", message: `nests arrays and objects more than ${maxBodyDepth} levels deep` }],
+      "JSON request body is nested too deeply",
+    );
   try {
     return { body: JSON.parse(raw), raw };
   } catch {
+    // Includes a RangeError from the parser itself on input nested beyond what it can take.
     throw validationError([{ field: "body", message: "is not valid JSON" }], "Malformed JSON in request body");
   }
 }
@@ -242,14 +257,14 @@ async function validateInput(deps: HttpDeps, op: OperationSpec, request: Request
   const query = queryObject(request);
   const headers = headerObject(request);
   const errors: FieldError[] = [];
-  if (!validators.headers(headers)) errors.push(...toFieldErrors(validators.headers.errors, "", headerFieldName(op)));
+  if (!validators.headers(headers)) errors.push(...toFieldErrors(validators.headers.errors, { fieldName: headerFieldName(op) }));
   if (!validators.params(params)) errors.push(...toFieldErrors(validators.params.errors));
   if (!validators.query(query)) errors.push(...toFieldErrors(validators.query.errors));
   // Provider callbacks authenticate inside the handler (per-provider token and signature) and validate
   // their body after that, so an unauthenticated caller learns nothing and every callback is stored.
   const validateBody = op.security !== "provider";
   if (validateBody && body !== undefined && validators.body && !validators.body(body))
-    errors.push(...toFieldErrors(validators.body.errors));
+    errors.push(...toFieldErrors(validators.body.errors, { value: body }));
   // Text PostgreSQL cannot store fails here, naming the field, before anything reaches the database.
   errors.push(...unstorableText(params), ...unstorableText(query), ...(validateBody ? unstorableText(body) : []));
   if (errors.length > 0) throw validationError(errors);

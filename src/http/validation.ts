@@ -76,17 +76,36 @@ export type ValueCheck = (value: unknown) => FieldError[];
 /** The check of one named schema of the document, compiled once (for bodies validated inside a handler). */
 export function componentCheck(spec: ApiSpec, name: string): ValueCheck {
   const validate = compileComponent(spec, name);
-  return (value) => (validate(value) ? unstorableText(value) : toFieldErrors(validate.errors));
+  return (value) => (validate(value) ? unstorableText(value) : toFieldErrors(validate.errors, { value }));
 }
 
-function joinField(prefix: string, instancePath: string, child?: string): string {
+/**
+ * A field's name as the contract spells it: properties dotted, array items by index
+ * (`orders[0].service`). `root` is the validated value, so an index is told from an object key "0".
+ */
+function joinField(prefix: string, instancePath: string, child: string | undefined, root: unknown): string {
   const parts = instancePath
     .split("/")
     .filter(Boolean)
     .map((p) => p.replaceAll("~1", "/").replaceAll("~0", "~"));
-  if (child !== undefined) parts.push(child);
-  const path = parts.join(".");
-  return prefix && path ? `${prefix}.${path}` : prefix || path;
+  let path = prefix;
+  let current = root;
+  for (const part of parts) {
+    path = Array.isArray(current) ? `${path || "body"}[${part}]` : path ? `${path}.${part}` : part;
+    current = current && typeof current === "object" ? (current as Record<string, unknown>)[part] : undefined;
+  }
+  if (child !== undefined) path = path ? `${path}.${child}` : child;
+  return path;
+}
+
+/** `a string`, `an object`, `an array or null`: Ajv's type names with their article. */
+function typeNames(type: unknown): string {
+  return String(type)
+    .split(",")
+    .map((name) =>
+      name === "integer" ? "a whole number" : name === "null" ? "null" : `${/^[aeiou]/.test(name) ? "an" : "a"} ${name}`,
+    )
+    .join(" or ");
 }
 
 function describe(error: ErrorObject): { child?: string; message: string } {
@@ -101,18 +120,18 @@ function describe(error: ErrorObject): { child?: string; message: string } {
     case "propertyNames":
       return { message: `has a key that is not allowed: ${String(params.propertyName).slice(0, 60)}` };
     case "type":
-      return { message: `must be ${params.type === "integer" ? "a whole number" : `a ${params.type}`}` };
+      return { message: `must be ${typeNames(params.type)}` };
     default:
       return { message: error.message ?? "is invalid" };
   }
 }
 
-/** Turns Ajv errors into `[{field, message}]`, one entry per problem. */
+/** Turns Ajv errors into `[{field, message}]`, one entry per problem; `value` is what was validated. */
 export function toFieldErrors(
   errors: ErrorObject[] | null | undefined,
-  prefix = "",
-  fieldName?: (f: string) => string,
+  options: { prefix?: string; fieldName?: (f: string) => string; value?: unknown } = {},
 ): FieldError[] {
+  const { prefix = "", fieldName, value } = options;
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const error of errors ?? []) {
@@ -120,7 +139,7 @@ export function toFieldErrors(
     // The inner failure of a key (propertyNames) is reported once, by the propertyNames error that follows it.
     if (error.propertyName !== undefined) continue;
     const { child, message } = describe(error);
-    let field = joinField(prefix, error.instancePath, child) || "body";
+    let field = joinField(prefix, error.instancePath, child, value) || "body";
     if (fieldName) field = fieldName(field);
     const key = `${field}\u0000${message}`;
     if (seen.has(key)) continue;
@@ -137,24 +156,73 @@ export function headerFieldName(op: OperationSpec): (field: string) => string {
 
 const unstorableMessage = "contains a NUL character or an unpaired surrogate, which cannot be stored";
 
+/** How deep a request body may nest arrays and objects (the contract needs a handful of levels). */
+export const maxBodyDepth = 64;
+
+/**
+ * True when JSON text nests arrays and objects deeper than `limit`. A scan of the text, before parsing
+ * and without recursion, so no depth of input can exhaust the stack; brackets inside strings are skipped.
+ */
+export function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth++;
+      if (depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
 /**
  * Every string (and object key) PostgreSQL would refuse: a NUL character, or text that is not
  * well-formed Unicode (an unpaired surrogate cannot be encoded as UTF-8 or in jsonb). A `__proto__`
- * key is refused too: JavaScript objects would silently drop it.
+ * key is refused too: JavaScript objects would silently drop it. Walks with its own stack, not by
+ * recursion, so no depth of input can exhaust the call stack.
  */
 export function unstorableText(value: unknown, field = ""): FieldError[] {
-  const name = (child: string) => (field ? `${field}.${child}` : child);
-  if (typeof value === "string") {
-    return value.includes("\u0000") || !value.isWellFormed() ? [{ field: field || "body", message: unstorableMessage }] : [];
+  const problems: FieldError[] = [];
+  // Each entry is a value still to walk, or a problem already found, kept in its place in document order.
+  const pending: Pending[] = [{ value, field }];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    if ("problem" in next) {
+      problems.push(next.problem);
+      continue;
+    }
+    const current = next.value;
+    const at = next.field || "body";
+    if (typeof current === "string") {
+      if (!isStorable(current)) problems.push({ field: at, message: unstorableMessage });
+      continue;
+    }
+    if (!current || typeof current !== "object") continue;
+    const children: Pending[] = [];
+    if (Array.isArray(current)) {
+      current.forEach((item, index) => {
+        children.push({ value: item, field: `${at}[${index}]` });
+      });
+    } else {
+      for (const [key, child] of Object.entries(current)) {
+        if (key === "__proto__") children.push({ problem: { field: at, message: "must not have a key named __proto__" } });
+        else if (!isStorable(key)) children.push({ problem: { field: at, message: `has a key that ${unstorableMessage}` } });
+        else children.push({ value: child, field: next.field ? `${next.field}.${key}` : key });
+      }
+    }
+    // The last pushed is walked first: pushed in reverse, the fields come out in document order.
+    for (const child of children.reverse()) pending.push(child);
   }
-  if (Array.isArray(value)) return value.flatMap((item, index) => unstorableText(item, name(String(index))));
-  if (!value || typeof value !== "object") return [];
-  return Object.entries(value).flatMap(([key, child]): FieldError[] => {
-    if (key === "__proto__") return [{ field: field || "body", message: "must not have a key named __proto__" }];
-    if (unstorableText(key).length > 0) return [{ field: field || "body", message: `has a key that ${unstorableMessage}` }];
-    return unstorableText(child, name(key));
-  });
+  return problems;
 }
+
+type Pending = { value: unknown; field: string } | { problem: FieldError };
+
+const isStorable = (text: string) => !text.includes("\u0000") && text.isWellFormed();
 
 /** Path parameters in their one canonical spelling: UUIDs lower-cased. */
 export function canonicalParams(op: OperationSpec, params: Record<string, string>): Record<string, string> {

@@ -48,11 +48,11 @@ const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toI
 describe("creating keys with an expiry and an allow-list", () => {
   test.each([
     ["an expiry in the past", { expires_at: "2020-01-01T00:00:00Z" }, "expires_at"],
-    ["an address that is not one", { allowed_ips: ["127.0.0.1", "10.0.0.300"] }, "allowed_ips.1"],
-    ["a prefix over 32", { allowed_ips: ["10.0.0.0/33"] }, "allowed_ips.0"],
-    ["a prefix over 128", { allowed_ips: ["2001:db8::/129"] }, "allowed_ips.0"],
-    ["a shorthand IPv4 form", { allowed_ips: ["127.1"] }, "allowed_ips.0"],
-    ["a host name", { allowed_ips: ["example.com"] }, "allowed_ips.0"],
+    ["an address that is not one", { allowed_ips: ["127.0.0.1", "10.0.0.300"] }, "allowed_ips[1]"],
+    ["a prefix over 32", { allowed_ips: ["10.0.0.0/33"] }, "allowed_ips[0]"],
+    ["a prefix over 128", { allowed_ips: ["2001:db8::/129"] }, "allowed_ips[0]"],
+    ["a shorthand IPv4 form", { allowed_ips: ["127.1"] }, "allowed_ips[0]"],
+    ["a host name", { allowed_ips: ["example.com"] }, "allowed_ips[0]"],
     ["an empty list", { allowed_ips: [] }, "allowed_ips"],
     ["51 entries", { allowed_ips: Array.from({ length: 51 }, (_, i) => `10.0.${i}.0/24`) }, "allowed_ips"],
   ])("%s is 400 naming the field, and no key is made", async (_label, body, field) => {
@@ -387,7 +387,7 @@ describe("PATCH /api/v1/keys/{id}", () => {
     const conflict = await patch(client, revoked.id, body);
     expect([conflict.status, conflict.json.code]).toEqual([409, "CONFLICT"]);
     const bad = await patch(client, revoked.id, { allowed_ips: ["127.0.0.1", "nope"] });
-    expect(bad.json.data.errors.map((e: { field: string }) => e.field)).toEqual(["allowed_ips.1"]);
+    expect(bad.json.data.errors.map((e: { field: string }) => e.field)).toEqual(["allowed_ips[1]"]);
     const all = [...(await keysOf(account.id)), ...(await keysOf(other.id))];
     expect(all.every((k) => k.allowedCidrs === null)).toBe(true);
   });

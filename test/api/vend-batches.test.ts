@@ -201,6 +201,15 @@ describe("POST /api/v1/vend/batches", () => {
     ]);
   });
 
+  test("a key that looks like an index is a property (dotted), array items are indexed", async () => {
+    const { client } = await fundedAccount(server, 1_000_000, "Keys Ltd");
+    const res = await client.post("/api/v1/vend/batches", { orders: [airtime(1, { metadata: { "0": 5 } })] }, idem());
+    expect(res.status).toBe(202);
+    expect(res.json.data.rejections[0].error.data.errors).toEqual([
+      { field: "orders[0].metadata.0", message: "must be a string" },
+    ]);
+  });
+
   const wholeBatch: [string, unknown, string][] = [
     ["not an object", [airtime(1)], "body"],
     ["an unknown top-level field", { orders: [airtime(1)], note: "x" }, "note"],
@@ -208,10 +217,10 @@ describe("POST /api/v1/vend/batches", () => {
     ["orders not an array", { orders: airtime(1) }, "orders"],
     ["orders empty", { orders: [] }, "orders"],
     ["over 1,000 orders", { orders: Array.from({ length: 1001 }, (_, n) => ({ service: "airtime", n })) }, "orders"],
-    ["an order that is not an object", { orders: [airtime(1), "x"] }, "orders.1"],
-    ["an order without service", { orders: [airtime(1), { product_code: "mtn-airtime" }] }, "orders.1.service"],
-    ["an order with an unknown service", { orders: [airtime(1, { service: "betting" })] }, "orders.0.service"],
-    ["a NUL character in an order", { orders: [airtime(1, { client_reference: "a\u0000b" })] }, "orders.0.client_reference"],
+    ["an order that is not an object", { orders: [airtime(1), "x"] }, "orders[1]"],
+    ["an order without service", { orders: [airtime(1), { product_code: "mtn-airtime" }] }, "orders[1].service"],
+    ["an order with an unknown service", { orders: [airtime(1, { service: "betting" })] }, "orders[0].service"],
+    ["a NUL character in an order", { orders: [airtime(1, { client_reference: "a\u0000b" })] }, "orders[0].client_reference"],
   ];
   test.each(wholeBatch)("rejects the whole batch, writing nothing: %s", async (_, body, field) => {
     const { id, client } = await fundedAccount(server, 1_000_000, "Strict Ltd");
@@ -227,6 +236,29 @@ describe("POST /api/v1/vend/batches", () => {
     // The key stays free: a valid batch under it is accepted.
     const valid = await client.post("/api/v1/vend/batches", { orders: [airtime(1)] }, idem(key));
     expect(valid.status).toBe(202);
+  });
+
+  // Whole-batch errors name fields as the contract and the per-order rejections do: `orders[0].service`.
+  const wholeBatchErrors: [string, unknown, { field: string; message: string }][] = [
+    [
+      "an unknown service",
+      { orders: [airtime(1, { service: "gas" })] },
+      { field: "orders[0].service", message: "must be one of: airtime, data, cable, electricity" },
+    ],
+    ["a missing service", { orders: [{ product_code: "mtn-airtime" }] }, { field: "orders[0].service", message: "is required" }],
+    ["an order that is a number", { orders: [5] }, { field: "orders[0]", message: "must be an object" }],
+    [
+      "a later order that is not an object",
+      { orders: [airtime(1), airtime(2), []] },
+      { field: "orders[2]", message: "must be an object" },
+    ],
+  ];
+  test.each(wholeBatchErrors)("a whole-batch error names the order by index: %s", async (_, body, error) => {
+    const { client } = await fundedAccount(server, 0, "Named Ltd");
+    const res = await client.post("/api/v1/vend/batches", body, idem());
+    expect(res.status).toBe(400);
+    expect(res.json.data.errors).toContainEqual(error);
+    for (const { field } of res.json.data.errors as { field: string }[]) expect(field).not.toMatch(/\.\d/);
   });
 
   test("a missing Idempotency-Key rejects the whole batch", async () => {

@@ -45,7 +45,7 @@ describe("keys create with an expiry and an allow-list", () => {
     expect(badTime.stderr).toContain("RFC 3339");
     const badIp = await runCli(["keys", "create", cli.account.id, "--mode", "test", "--allow-ip", "10.0.0.300"], admin());
     expect(badIp.code).not.toBe(0);
-    expect(badIp.stderr).toContain("allowed_ips.0");
+    expect(badIp.stderr).toContain("allowed_ips[0]");
     expect((await runJson<unknown[]>(["keys", "list", cli.account.id], admin())).length).toBe(before);
   });
 });

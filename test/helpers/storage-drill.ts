@@ -4,7 +4,7 @@ import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client.ts";
 import { runMigrations } from "../../src/db/migrate.ts";
 import { queryRows } from "../../src/db/rows.ts";
-import { isDatabaseUnavailable } from "../../src/http/respond.ts";
+import { isDatabaseUnavailable } from "../../src/db/unavailable.ts";
 
 /**
  * Run by test/process/embedded-storage.test.ts in its own process, on a small tmpfs: a wedged engine

@@ -34,8 +34,8 @@ test("parseAllowList names each bad entry by its index and drops duplicates", ()
   expect(parseAllowList(["10.0.0.1/8", "nope", "10.0.0.0/8", "::1/200"])).toEqual({
     cidrs: ["10.0.0.0/8"],
     errors: [
-      { field: "allowed_ips.1", message: "is not an IP address or CIDR block (nope)" },
-      { field: "allowed_ips.3", message: "has a prefix length over 128 (::1/200)" },
+      { field: "allowed_ips[1]", message: "is not an IP address or CIDR block (nope)" },
+      { field: "allowed_ips[3]", message: "has a prefix length over 128 (::1/200)" },
     ],
   });
 });

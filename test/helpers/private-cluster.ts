@@ -1,0 +1,71 @@
+import { createServer } from "node:net";
+import postgres from "postgres";
+import { randomBase62 } from "../../src/lib/random.ts";
+
+/**
+ * A PostgreSQL cluster of its own (Debian's pg_createcluster), so a drill can stop and start the server
+ * without touching the one every other test shares. Needs root and postgresql-common.
+ */
+export interface PrivateCluster {
+  name: string;
+  port: number;
+  /** The URL of `database` on this cluster. */
+  url(database: string): string;
+  createDatabase(database: string): Promise<string>;
+  /** `pg_ctlcluster stop -m fast`: open sessions are ended, the server goes away. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Stops the cluster and removes its data directory. */
+  drop(): Promise<void>;
+}
+
+async function run(cmd: string[]): Promise<void> {
+  const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const code = await proc.exited;
+  if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}: ${await new Response(proc.stderr).text()}`);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** True when this machine can create clusters: Debian's tools are there and we are root. */
+export function canCreateClusters(): boolean {
+  return Boolean(Bun.which("pg_createcluster")) && process.getuid?.() === 0;
+}
+
+export async function createPrivateCluster(version = "15"): Promise<PrivateCluster> {
+  const name = `vend_drill_${randomBase62(8).toLowerCase()}`;
+  const port = await freePort();
+  const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
+  await run(["pg_createcluster", version, name, "-p", String(port), "-o", "max_connections=60", "--", "--auth=trust"]);
+  const cluster: PrivateCluster = {
+    name,
+    port,
+    url,
+    async createDatabase(database) {
+      const sql = postgres(url("postgres"), { max: 1, onnotice: () => {} });
+      try {
+        await sql.unsafe(`create database ${database}`);
+      } finally {
+        await sql.end({ timeout: 5 });
+      }
+      return url(database);
+    },
+    stop: () => run(["pg_ctlcluster", version, name, "stop", "-m", "fast"]),
+    start: () => run(["pg_ctlcluster", version, name, "start"]),
+    drop: () => run(["pg_dropcluster", "--stop", version, name]),
+  };
+  try {
+    await cluster.start();
+  } catch (error) {
+    await cluster.drop().catch(() => undefined);
+    throw error;
+  }
+  return cluster;
+}
