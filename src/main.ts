@@ -119,6 +119,7 @@ async function shutdown(signal: string) {
   await workerStopped;
   await metricsServer?.stop();
   await deps.waiters.stop();
+  await deps.credentialSync.stop();
   deps.providers.health.stop();
   await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));
   await database.close();

@@ -2,6 +2,7 @@ import { recordAudit } from "./admin/audit.ts";
 import { buildApp } from "./app.ts";
 import { AuthGuard } from "./auth/guard.ts";
 import { KeyUsageRecorder } from "./auth/key-usage.ts";
+import { startRegistrySync } from "./auth/registry-sync.ts";
 import { createAuthenticate } from "./auth/service.ts";
 import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
@@ -60,8 +61,9 @@ export async function createDeps(
   await checkRoutingAgainstCatalogue(database.db, config.routing);
   const spec = loadSpec();
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
-  const caches: Caches = { apiKeys: new TtlCache(60_000), products: new TtlCache(30_000) };
+  const caches: Caches = { products: new TtlCache(30_000) };
   await subscribeCacheEviction(database, caches, logger);
+  const credentialSync = await startRegistrySync(database, () => deps.db, config.keyPropagationMs, logger);
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();
@@ -81,6 +83,8 @@ export async function createDeps(
       logger: () => deps.logger,
     }),
     authGuard,
+    credentials: credentialSync.registry,
+    credentialSync,
     clientBudget: (client) => authGuard.status(client),
     keyUsage: new KeyUsageRecorder(),
     cursors: new CursorCodec(cursorSecret),
