@@ -90,6 +90,30 @@ function checkKeyAddress(key: KnownApiKey, client: string | undefined): void {
   }
 }
 
+/** How long an unknown hash waits for a notification already on its way before the failure budget is asked. */
+const notificationSlackMs = 10;
+
+/**
+ * A hash the registry does not know may be a credential created a moment ago on another process, its
+ * notification still on its way. It gets a few milliseconds first (a notification committed before the
+ * request was sent is normally here by then), then the failure budget is asked (429 past it), then it waits
+ * for the next heartbeat, which proves every credential created before the request arrived is known. No
+ * database work either way.
+ */
+async function lateArrival<T>(
+  registry: CredentialRegistry,
+  defences: AuthDefences | undefined,
+  arrived: number,
+  find: () => T | undefined,
+): Promise<T | undefined> {
+  if (!registry.synchronous) await Bun.sleep(notificationSlackMs);
+  const found = find();
+  if (found) return found;
+  defences?.guard.admit(defences.client);
+  await registry.caughtUpWith(arrived);
+  return find();
+}
+
 const expired = () => unauthenticated("API key has expired");
 const unknownKey = () => unauthenticated("API key is unknown or revoked");
 
@@ -112,12 +136,7 @@ export async function authenticateApiKey(
   const hash = key && mode ? hashApiKey(key) : undefined;
   if (hash && mode && registry?.isCurrent(now)) {
     let known = registry.apiKey(hash);
-    if (!known) {
-      // Perhaps created a moment ago on another process: wait for the next heartbeat (no database work).
-      defences?.guard.admit(defences.client);
-      await registry.caughtUpWith(now);
-      known = registry.apiKey(hash);
-    }
+    if (!known) known = await lateArrival(registry, defences, now, () => registry.apiKey(hash));
     const databaseNow = registry.databaseNow();
     if (known && known.mode === mode && stillWorks(known, databaseNow)) {
       const principal = {
@@ -169,11 +188,7 @@ export async function authenticateAdmin(
   const current = operatorToken && registry?.isCurrent(now);
   if (current && registry) {
     const hash = hashOperatorToken(given);
-    if (!registry.operator(hash)) {
-      defences?.guard.admit(defences.client);
-      await registry.caughtUpWith(now);
-    }
-    const known = registry.operator(hash);
+    const known = registry.operator(hash) ?? (await lateArrival(registry, defences, now, () => registry.operator(hash)));
     if (known && stillWorks(known, registry.databaseNow()))
       return { operatorId: known.operatorId, name: known.name, role: known.role };
   }
