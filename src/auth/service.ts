@@ -149,10 +149,15 @@ export async function authenticateApiKey(
       checkKeyAddress(principal, defences?.client);
       return principal;
     }
+    // A key that existed (its holder has the secret) but no longer works is refused from memory: it costs
+    // nothing, guesses nothing, and is not throttled or counted. Anything else counts as a failure.
+    if (known && known.mode === mode) {
+      const revoked = known.revokedAt !== null && known.revokedAt <= databaseNow;
+      throw revoked ? unknownKey() : expired();
+    }
     defences?.guard.admit(defences.client);
     return countingFailures(defences, () => {
-      const revoked = known?.revokedAt !== null && known?.revokedAt !== undefined && known.revokedAt <= databaseNow;
-      throw known && known.mode === mode && !revoked ? expired() : unknownKey();
+      throw unknownKey();
     });
   }
   defences?.guard.admit(defences.client);
