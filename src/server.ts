@@ -63,7 +63,9 @@ export async function createDeps(
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
   const caches: Caches = { products: new TtlCache(30_000) };
   await subscribeCacheEviction(database, caches, logger);
-  const credentialSync = await startRegistrySync(database, () => deps.db, config.keyPropagationMs, logger);
+  // Until `deps` exists the handle's database is the one; from then on whatever `deps.db` is (a test may swap it).
+  let credentialsDb = () => database.db;
+  const credentialSync = await startRegistrySync(database, () => credentialsDb(), config.keyPropagationMs, logger);
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();
@@ -95,6 +97,7 @@ export async function createDeps(
     announceWork: debouncedNotify(database, workChannel, logger),
     tracing: createTracing(config.operations, spanExporter),
   };
+  credentialsDb = () => deps.db;
   // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
   return Object.assign(deps, {
     authenticate: createAuthenticate(deps),

@@ -1,4 +1,4 @@
-import { eq, gt, isNull, or } from "drizzle-orm";
+import { eq, isNull, or, sql } from "drizzle-orm";
 import type { Database, DbHandle } from "../db/client.ts";
 import { apiKeys, operators } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
@@ -36,15 +36,14 @@ const registeredOperator = ({ hash: _, revokedAt, ...row }: OperatorRow): Regist
 
 /** Every key and operator token not yet revoked (a revocation still to take effect included): one query each. */
 export async function loadCredentials(db: Database) {
-  const now = new Date();
   const keyRows = await db
     .select(keyColumns)
     .from(apiKeys)
-    .where(or(isNull(apiKeys.revokedAt), gt(apiKeys.revokedAt, now)));
+    .where(or(isNull(apiKeys.revokedAt), sql`${apiKeys.revokedAt} > now()`));
   const operatorRows = await db
     .select(operatorColumns)
     .from(operators)
-    .where(or(isNull(operators.revokedAt), gt(operators.revokedAt, now)));
+    .where(or(isNull(operators.revokedAt), sql`${operators.revokedAt} > now()`));
   return {
     keys: new Map(keyRows.map((row) => [row.hash, registeredKey(row)])),
     operators: new Map(operatorRows.map((row) => [row.hash, registeredOperator(row)])),
@@ -124,6 +123,8 @@ export async function startRegistrySync(
       stopped = true;
       clearInterval(timer);
       await beating;
+      // No longer kept current: authentication asks the database from now on.
+      registry.invalidate();
       await watch.close();
     },
   };

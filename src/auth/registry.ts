@@ -73,9 +73,8 @@ export class CredentialRegistry {
 
   /** True while this process may answer from memory alone. */
   isCurrent(now = Date.now()): boolean {
-    return (
-      this.loaded && this.buffered === undefined && this.pendingReads === 0 && now - this.provenAt < (this.propagationMs * 3) / 4
-    );
+    if (!this.loaded || this.buffered !== undefined || this.pendingReads > 0) return false;
+    return this.synchronous || now - this.provenAt < (this.propagationMs * 3) / 4;
   }
 
   /** The database's clock now, as last measured, erring late (so an expiry is never honoured past its time). */

@@ -111,6 +111,11 @@ describe("the registry of a running server", () => {
     }
   }
 
+  test("loaded and current as soon as the server is built", () => {
+    expect(server.deps.credentials.isLoaded).toBe(true);
+    expect(server.deps.credentials.isCurrent()).toBe(true);
+  });
+
   test("a change written by plain SQL (as vendctl or an operator would) reaches it through the trigger's notification", async () => {
     const account = await server.createAccount("sql-change");
     const hash = hashApiKey(account.testKey);
