@@ -587,6 +587,11 @@ export interface paths {
          *     this answer) and makes the calling key expire after `grace_seconds` (0 to 86400, default 3600), so
          *     both work while the new one is deployed. A key that already expires sooner keeps its earlier expiry.
          *
+         *     **When the old key stops.** The recorded `previous.expires_at` is when the key stops working on every
+         *     server process: a grace of 0 takes effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and
+         *     that time is what is recorded (`now + max(grace_seconds, KEY_PROPAGATION_MS)`). No request the key
+         *     sends at or after it succeeds, and this answer comes before it.
+         *
          *     **Retries.** A key has at most one working successor. Rolling the same key again while its successor
          *     has never been used (for example after a lost answer) revokes that successor and issues a fresh one;
          *     once the successor has been used, rolling the old key again is `409 CONFLICT` (roll the new key instead).
@@ -754,7 +759,10 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description The key stops working at once. Revoking twice is harmless.
+         * @description The recorded `revoked_at` is when the key stops working on every server process: a revocation takes
+         *     effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded (it may
+         *     be a moment in the future; until then the key still works, from then on it is `401`). No request the
+         *     key sends at or after it succeeds. Revoking twice is harmless: the first time stays.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -838,7 +846,8 @@ export interface paths {
         post?: never;
         /**
          * Revoke an operator's token
-         * @description The token stops working at once, in every process. Revoking twice is harmless.
+         * @description The token stops working at once on the server that answers, and on every other server process within
+         *     `KEY_PROPAGATION_MS` (default 2 s). Revoking twice is harmless.
          */
         delete: operations["revokeOperator"];
         options?: never;
@@ -2275,7 +2284,12 @@ export interface components {
             prefix: string;
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the revocation takes effect: the recorded time is when the key stops working on every server
+             *     process (`401` from then on). A revocation takes effect within `KEY_PROPAGATION_MS` (default 2 s) of
+             *     the call, and that time is what is recorded, so it may briefly be in the future. Null: not revoked.
+             */
             revoked_at: string | null;
             /**
              * Format: date-time
@@ -2284,7 +2298,9 @@ export interface components {
             last_used_at: string | null;
             /**
              * Format: date-time
-             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it. The
+             *     recorded time is when the key stops working on every server process: a roll with a grace of 0 takes
+             *     effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded.
              */
             expires_at: string | null;
             /** @description CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it. */
@@ -2306,7 +2322,10 @@ export interface components {
             prefix: string;
             /** Format: date-time */
             created_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the revocation takes effect on every server process (see `ApiKey`); null here.
+             */
             revoked_at: string | null;
             /**
              * Format: date-time
@@ -2315,7 +2334,7 @@ export interface components {
             last_used_at: string | null;
             /**
              * Format: date-time
-             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+             * @description From this instant the key is refused (`401`) on every server process; null when it never expires.
              */
             expires_at: string | null;
             /** @description CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it. */
@@ -2357,7 +2376,8 @@ export interface components {
         };
         ApiKeyRollRequest: {
             /**
-             * @description How long the calling key keeps working, at most 24 hours; 0 ends it at once.
+             * @description How long the calling key keeps working, at most 24 hours; 0 ends it as soon as every server process
+             *     can be sure to refuse it: within `KEY_PROPAGATION_MS` (default 2 s), the recorded `expires_at`.
              * @default 3600
              */
             grace_seconds: number;

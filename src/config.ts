@@ -22,6 +22,12 @@ export interface Config {
   rateLimitMaxBlock: number;
   /** Failed authentications one client address may make per minute before it is answered 429 (0: no limit). */
   authFailuresPerMinute: number;
+  /**
+   * How long a key change (a roll with grace 0, a revocation) may take to reach every process: it is
+   * recorded to take effect this long after the call, and a process that cannot prove it is this current
+   * asks the database.
+   */
+  keyPropagationMs: number;
   /** Take the client address from the last X-Forwarded-For entry (set only behind one trusted proxy). */
   trustProxy: boolean;
   callbacks: {
@@ -368,6 +374,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     rateLimitPerMinute: readInteger(env, "RATE_LIMIT_PER_MINUTE", 600, 0, 1_000_000),
     rateLimitMaxBlock: readInteger(env, "RATE_LIMIT_MAX_BLOCK", 0, 0, 1_000_000),
     authFailuresPerMinute: readInteger(env, "AUTH_FAILURES_PER_MINUTE", 60, 0, 1_000_000),
+    keyPropagationMs: readInteger(env, "KEY_PROPAGATION_MS", 2000, 200, 60_000),
     trustProxy: readBoolean(env, "TRUST_PROXY", false),
     callbacks: {
       replayWindowSeconds: readInteger(env, "CALLBACK_REPLAY_WINDOW_SECONDS", 300, 1, 86_400),

@@ -1,6 +1,7 @@
 import type { AuthGuard } from "./auth/guard.ts";
 import type { KeyUsageRecorder } from "./auth/key-usage.ts";
-import type { KnownApiKey } from "./auth/service.ts";
+import type { CredentialRegistry } from "./auth/registry.ts";
+import type { RegistrySync } from "./auth/registry-sync.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
@@ -10,7 +11,6 @@ import type { RateLimiter, RateLimitStatus } from "./http/rate-limit.ts";
 import type { ApiSpec } from "./http/spec.ts";
 import type { OperationValidators } from "./http/validation.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
-import type { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { ProductCache } from "./processing/products.ts";
@@ -23,7 +23,6 @@ import type { Tracing } from "./tracing/tracing.ts";
  * on one database by NOTIFY when an operator changes them (src/lib/caches.ts).
  */
 export interface Caches {
-  apiKeys: TtlCache<KnownApiKey>;
   products: ProductCache;
 }
 
@@ -50,6 +49,10 @@ export interface AppDeps {
    * bearer (`local-bootstrap`) from a loopback peer only, so operator tools work beside the running server.
    */
   localAdminSecret?: string;
+  /** Every usable API key and operator token, by hash, kept current by NOTIFY (src/auth/registry.ts). */
+  credentials: CredentialRegistry;
+  /** Keeps `credentials` current; stopped on shutdown. */
+  credentialSync: RegistrySync;
   /** Authentication as the http layer runs it before each operation. */
   authenticate: Authenticate;
   /** Writes the audit entry of an admin change. */

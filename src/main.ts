@@ -150,6 +150,7 @@ async function shutdown(signal: string) {
   await workerStopped;
   await metricsServer?.stop();
   await deps.waiters.stop();
+  await deps.credentialSync.stop();
   deps.providers.health.stop();
   deps.metrics.close();
   await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));

@@ -2,6 +2,7 @@ import { recordAudit } from "./admin/audit.ts";
 import { buildApp } from "./app.ts";
 import { AuthGuard } from "./auth/guard.ts";
 import { KeyUsageRecorder } from "./auth/key-usage.ts";
+import { startRegistrySync } from "./auth/registry-sync.ts";
 import { createAuthenticate } from "./auth/service.ts";
 import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
@@ -60,8 +61,11 @@ export async function createDeps(
   await checkRoutingAgainstCatalogue(database.db, config.routing);
   const spec = loadSpec();
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
-  const caches: Caches = { apiKeys: new TtlCache(60_000), products: new TtlCache(30_000) };
+  const caches: Caches = { products: new TtlCache(30_000) };
   await subscribeCacheEviction(database, caches, logger);
+  // Until `deps` exists the handle's database is the one; from then on whatever `deps.db` is (a test may swap it).
+  let credentialsDb = () => database.db;
+  const credentialSync = await startRegistrySync(database, () => credentialsDb(), config.keyPropagationMs, logger);
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();
@@ -81,6 +85,8 @@ export async function createDeps(
       logger: () => deps.logger,
     }),
     authGuard,
+    credentials: credentialSync.registry,
+    credentialSync,
     clientBudget: (client) => authGuard.status(client),
     keyUsage: new KeyUsageRecorder(),
     cursors: new CursorCodec(cursorSecret),
@@ -91,6 +97,7 @@ export async function createDeps(
     announceWork: debouncedNotify(database, workChannel, logger),
     tracing: createTracing(config.operations, spanExporter),
   };
+  credentialsDb = () => deps.db;
   // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
   return Object.assign(deps, {
     authenticate: createAuthenticate(deps),

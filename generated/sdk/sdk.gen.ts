@@ -489,6 +489,11 @@ export const listKeys = <ThrowOnError extends boolean = false>(options?: Options
  * this answer) and makes the calling key expire after `grace_seconds` (0 to 86400, default 3600), so
  * both work while the new one is deployed. A key that already expires sooner keeps its earlier expiry.
  *
+ * **When the old key stops.** The recorded `previous.expires_at` is when the key stops working on every
+ * server process: a grace of 0 takes effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and
+ * that time is what is recorded (`now + max(grace_seconds, KEY_PROPAGATION_MS)`). No request the key
+ * sends at or after it succeeds, and this answer comes before it.
+ *
  * **Retries.** A key has at most one working successor. Rolling the same key again while its successor
  * has never been used (for example after a lost answer) revokes that successor and issues a fresh one;
  * once the successor has been used, rolling the old key again is `409 CONFLICT` (roll the new key instead).
@@ -640,7 +645,11 @@ export const createApiKey = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Revoke an API key
  *
- * The key stops working at once. Revoking twice is harmless.
+ * The recorded `revoked_at` is when the key stops working on every server process: a revocation takes
+ * effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded (it may
+ * be a moment in the future; until then the key still works, from then on it is `401`). No request the
+ * key sends at or after it succeeds. Revoking twice is harmless: the first time stays.
+ *
  */
 export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>) => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -703,7 +712,9 @@ export const getCurrentOperator = <ThrowOnError extends boolean = false>(options
 /**
  * Revoke an operator's token
  *
- * The token stops working at once, in every process. Revoking twice is harmless.
+ * The token stops working at once on the server that answers, and on every other server process within
+ * `KEY_PROPAGATION_MS` (default 2 s). Revoking twice is harmless.
+ *
  */
 export const revokeOperator = <ThrowOnError extends boolean = false>(options: Options<RevokeOperatorData, ThrowOnError>) => (options.client ?? client).delete<RevokeOperatorResponses, RevokeOperatorErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

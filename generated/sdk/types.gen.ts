@@ -997,13 +997,22 @@ export type ApiKey = {
      */
     prefix: string;
     created_at: string;
+    /**
+     * When the revocation takes effect: the recorded time is when the key stops working on every server
+     * process (`401` from then on). A revocation takes effect within `KEY_PROPAGATION_MS` (default 2 s) of
+     * the call, and that time is what is recorded, so it may briefly be in the future. Null: not revoked.
+     *
+     */
     revoked_at: string | null;
     /**
      * Last authenticated use; recorded at most once a minute, so up to a minute behind.
      */
     last_used_at: string | null;
     /**
-     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it. The
+     * recorded time is when the key stops working on every server process: a roll with a grace of 0 takes
+     * effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded.
+     *
      */
     expires_at: string | null;
     /**
@@ -1026,13 +1035,16 @@ export type ApiKeyCreated = {
     mode: Mode;
     prefix: string;
     created_at: string;
+    /**
+     * When the revocation takes effect on every server process (see `ApiKey`); null here.
+     */
     revoked_at: string | null;
     /**
      * Last authenticated use; recorded at most once a minute, so up to a minute behind.
      */
     last_used_at: string | null;
     /**
-     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it.
+     * From this instant the key is refused (`401`) on every server process; null when it never expires.
      */
     expires_at: string | null;
     /**
@@ -1085,7 +1097,9 @@ export type ApiKeyUpdateRequest = {
 
 export type ApiKeyRollRequest = {
     /**
-     * How long the calling key keeps working, at most 24 hours; 0 ends it at once.
+     * How long the calling key keeps working, at most 24 hours; 0 ends it as soon as every server process
+     * can be sure to refuse it: within `KEY_PROPAGATION_MS` (default 2 s), the recorded `expires_at`.
+     *
      */
     grace_seconds?: number;
 };

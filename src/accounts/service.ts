@@ -112,11 +112,14 @@ export async function listApiKeys(db: Executor, accountId: string) {
   return rows.map(presentApiKey);
 }
 
-/** Marks a key revoked (idempotent); returns it with the hash, so callers can evict caches. */
-export async function revokeApiKey(db: Executor, keyId: string) {
+/**
+ * Marks a key revoked (idempotent; an earlier revocation stays), from `propagationMs` after now: the recorded
+ * time is when it stops working on every process. Returns it with its hash, so this process knows at once.
+ */
+export async function revokeApiKey(db: Executor, keyId: string, propagationMs: number) {
   const [row] = await db
     .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now() + ${propagationMs}::integer * interval '1 millisecond')` })
     .where(eq(apiKeys.id, keyId))
     .returning();
   if (!row) throw notFound("API key");

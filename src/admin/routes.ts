@@ -1,9 +1,10 @@
 import { createAccount, createApiKey, getAccountDetail, listAccounts, listApiKeys, revokeApiKey } from "../accounts/service.ts";
+import { hashApiKey } from "../auth/keys.ts";
+import { knowChangedKey } from "../auth/registry.ts";
 import type { AppDeps } from "../deps.ts";
 import { idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, operatorOf } from "../http/operations.ts";
 import { reconciliationReport } from "../ledger/reconcile.ts";
-import { evictEverywhere } from "../lib/caches.ts";
 import { creditWallet } from "../wallet/service.ts";
 import { listAuditEntries } from "./audit.ts";
 import { createOperator, getOperator, listOperators, presentBootstrapOperator, revokeOperator } from "./operators.ts";
@@ -12,23 +13,24 @@ export function adminRoutes(deps: AppDeps) {
   const handlers = {
     createAccount: async ({ body }) => {
       const created = await createAccount(deps.db, body.name);
+      for (const key of created.keys) knowChangedKey(deps.credentials, { hash: hashApiKey(key.key), key });
       const message = "Account created; store the keys now, they are not shown again";
       return { status: 201, message, data: created, audit: { target: { type: "account", id: created.account.id } } };
     },
     listAccounts: async ({ query }) => ({ status: 200, data: await listAccounts(deps.db, deps.cursors, query) }),
     getAccount: async ({ params }) => ({ status: 200, data: await getAccountDetail(deps.db, params.account_id) }),
-    createApiKey: async ({ params, body }) => ({
-      status: 201,
-      message: "API key created; store it now, it is not shown again",
-      data: await createApiKey(deps.db, params.account_id, body.mode, {
+    createApiKey: async ({ params, body }) => {
+      const created = await createApiKey(deps.db, params.account_id, body.mode, {
         expiresAt: body.expires_at,
         allowedIps: body.allowed_ips,
-      }),
-    }),
+      });
+      knowChangedKey(deps.credentials, { hash: hashApiKey(created.key), key: created });
+      return { status: 201, message: "API key created; store it now, it is not shown again", data: created };
+    },
     listApiKeys: async ({ params }) => ({ status: 200, data: await listApiKeys(deps.db, params.account_id) }),
     revokeApiKey: async ({ params }) => {
-      const revoked = await revokeApiKey(deps.db, params.key_id);
-      await evictEverywhere(deps.database, deps.caches, "apiKeys", revoked.hash);
+      const revoked = await revokeApiKey(deps.db, params.key_id, deps.config.keyPropagationMs);
+      knowChangedKey(deps.credentials, { hash: revoked.hash, key: revoked.key });
       return { status: 200, message: "API key revoked", data: revoked.key };
     },
     creditWallet: async (input) =>
@@ -54,6 +56,7 @@ export function adminRoutes(deps: AppDeps) {
     },
     revokeOperator: async ({ params }) => {
       const { before, after } = await revokeOperator(deps.db, params.operator_id);
+      if (after.revoked_at) deps.credentials.knowOperatorRevoked(params.operator_id, Date.parse(after.revoked_at));
       return { status: 200, message: "Operator revoked", data: after, audit: { before } };
     },
     listAuditEntries: async ({ query }) => ({ status: 200, data: await listAuditEntries(deps.db, deps.cursors, query) }),

@@ -6,6 +6,7 @@ import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, notFound, validationError } from "../errors.ts";
 import type { ApiPrincipal } from "../lib/scope.ts";
 import { addressAllowed, parseAllowList } from "./allow-list.ts";
+import { hashApiKey } from "./keys.ts";
 
 type ApiKey = components["schemas"]["ApiKey"];
 type ApiKeyRolled = components["schemas"]["ApiKeyRolled"];
@@ -23,17 +24,29 @@ export async function listAccountKeys(db: Executor, caller: ApiPrincipal): Promi
   return rows.map((row) => ({ ...presentApiKey(row), current: row.id === caller.keyId }));
 }
 
+/** A key whose state this process changed, by hash: the process knows it at once, the others by NOTIFY. */
+export interface ChangedKey {
+  hash: string;
+  key: ApiKey;
+}
+
+/** `now() + greatest(seconds, propagation)`: the instant a change made now takes effect on every process. */
+export const takesEffect = (propagationMs: number, seconds = 0) =>
+  sql`now() + greatest(${seconds}::integer * 1000, ${propagationMs}::integer) * interval '1 millisecond'`;
+
 /**
  * Replaces the caller's key: a new key with its account, mode and allow-list, and the caller's key expiring
- * after `graceSeconds` (an earlier expiry stays). A key has at most one working successor: one never used
- * is revoked and replaced (a retry after a lost answer); one already used makes this a 409. Returns the
- * hashes whose cached copies must go (the caller's, with its new expiry, and any revoked successor).
+ * after `graceSeconds`, and never sooner than `propagationMs` (the recorded expiry is when it stops working
+ * on every process; an earlier expiry stays). A key has at most one working successor: one never used is
+ * revoked (from the same instant) and replaced (a retry after a lost answer); one already used makes this
+ * a 409. Returns the keys it changed or created.
  */
 export async function rollApiKey(
   db: Executor,
   caller: ApiPrincipal,
   graceSeconds: number,
-): Promise<{ rolled: ApiKeyRolled; evict: string[] }> {
+  propagationMs: number,
+): Promise<{ rolled: ApiKeyRolled; changed: ChangedKey[] }> {
   return withTransaction(db, async (tx) => {
     const [current] = await tx
       .select()
@@ -52,11 +65,16 @@ export async function rollApiKey(
         `This key was already rolled to ${used.prefix}…, which is in use; roll that key instead (GET /api/v1/keys lists them)`,
       );
     }
-    const evict = [current.keyHash, ...successors.map((successor) => successor.keyHash)];
+    const changed: ChangedKey[] = [];
     for (const successor of successors) {
-      await tx.update(apiKeys).set({ revokedAt: sql`now()` }).where(eq(apiKeys.id, successor.id));
+      const [revoked] = await tx
+        .update(apiKeys)
+        .set({ revokedAt: takesEffect(propagationMs) })
+        .where(eq(apiKeys.id, successor.id))
+        .returning();
+      if (revoked) changed.push({ hash: revoked.keyHash, key: presentApiKey(revoked) });
     }
-    const graceEnd = sql`now() + ${graceSeconds}::integer * interval '1 second'`;
+    const graceEnd = takesEffect(propagationMs, graceSeconds);
     const [previous] = await tx
       .update(apiKeys)
       .set({ expiresAt: sql`least(coalesce(${apiKeys.expiresAt}, ${graceEnd}), ${graceEnd})` })
@@ -67,7 +85,8 @@ export async function rollApiKey(
       allowedIps: current.allowedCidrs,
       rolledFrom: current.id,
     });
-    return { rolled: { key, previous: presentApiKey(previous) }, evict };
+    changed.push({ hash: previous.keyHash, key: presentApiKey(previous) }, { hash: hashApiKey(key.key), key });
+    return { rolled: { key, previous: presentApiKey(previous) }, changed };
   });
 }
 
@@ -83,14 +102,14 @@ export interface AllowListChange {
 
 /**
  * Replaces a key's allow-list: 404 for another account's or mode's key, 409 for a revoked one, 400 for a bad
- * entry or for a list that would lock the calling key out of the address it is calling from. Returns the hash
- * whose cached copies must go.
+ * entry or for a list that would lock the calling key out of the address it is calling from. Returns the key
+ * as changed, with its hash.
  */
 export async function updateKeyAllowList(
   db: Executor,
   caller: ApiPrincipal,
   change: AllowListChange,
-): Promise<{ key: ApiKey; evict: string }> {
+): Promise<{ key: ApiKey; changed: ChangedKey }> {
   const parsed = change.allowedIps ? parseAllowList(change.allowedIps) : null;
   if (parsed && parsed.errors.length > 0) throw validationError(parsed.errors);
   const cidrs = parsed?.cidrs ?? null;
@@ -107,6 +126,7 @@ export async function updateKeyAllowList(
     if (target.revokedAt) throw new AppError("CONFLICT", "This API key is revoked; its allow-list can no longer change");
     const [updated] = await tx.update(apiKeys).set({ allowedCidrs: cidrs }).where(eq(apiKeys.id, target.id)).returning();
     if (!updated) throw new Error("updated key vanished");
-    return { key: { ...presentApiKey(updated), current: updated.id === caller.keyId }, evict: updated.keyHash };
+    const key = presentApiKey(updated);
+    return { key: { ...key, current: updated.id === caller.keyId }, changed: { hash: updated.keyHash, key } };
   });
 }

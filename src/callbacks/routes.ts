@@ -5,7 +5,7 @@ import type { Handlers } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
 import { presentAdminTransaction, providerAttemptsOf } from "../processing/present.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
-import { handleCallback, scheduleHintedRequery } from "./service.ts";
+import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./service.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 
 export function callbackRoutes(deps: AppDeps) {
@@ -13,17 +13,22 @@ export function callbackRoutes(deps: AppDeps) {
   const check = componentCheck(deps.spec, "ProviderCallback");
   const handlers = {
     receiveProviderCallback: async ({ params, rawBody, request }) => {
-      const result = await handleCallback(deps, providers, check, {
+      const client = contextOf(request).ip ?? "in-process";
+      const incoming = {
         provider: params.provider,
         rawBody,
         authorization: request.headers.get("authorization"),
         signature: request.headers.get("x-provider-signature"),
-      }).catch((error: unknown) => {
+      };
+      // A callback with its provider's token and signature is served whatever other callers from its (often
+      // shared) address got wrong; anything else meets the address's failure budget before any database work.
+      if (!callbackAuthentic(providers, incoming)) deps.authGuard.admit(client);
+      const result = await handleCallback(deps, providers, check, incoming).catch((error: unknown) => {
         // A wrong bearer token is a guess at a secret: it counts against the address's failure budget.
-        if (error instanceof AppError && error.code === "UNAUTHENTICATED")
-          deps.authGuard.recordFailure(contextOf(request).ip ?? "in-process");
+        if (error instanceof AppError && error.code === "UNAUTHENTICATED") deps.authGuard.recordFailure(client);
         throw error;
       });
+      if (result.error?.code === "UNAUTHENTICATED") deps.authGuard.recordFailure(client);
       if (result.error) throw result.error;
       if (!result.transaction) throw new Error("callback applied without a transaction");
       return { status: 200, message: "Callback applied", data: result.transaction };

@@ -216,6 +216,30 @@ export interface CallbackDeps {
  * its outcome. An unknown provider or a wrong bearer token is refused without storing anything (anyone
  * can send those); from there on every callback is stored (see recordCallback for the bounds).
  */
+/** The provider's bearer token, compared in constant time. */
+function tokenMatches(provider: CallbackProvider, authorization: string | null): boolean {
+  const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1] ?? "";
+  return secretsEqual(token, provider.token);
+}
+
+/**
+ * Whether a callback carries its provider's token and a good signature inside the replay window: memory
+ * and hashing only, no database, so it can run before the failure budget is consulted.
+ */
+export function callbackAuthentic(providers: CallbackProviders, incoming: IncomingCallback, now = Date.now()): boolean {
+  const provider = providers.byName.get(incoming.provider);
+  if (!provider || !tokenMatches(provider, incoming.authorization)) return false;
+  const signature = checkCallbackSignature(
+    provider.scheme,
+    provider.secret,
+    incoming.rawBody,
+    incoming.signature,
+    providers.replayWindowSeconds,
+    now,
+  );
+  return signature.problem === null;
+}
+
 export async function handleCallback(
   deps: CallbackDeps,
   providers: CallbackProviders,
@@ -226,8 +250,7 @@ export async function handleCallback(
   const provider = providers.byName.get(incoming.provider);
   if (!provider) throw new AppError("NOT_FOUND", `Unknown provider ${incoming.provider}`);
   if (!incoming.replayOf) {
-    const token = /^Bearer\s+(\S+)$/i.exec(incoming.authorization ?? "")?.[1] ?? "";
-    if (!secretsEqual(token, provider.token)) throw new AppError("UNAUTHENTICATED", "Provider token is not valid");
+    if (!tokenMatches(provider, incoming.authorization)) throw new AppError("UNAUTHENTICATED", "Provider token is not valid");
   }
   const windowSeconds = incoming.replayOf ? null : providers.replayWindowSeconds;
   const signature = checkCallbackSignature(

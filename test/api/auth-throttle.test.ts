@@ -6,6 +6,7 @@ import { providerCallbacks } from "../../src/db/schema/index.ts";
 import type { AppError } from "../../src/errors.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
 import type { HttpResult } from "../helpers/http.ts";
+import { sandboxCallback } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /**
@@ -78,11 +79,14 @@ describe("failed authentications are throttled per client address (peer address,
     expect(retryAfter).toBeLessThanOrEqual(60);
   });
 
-  test("from the throttled address a known-good (cached) key still works; a key not yet known waits", async () => {
+  test("from the throttled address every working key is served, used before or not; an unknown one is 429", async () => {
     expect((await server.client(keys.testKey).get("/api/v1/wallet")).status).toBe(200);
-    const cold = await server.client(keys.liveKey).get("/api/v1/wallet");
-    expect(cold.status).toBe(429);
-    expect(cold.json.code).toBe("RATE_LIMITED");
+    expect((await server.client(keys.liveKey).get("/api/v1/wallet")).status).toBe(200);
+    const created = await server.createAccount("created after the flood");
+    expect((await server.client(created.testKey).get("/api/v1/wallet")).status).toBe(200);
+    const unknown = await server.client(unknownKey()).get("/api/v1/wallet");
+    expect(unknown.status).toBe(429);
+    expect(unknown.json.code).toBe("RATE_LIMITED");
   });
 
   test("X-Forwarded-For is not trusted without TRUST_PROXY: another claimed address is still throttled", async () => {
@@ -90,8 +94,9 @@ describe("failed authentications are throttled per client address (peer address,
     expect(res.status).toBe(429);
   });
 
-  test("admin requests from the throttled address wait too (the admin token is a guessable secret)", async () => {
-    const res = await server.admin.get("/admin/v1/accounts");
+  test("from the throttled address the right admin token is served; a wrong one is 429", async () => {
+    expect((await server.admin.get("/admin/v1/accounts")).status).toBe(200);
+    const res = await server.client("not-the-admin-token-0000").get("/admin/v1/accounts");
     expect(res.status).toBe(429);
     expect(res.json.code).toBe("RATE_LIMITED");
   });
@@ -107,16 +112,29 @@ describe("behind a trusted proxy (TRUST_PROXY): one budget per forwarded client 
 
   const from = (address: string) => ({ headers: { "x-forwarded-for": `198.51.100.200, ${address}` } });
 
-  test("wrong admin tokens count; the address that failed is refused even with the right token, others are not", async () => {
+  test("wrong admin tokens count; the address that failed is refused for wrong tokens, never for the right one", async () => {
     const wrong = server.client("not-the-admin-token-0000");
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push((await wrong.get("/admin/v1/accounts", from("192.0.2.1"))).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429, 429]);
-    expect((await server.admin.get("/admin/v1/accounts", from("192.0.2.1"))).status).toBe(429);
+    expect((await server.admin.get("/admin/v1/accounts", from("192.0.2.1"))).status).toBe(200);
     expect((await server.admin.get("/admin/v1/accounts", from("192.0.2.2"))).status).toBe(200);
   });
 
-  test("an unknown key is answered from memory while it stays unknown; creating a key drops what was remembered", async () => {
+  test("while the credential registry is current, unknown keys are refused from memory: no look-up at all", async () => {
+    const selects = watchSelects(server);
+    for (let i = 0; i < 4; i++) {
+      expect((await server.client(unknownKey()).get("/api/v1/wallet", from("192.0.2.5"))).status).toBe(401);
+    }
+    selects.stop();
+    expect(server.deps.credentials.isCurrent()).toBe(true);
+    expect(selects.count()).toBe(0);
+  });
+
+  test("without a current registry, an unknown key is answered from memory while it stays unknown; creating a key drops what was remembered", async () => {
+    // The registry is no longer kept current: authentication asks the database.
+    await server.deps.credentialSync.stop();
+    expect(server.deps.credentials.isCurrent()).toBe(false);
     const key = unknownKey();
     const selects = watchSelects(server);
     for (let i = 0; i < 4; i++) {
@@ -200,8 +218,31 @@ describe("provider callbacks with a wrong bearer token count against the same bu
     }
     expect(statuses.slice(0, failuresPerMinute)).toEqual(Array(failuresPerMinute).fill(401));
     expect(statuses.slice(failuresPerMinute)).toEqual(Array(10).fill(429));
-    // (The admin API would answer 429 from this address too; the table is read directly.)
     const stored = await server.deps.db.select().from(providerCallbacks);
     expect(stored).toEqual([]);
+  });
+
+  test("from that address a callback with the right token and signature is still served, and stored", async () => {
+    const callback = sandboxCallback({
+      event_id: "evt-real",
+      reference: "txn_unknown_order",
+      status: "successful",
+      provider_reference: "P-1",
+    });
+    const res = await server.anonymous.post("/callbacks/providers/sandbox", undefined, {
+      raw: callback.raw,
+      headers: callback.headers,
+    });
+    // Authenticated and read: it names no order (404), but it was not refused for others' failures.
+    expect(res.status).not.toBe(429);
+    expect(res.status).toBe(404);
+    const stored = await server.deps.db.select().from(providerCallbacks);
+    expect(stored).toHaveLength(1);
+    // A right token with a wrong signature is a failure like any other: 429 here.
+    const forged = await server.anonymous.post("/callbacks/providers/sandbox", undefined, {
+      raw: callback.raw,
+      headers: { ...callback.headers, "x-provider-signature": "t=1,sha256=00" },
+    });
+    expect(forged.status).toBe(429);
   });
 });

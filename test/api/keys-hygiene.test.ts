@@ -281,10 +281,17 @@ describe("POST /api/v1/keys/roll", () => {
     expect((await server.client(rolled.key.key).get("/api/v1/wallet")).status).toBe(200);
   });
 
-  test("grace 0 ends the old key at once; the default grace is an hour", async () => {
+  test("grace 0 ends the old key KEY_PROPAGATION_MS after the roll, the recorded expiry; the default grace is an hour", async () => {
     const account = await server.createAccount("roll-grace");
+    const before = Date.now();
     const now = await roll(server.client(account.testKey), { grace_seconds: 0 });
     expect(now.status).toBe(201);
+    // The recorded expiry is when the key stops working on every process: the propagation bound from now.
+    const ends = Date.parse((now.json.data as Rolled).previous.expires_at ?? "");
+    const bound = server.deps.config.keyPropagationMs;
+    expect(ends).toBeGreaterThanOrEqual(before + bound - 50);
+    expect(ends).toBeLessThanOrEqual(Date.now() + bound + 50);
+    await Bun.sleep(Math.max(0, ends - Date.now()));
     expect((await server.client(account.testKey).get("/api/v1/wallet")).status).toBe(401);
     const next = (now.json.data as Rolled).key.key;
     const defaulted = await roll(server.client(next));
@@ -325,6 +332,12 @@ describe("POST /api/v1/keys/roll", () => {
     expect(again.status).toBe(201);
     const second = again.json.data as Rolled;
     expect(second.key.id).not.toBe(first.key.id);
+    // The unused successor's revocation takes effect at its recorded time, the propagation bound from now.
+    const listedFirst = ((await oldClient.get("/api/v1/keys")).json.data as { id: string; revoked_at: string | null }[]).find(
+      (k) => k.id === first.key.id,
+    );
+    const revokedAt = Date.parse(listedFirst?.revoked_at ?? "");
+    await Bun.sleep(Math.max(0, revokedAt - Date.now()));
     expect((await server.client(first.key.key).get("/api/v1/wallet")).status).toBe(401);
     expect((await server.client(second.key.key).get("/api/v1/wallet")).status).toBe(200);
     await server.deps.keyUsage.settle();

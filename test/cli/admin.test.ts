@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
+import { untilRecorded } from "../helpers/accounts.ts";
 import { cliEnv, cliServer, runCli, runJson } from "./cli.ts";
 
 type Schemas = components["schemas"];
@@ -22,7 +23,7 @@ describe("accounts and keys (admin token)", () => {
     expect(table.stderr).toContain("shown only once");
   });
 
-  test("keys create makes a working key; keys revoke stops it at once", async () => {
+  test("keys create makes a working key; keys revoke stops it from the recorded revoked_at", async () => {
     const created = await runJson<Schemas["AccountCreated"]>(["accounts", "create", "--name", "Keys Ltd"], admin());
     const key = await runJson<Schemas["ApiKeyCreated"]>(["keys", "create", created.account.id, "--mode", "test"], admin());
     expect(key).toMatchObject({ account_id: created.account.id, mode: "test", revoked_at: null });
@@ -32,6 +33,7 @@ describe("accounts and keys (admin token)", () => {
     expect(keys.map((k) => k.id)).toContain(key.id);
     const revoked = await runJson<Schemas["ApiKey"]>(["keys", "revoke", key.id, "--yes"], admin());
     expect(revoked.revoked_at).not.toBeNull();
+    await untilRecorded(revoked.revoked_at);
     const refused = await runCli(["wallet", "balance"], asKey);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toStartWith("UNAUTHENTICATED: ");

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
+import { untilRecorded } from "../helpers/accounts.ts";
 import { cliEnv, cliServer, closedPort, runCli, runJson } from "./cli.ts";
 import { onTerminal, script } from "./terminal.ts";
 
@@ -44,10 +45,11 @@ describe("keys revoke asks before revoking", () => {
     expect(await keyWorks(key.key)).toBe(true);
   });
 
-  test("with --yes it revokes at once", async () => {
+  test("with --yes it revokes (from the recorded revoked_at)", async () => {
     const key = await newKey();
     const revoked = await runJson<Schemas["ApiKey"]>(["keys", "revoke", key.id, "--yes"], admin());
     expect(revoked.revoked_at).not.toBeNull();
+    await untilRecorded(revoked.revoked_at);
     expect(await keyWorks(key.key)).toBe(false);
   });
 
@@ -58,6 +60,8 @@ describe("keys revoke asks before revoking", () => {
     expect(await keyWorks(key.key)).toBe(true);
     const accepted = await answerOnTerminal(["keys", "revoke", key.id, "--json"], admin(), `Revoke API key ${key.id}?`, "y");
     expect(accepted).toBe(0);
+    // The revocation takes effect KEY_PROPAGATION_MS after the call.
+    await Bun.sleep(cli.server.deps.config.keyPropagationMs);
     expect(await keyWorks(key.key)).toBe(false);
   });
 });

@@ -15,3 +15,12 @@ export async function fundedAccount(server: TestServer, kobo: number, name = "fu
   }
   return { ...account, client };
 }
+
+/**
+ * Waits until a recorded `revoked_at` or `expires_at` has come: a revocation or a grace-0 roll takes effect
+ * KEY_PROPAGATION_MS after the call, on every process at once, and that instant is what is recorded.
+ */
+export async function untilRecorded(iso: string | null | undefined): Promise<void> {
+  const at = Date.parse(iso ?? "");
+  if (Number.isFinite(at)) await Bun.sleep(Math.max(0, at - Date.now() + 1));
+}

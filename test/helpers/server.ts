@@ -84,6 +84,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       await background?.stop();
       await server.stop();
       await deps.waiters.stop();
+      await deps.credentialSync.stop();
       deps.providers.health.stop();
       deps.metrics.close();
       await deps.tracing.shutdown();
