@@ -66,7 +66,7 @@ async function openConfiguredDatabase() {
 
 const database = await openConfiguredDatabase();
 await runMigrations(database, (step) => progress?.(`Migrating the database: ${step.number} of ${step.total}, ${step.name}`));
-const deps = await configured(() => createDeps(config, database, logger));
+const deps = await configured(() => createDeps(config, database, logger, undefined, undefined, { servesApi: runApi }));
 
 if (runApi && !(await hasAnyAccount(database.db))) {
   progress?.('Creating the first account "default"');

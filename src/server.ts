@@ -2,7 +2,7 @@ import { recordAudit } from "./admin/audit.ts";
 import { buildApp } from "./app.ts";
 import { AuthGuard } from "./auth/guard.ts";
 import { KeyUsageRecorder } from "./auth/key-usage.ts";
-import { startRegistrySync } from "./auth/registry-sync.ts";
+import { idleRegistry, startRegistrySync } from "./auth/registry-sync.ts";
 import { createAuthenticate } from "./auth/service.ts";
 import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
@@ -57,6 +57,7 @@ export async function createDeps(
   logger: Logger,
   liveProviders?: ProviderAdapter[],
   spanExporter?: SpanExporter,
+  options: { servesApi?: boolean } = {},
 ): Promise<AppDeps> {
   await checkRoutingAgainstCatalogue(database.db, config.routing);
   const spec = loadSpec();
@@ -65,7 +66,11 @@ export async function createDeps(
   await subscribeCacheEviction(database, caches, logger);
   // Until `deps` exists the handle's database is the one; from then on whatever `deps.db` is (a test may swap it).
   let credentialsDb = () => database.db;
-  const credentialSync = await startRegistrySync(database, () => credentialsDb(), config.keyPropagationMs, logger);
+  // A worker-only process authenticates nobody: it keeps no registry current (no LISTEN connection, no heartbeats).
+  const credentialSync =
+    options.servesApi === false
+      ? idleRegistry(config.keyPropagationMs)
+      : await startRegistrySync(database, () => credentialsDb(), config.keyPropagationMs, logger);
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();

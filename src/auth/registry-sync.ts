@@ -129,3 +129,8 @@ export async function startRegistrySync(
     },
   };
 }
+
+/** A registry that is never current, so authentication asks the database: for a process that serves no API. */
+export function idleRegistry(propagationMs: number): RegistrySync {
+  return { registry: new CredentialRegistry(propagationMs), stop: async () => {} };
+}

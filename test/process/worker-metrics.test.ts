@@ -2,6 +2,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "drizzle-orm";
+import { queryRows } from "../../src/db/rows.ts";
+import { apiUrl, spawnService } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { childEnv, spawnProcess } from "../helpers/process.ts";
 import { parsePrometheusText } from "../helpers/prometheus.ts";
@@ -39,4 +42,33 @@ describe("npm run worker (--worker-only) with METRICS_ENABLED", () => {
       expect(await proc.stop()).toBe(0);
     }
   }, 60_000);
+
+  // The credential registry's LISTEN connection (and its heartbeats) is for processes that authenticate.
+  test.skipIf(!process.env.DATABASE_URL)(
+    "a worker-only process keeps no credential registry; an API process keeps one (PostgreSQL)",
+    async () => {
+      const own = await createTestDatabase();
+      const listeners = async () =>
+        (
+          await queryRows<{ n: number }>(
+            own.handle.db,
+            sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'vend-listen'`,
+          )
+        )[0]?.n;
+      const worker = spawnService(own.url ?? "", "worker", { METRICS_ENABLED: "true", METRICS_PORT: "0" });
+      const api = { proc: undefined as ReturnType<typeof spawnService> | undefined };
+      try {
+        await worker.waitFor(/metrics at (http:\/\/\S+\/metrics)/, 60_000);
+        expect(await listeners()).toBe(0);
+        api.proc = spawnService(own.url ?? "", "api");
+        await apiUrl(api.proc);
+        expect(await listeners()).toBe(1);
+      } finally {
+        await api.proc?.stop();
+        await worker.stop();
+        await own.drop();
+      }
+    },
+    90_000,
+  );
 });
