@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { count, eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { processingRunner } from "../../src/background.ts";
-import { ledgerEntries, products, webhookEndpoints } from "../../src/db/schema/index.ts";
+import { apiKeys, ledgerEntries, products, webhookEndpoints } from "../../src/db/schema/index.ts";
+import { untilRecorded } from "../helpers/accounts.ts";
 import { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
 import { testAdminToken } from "../helpers/server.ts";
@@ -63,6 +64,19 @@ async function newTestKey(): Promise<Schemas["ApiKeyCreated"]> {
 }
 
 const keyWorks = async (key: string) => (await server().client(key).get("/api/v1/wallet")).status === 200;
+
+/**
+ * The key's recorded end (`expires_at` for a roll, `revoked_at` for a revocation) is set, at most
+ * KEY_PROPAGATION_MS after the call, and from that instant the key is refused.
+ */
+async function stopsAtRecordedEnd(id: string, key: string, end: "expiresAt" | "revokedAt"): Promise<void> {
+  const [row] = await db().select().from(apiKeys).where(eq(apiKeys.id, id));
+  const recorded = row?.[end];
+  expect(recorded).toBeInstanceOf(Date);
+  expect((recorded?.getTime() ?? 0) - Date.now()).toBeLessThanOrEqual(server().deps.config.keyPropagationMs);
+  await untilRecorded(recorded?.toISOString());
+  expect(await keyWorks(key)).toBe(false);
+}
 
 async function newEndpoint(): Promise<Schemas["WebhookEndpointCreated"]> {
   const created = await cli.account.client.post("/api/v1/webhook-endpoints", { url: `http://127.0.0.1:${closedPort()}/hooks` });
@@ -210,14 +224,14 @@ const cases: Case[] = [
   {
     name: "keys roll --grace 0 (takes the key in use away at once)",
     async prepare() {
-      const { key } = await newTestKey();
+      const { key, id } = await newTestKey();
       return {
         args: ["keys", "roll", "--grace", "0", "--no-save"],
         env: asKey(key),
         question: "Roll the API key in use with no grace?",
         operation: "POST /api/v1/keys/roll",
         untouched: async () => expect(await keyWorks(key)).toBe(true),
-        done: async () => expect(await keyWorks(key)).toBe(false),
+        done: () => stopsAtRecordedEnd(id, key, "expiresAt"),
       };
     },
   },
@@ -231,7 +245,7 @@ const cases: Case[] = [
         question: `Revoke API key ${id}?`,
         operation: `DELETE /admin/v1/keys/${id}`,
         untouched: async () => expect(await keyWorks(key)).toBe(true),
-        done: async () => expect(await keyWorks(key)).toBe(false),
+        done: () => stopsAtRecordedEnd(id, key, "revokedAt"),
       };
     },
   },
