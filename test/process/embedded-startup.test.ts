@@ -6,6 +6,7 @@ import { childEnv, type StartedProcess, spawnProcess } from "../helpers/process.
 
 const main = join(import.meta.dir, "../../src/main.ts");
 const operatorCli = join(import.meta.dir, "../../src/admin/create-operator-cli.ts");
+const migrateCli = join(import.meta.dir, "../../src/db/migrate-cli.ts");
 const racer = join(import.meta.dir, "../helpers/lock-racer.ts");
 const migrations = JSON.parse(readFileSync(join(import.meta.dir, "../../src/db/migrations/meta/_journal.json"), "utf8"))
   .entries as { tag: string }[];
@@ -27,8 +28,17 @@ function adminApiOf(output: string): unknown {
 }
 
 async function runOperatorCreate(dir: string, ...args: string[]) {
+  return runTool(operatorCli, dir, ...args);
+}
+
+/** `npm run migrate` on `dir`. */
+async function runMigrate(dir: string) {
+  return runTool(migrateCli, dir);
+}
+
+async function runTool(path: string, dir: string, ...args: string[]) {
   const env = { ...process.env, DATABASE_URL: undefined, ADMIN_TOKEN: undefined, VEND_DATA_DIR: dir, LOG_LEVEL: "silent" };
-  const run = spawnProcess([process.execPath, operatorCli, ...args], env);
+  const run = spawnProcess([process.execPath, path, ...args], env);
   const code = await run.proc.exited;
   await Bun.sleep(50);
   return { code, output: run.output() };
@@ -135,6 +145,12 @@ describe("npm run operator:create beside the running server", () => {
       expect(lines).toHaveLength(1);
       expect(lines[0]).toContain(`pid ${holder.proc.pid}`);
       expect(lines[0]).toContain("ADMIN_TOKEN");
+      // npm run migrate beside it: the same one line (the holder applied the migrations when it started).
+      const migrate = await runMigrate(dir);
+      expect(migrate.code).toBe(1);
+      expect(migrate.output).not.toMatch(stackFrame);
+      expect(migrate.output.trim().split("\n")).toHaveLength(1);
+      expect(migrate.output).toContain(`pid ${holder.proc.pid}`);
     } finally {
       await holder.stop("SIGKILL");
     }
@@ -157,6 +173,10 @@ describe("an unusable data directory", () => {
     const create = await runOperatorCreate(dir, "--name", "carol", "--role", "viewer");
     expect(create.code).toBe(1);
     expect(create.output.trim().split("\n")).toHaveLength(1);
+    const migrate = await runMigrate(dir);
+    expect(migrate.code).toBe(1);
+    expect(migrate.output).not.toMatch(stackFrame);
+    expect(migrate.output.trim().split("\n")).toHaveLength(1);
   }, 60_000);
 
   // Root ignores permission bits: an immutable directory (chattr +i) refuses even root's writes (EPERM).
