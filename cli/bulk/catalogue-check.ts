@@ -1,15 +1,15 @@
 import type { ServiceCode } from "../../generated/constants.ts";
-import { unwrap, type VendClient } from "../client.ts";
+import type { VendClient } from "../client.ts";
 import { ApiError } from "../errors.ts";
 import { amountProblem } from "../vend/amount.ts";
+import { products } from "../vend/catalogue.ts";
 import type { Product } from "../views.ts";
 import type { BulkOrder, RowProblem } from "./orders.ts";
 
 /** The catalogue's active products of a service on a network (every network when ""); none for a code it refuses. */
 async function productsOn(client: VendClient, service: ServiceCode, network: string): Promise<Product[]> {
   try {
-    const query = { service, ...(network ? { network } : {}) };
-    return await unwrap(client.GET("/api/v1/catalogue/products", { params: { query } }));
+    return await products(client, network, service);
   } catch (error) {
     if (error instanceof ApiError && error.status === 400) return [];
     throw error;

@@ -14,8 +14,9 @@ export async function pickNetwork(client: VendClient, service: ServiceCode, mess
   );
 }
 
-export function products(client: VendClient, network: string, service: ServiceCode): Promise<Product[]> {
-  return unwrap(client.GET("/api/v1/catalogue/products", { params: { query: { network, service } } }));
+/** The active products of `service` on `network` (on every network when it is empty or undefined). */
+export function products(client: VendClient, network: string | undefined, service: ServiceCode): Promise<Product[]> {
+  return unwrap(client.GET("/api/v1/catalogue/products", { params: { query: { service, ...(network ? { network } : {}) } } }));
 }
 
 /** The active product `code` of `service` (on `network` when known), or undefined when the catalogue lacks it. */
@@ -25,8 +26,7 @@ export async function findProduct(
   service: ServiceCode,
   network?: string,
 ): Promise<Product | undefined> {
-  const list = await unwrap(client.GET("/api/v1/catalogue/products", { params: { query: { service, network } } }));
-  return list.find((p) => p.code === code);
+  return (await products(client, network, service)).find((p) => p.code === code);
 }
 
 const productLabel = (p: Product): string =>

@@ -211,11 +211,6 @@ export interface CallbackDeps {
   metrics?: Metrics;
 }
 
-/**
- * The whole callback path, live or replayed: authenticate, validate, apply, and store the callback with
- * its outcome. An unknown provider or a wrong bearer token is refused without storing anything (anyone
- * can send those); from there on every callback is stored (see recordCallback for the bounds).
- */
 /** The provider's bearer token, compared in constant time. */
 function tokenMatches(provider: CallbackProvider, authorization: string | null): boolean {
   const token = /^Bearer\s+(\S+)$/i.exec(authorization ?? "")?.[1] ?? "";
@@ -240,6 +235,11 @@ export function callbackAuthentic(providers: CallbackProviders, incoming: Incomi
   return signature.problem === null;
 }
 
+/**
+ * The whole callback path, live or replayed: authenticate, validate, apply, and store the callback with
+ * its outcome. An unknown provider or a wrong bearer token is refused without storing anything (anyone
+ * can send those); from there on every callback is stored (see recordCallback for the bounds).
+ */
 export async function handleCallback(
   deps: CallbackDeps,
   providers: CallbackProviders,

@@ -81,7 +81,7 @@ function successMetadata(
 }
 
 /** The client's reason for a provider's failure: the provider's own when it gave one, else what the call implies. */
-export const failureCodeOf = (outcome: Extract<ProviderOutcome, { status: "failed" }>, call: ProviderCall): FailureCode =>
+const failureCodeOf = (outcome: Extract<ProviderOutcome, { status: "failed" }>, call: ProviderCall): FailureCode =>
   outcome.failureCode ?? (call === "vend" ? "provider_refused" : "not_delivered");
 
 /** A provider's final answer to `call` as the transaction's outcome; null while it is not final. */

@@ -13,6 +13,14 @@ const migrations = JSON.parse(readFileSync(join(import.meta.dir, "../../src/db/m
 const root = mkdtempSync(join(tmpdir(), "vend-startup-"));
 const dataDir = join(root, "data");
 const stackFrame = /^\s+at /m;
+
+/** A refusal said in one line, with no stack trace: returns that line. */
+function oneLine(output: string): string {
+  expect(output).not.toMatch(stackFrame);
+  const lines = output.trim().split("\n");
+  expect(lines).toHaveLength(1);
+  return lines[0] ?? "";
+}
 /** The JSON start-up line (the logger writes after the plain `listening on` line). */
 const startupLine = /"msg":"vend service listening"/;
 
@@ -140,17 +148,13 @@ describe("npm run operator:create beside the running server", () => {
       await holder.waitFor(/won/);
       const run = await runOperatorCreate(dir, "--name", "bob", "--role", "viewer");
       expect(run.code).toBe(1);
-      expect(run.output).not.toMatch(stackFrame);
-      const lines = run.output.trim().split("\n");
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toContain(`pid ${holder.proc.pid}`);
-      expect(lines[0]).toContain("ADMIN_TOKEN");
+      const line = oneLine(run.output);
+      expect(line).toContain(`pid ${holder.proc.pid}`);
+      expect(line).toContain("ADMIN_TOKEN");
       // npm run migrate beside it: the same one line (the holder applied the migrations when it started).
       const migrate = await runMigrate(dir);
       expect(migrate.code).toBe(1);
-      expect(migrate.output).not.toMatch(stackFrame);
-      expect(migrate.output.trim().split("\n")).toHaveLength(1);
-      expect(migrate.output).toContain(`pid ${holder.proc.pid}`);
+      expect(oneLine(migrate.output)).toContain(`pid ${holder.proc.pid}`);
     } finally {
       await holder.stop("SIGKILL");
     }
@@ -165,18 +169,15 @@ describe("an unusable data directory", () => {
     const proc = start(dir);
     expect(await proc.proc.exited).toBe(1);
     await Bun.sleep(50);
-    expect(proc.output()).not.toMatch(stackFrame);
-    const lines = proc.output().trim().split("\n");
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(dir);
-    expect(lines[0]).toContain("VEND_DATA_DIR");
+    const line = oneLine(proc.output());
+    expect(line).toContain(dir);
+    expect(line).toContain("VEND_DATA_DIR");
     const create = await runOperatorCreate(dir, "--name", "carol", "--role", "viewer");
     expect(create.code).toBe(1);
-    expect(create.output.trim().split("\n")).toHaveLength(1);
+    oneLine(create.output);
     const migrate = await runMigrate(dir);
     expect(migrate.code).toBe(1);
-    expect(migrate.output).not.toMatch(stackFrame);
-    expect(migrate.output.trim().split("\n")).toHaveLength(1);
+    oneLine(migrate.output);
   }, 60_000);
 
   // Root ignores permission bits: an immutable directory (chattr +i) refuses even root's writes (EPERM).
@@ -192,10 +193,7 @@ describe("an unusable data directory", () => {
         const proc = start(dir);
         expect(await proc.proc.exited).toBe(1);
         await Bun.sleep(50);
-        expect(proc.output()).not.toMatch(stackFrame);
-        const lines = proc.output().trim().split("\n");
-        expect(lines).toHaveLength(1);
-        expect(lines[0]).toContain(dir);
+        expect(oneLine(proc.output())).toContain(dir);
         expect(readdirSync(dir)).toEqual([]);
       } finally {
         Bun.spawnSync(["chattr", "-i", dir]);
