@@ -37,6 +37,8 @@ export interface DbHandle {
   notify(channel: string, payload: string): Promise<void>;
   /** LISTENs on a connection of its own (PostgreSQL) whose heartbeats prove delivery; closed with the handle. */
   watch(channel: string, onPayload: (payload: string) => void): ChannelWatch;
+  /** Embedded only: the data directory as an image `openDatabase({ image })` starts a copy from (tests clone a migrated one). */
+  dumpImage?(): Promise<Blob>;
   /** Resolves when the database answers (and, embedded, its directory takes writes) within `timeoutMs`; rejects otherwise. */
   probe(timeoutMs: number): Promise<void>;
   /**
@@ -51,6 +53,8 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** PGlite directory; `memory://` keeps it in memory. */
   dataDir?: string;
+  /** PGlite: start from this data directory image (`DbHandle.dumpImage`) instead of an empty one. */
+  image?: Blob;
   maxConnections?: number;
   /** Bound on opening a PostgreSQL connection. */
   connectTimeoutSeconds?: number;
@@ -69,7 +73,7 @@ export const defaultStatementTimeoutMs = 15_000;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DbHandle> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir ?? "memory://", options.events);
+  return openPglite(options.dataDir ?? "memory://", options.events, options.image);
 }
 
 /**
@@ -237,7 +241,7 @@ function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
-async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}): Promise<DbHandle> {
+async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, image?: Blob): Promise<DbHandle> {
   const inMemory = dataDir.startsWith("memory://");
   let lock: DataDirLock | undefined;
   if (!inMemory) {
@@ -253,7 +257,7 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}): P
   }
   let engine: EmbeddedEngine;
   try {
-    engine = await EmbeddedEngine.open(dataDir, events);
+    engine = await EmbeddedEngine.open(dataDir, events, image);
   } catch (error) {
     lock?.release();
     throw error;
@@ -288,6 +292,7 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}): P
       };
     },
     probe: (timeoutMs) => withinMs(engine.probe(), timeoutMs),
+    dumpImage: () => engine.dump(),
     connections: () => ({ inUse: engine.busy ? 1 : 0, max: 1 }),
     async close() {
       try {

@@ -95,8 +95,14 @@ export class EmbeddedEngine {
     this.engine = engine;
   }
 
-  static async open(dataDir: string, events: EmbeddedEngineEvents = {}): Promise<EmbeddedEngine> {
-    return new EmbeddedEngine(dataDir, await startEngine(dataDir, events.onProgress), events);
+  /** `image`: a data directory dumped by `dump()` to start from (in memory: no initdb, no migrations). */
+  static async open(dataDir: string, events: EmbeddedEngineEvents = {}, image?: Blob): Promise<EmbeddedEngine> {
+    return new EmbeddedEngine(dataDir, await startEngine(dataDir, events.onProgress, image), events);
+  }
+
+  /** The data directory as an uncompressed tarball, for `open(…, image)`. */
+  dump(): Promise<Blob> {
+    return this.usable().dumpDataDir("none") as Promise<Blob>;
   }
 
   query<T>(query: string, params?: unknown[], options?: Parameters<PGlite["query"]>[2]) {
@@ -165,7 +171,7 @@ export class EmbeddedEngine {
   }
 }
 
-async function startEngine(dataDir: string, onProgress?: (step: string) => void): Promise<GuardedPglite> {
+async function startEngine(dataDir: string, onProgress?: (step: string) => void, image?: Blob): Promise<GuardedPglite> {
   // The migrations create the extensions the schema uses; PGlite can only create those it was given here.
   const trgm: Extension = {
     ...pg_trgm,
@@ -174,7 +180,7 @@ async function startEngine(dataDir: string, onProgress?: (step: string) => void)
       return pg_trgm.setup(pg, emscriptenOpts);
     },
   };
-  const engine = new GuardedPglite(dataDir, { extensions: { pg_trgm: trgm } });
+  const engine = new GuardedPglite(dataDir, { extensions: { pg_trgm: trgm }, ...(image ? { loadDataDir: image } : {}) });
   await engine.waitReady;
   return engine;
 }

@@ -4,9 +4,21 @@ import { runMigrations } from "../../src/db/migrate.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
 
 const baseUrl = process.env.DATABASE_URL || undefined;
-const runId = randomBase62(8).toLowerCase();
-const templateName = `vend_tpl_${runId}`;
-let template: Promise<void> | undefined;
+/**
+ * Set by `npm test` (scripts/test.ts) for the whole run, so every file in every parallel worker clones what
+ * the runner made once: the run's id (its databases are named after it), the migrated PostgreSQL template,
+ * and the file holding a migrated PGlite's data directory. Without them (`bun test FILE`) this process
+ * makes its own, once.
+ */
+const shared = {
+  runId: process.env.VEND_TEST_RUN,
+  template: process.env.VEND_TEST_TEMPLATE,
+  pgliteImage: process.env.VEND_TEST_PGLITE_IMAGE,
+};
+const runId = shared.runId ?? randomBase62(8).toLowerCase();
+const templateName = shared.template ?? `vend_tpl_${runId}`;
+let template: Promise<void> | undefined = shared.template ? Promise.resolve() : undefined;
+let pgliteImage: Promise<Blob> | undefined;
 const created: string[] = [];
 
 function urlFor(database: string): string {
@@ -35,6 +47,28 @@ function ensureTemplate(): Promise<void> {
   return template;
 }
 
+/** A migrated in-memory PGlite's data directory: each test database starts from a copy (no initdb, no migrations). */
+function migratedPgliteImage(): Promise<Blob> {
+  pgliteImage ??= shared.pgliteImage
+    ? Bun.file(shared.pgliteImage)
+        .arrayBuffer()
+        .then((bytes) => new Blob([bytes]))
+    : migrateNewPglite();
+  return pgliteImage;
+}
+
+async function migrateNewPglite(): Promise<Blob> {
+  const handle = await openDatabase({ dataDir: "memory://" });
+  try {
+    await runMigrations(handle);
+    const image = await handle.dumpImage?.();
+    if (!image) throw new Error("the embedded database gave no image");
+    return image;
+  } finally {
+    await handle.close();
+  }
+}
+
 export interface TestDatabase {
   handle: DbHandle;
   /** Set on PostgreSQL: lets a test start extra processes against the same database. */
@@ -45,8 +79,7 @@ export interface TestDatabase {
 /** A new, migrated database: a PostgreSQL database when DATABASE_URL is set, else in-memory PGlite. */
 export async function createTestDatabase(options: { maxConnections?: number } = {}): Promise<TestDatabase> {
   if (!baseUrl) {
-    const handle = await openDatabase({ dataDir: "memory://" });
-    await runMigrations(handle);
+    const handle = await openDatabase({ dataDir: "memory://", image: await migratedPgliteImage() });
     return { handle, drop: () => handle.close() };
   }
   await ensureTemplate();
@@ -71,11 +104,25 @@ export function testTemplateName(): string {
 }
 
 /**
+ * For the test runner: makes this run's migrated template (PostgreSQL) or image (PGlite, written to
+ * `imagePath`) and returns the environment that hands them, and the run's id, to every test file.
+ */
+export async function prepareSharedDatabases(imagePath: string): Promise<Record<string, string>> {
+  if (!baseUrl) {
+    await Bun.write(imagePath, await migratedPgliteImage());
+    return { VEND_TEST_RUN: runId, VEND_TEST_PGLITE_IMAGE: imagePath };
+  }
+  await ensureTemplate();
+  return { VEND_TEST_RUN: runId, VEND_TEST_TEMPLATE: templateName };
+}
+
+/**
  * Drops the migrated template of this process (a later createTestDatabase makes a new one). Benches call
- * it when they finish or are interrupted; test runs get it through dropAllTestDatabases.
+ * it when they finish or are interrupted; test runs get it through dropAllTestDatabases. A template the
+ * runner handed over is the runner's to drop.
  */
 export async function dropTestTemplate(): Promise<void> {
-  if (!baseUrl || !template) return;
+  if (!baseUrl || !template || shared.template) return;
   // A template still being created is waited for, so its database cannot appear after the drop.
   await template.catch(() => undefined);
   template = undefined;
@@ -89,6 +136,21 @@ export async function dropAllTestDatabases(): Promise<void> {
   const names = created.splice(0);
   await adminQuery(async (sql) => {
     for (const name of names) await sql.unsafe(`drop database if exists ${name} with (force)`);
+  });
+  await dropTestTemplate();
+}
+
+/**
+ * For the test runner, at the end: drops every database of this run, whichever worker made it (a worker
+ * killed mid-file leaves its own behind), then the template.
+ */
+export async function dropRunDatabases(): Promise<void> {
+  if (!baseUrl || !template) return;
+  await adminQuery(async (sql) => {
+    const rows = await sql<
+      { datname: string }[]
+    >`select datname from pg_database where starts_with(datname, ${`vend_t_${runId}_`})`;
+    for (const { datname } of rows) await sql.unsafe(`drop database if exists ${datname} with (force)`);
   });
   await dropTestTemplate();
 }

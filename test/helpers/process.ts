@@ -1,9 +1,16 @@
 import type { Subprocess } from "bun";
 
+/**
+ * How long a started process gets to print what a test waits for (its start-up line, say). Generous on
+ * purpose: a first embedded start took 18–55 s on a loaded 2-core machine, and a quick process costs nothing
+ * extra. A wait that runs out fails with the process's output. `npm test` gives each test 120 s, above it.
+ */
+export const processWaitMs = 90_000;
+
 export interface StartedProcess {
   proc: Subprocess<"ignore", "pipe", "pipe">;
   output(): string;
-  /** Resolves with the first match of `pattern` in stdout+stderr, or rejects after `timeoutMs`. */
+  /** Resolves with the first match of `pattern` in stdout+stderr, or rejects with the output after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
@@ -17,20 +24,26 @@ export function spawnProcess(cmd: string[], env: Record<string, string | undefin
     const reader = stream.getReader();
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
   };
-  void pump(proc.stdout);
-  void pump(proc.stderr);
+  const pumped = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
   return {
     proc,
     output: () => text,
-    async waitFor(pattern, timeoutMs = 20_000) {
+    async waitFor(pattern, timeoutMs = processWaitMs) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         const match = text.match(pattern);
         if (match) return match;
-        if (proc.exitCode !== null) break;
+        if (proc.exitCode !== null) {
+          // Exited: what it printed last may still be in the pipes.
+          await pumped;
+          const last = text.match(pattern);
+          if (last) return last;
+          break;
+        }
         await Bun.sleep(25);
       }
-      throw new Error(`timed out waiting for ${pattern}; output so far:\n${text}`);
+      const why = proc.exitCode === null ? `not printed within ${timeoutMs} ms` : `the process exited ${proc.exitCode}`;
+      throw new Error(`${cmd.join(" ")}: waited for ${pattern}: ${why}; its output so far:\n${text}`);
     },
     async stop(signal = "SIGTERM") {
       if (proc.exitCode === null) proc.kill(signal);
