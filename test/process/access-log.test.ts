@@ -31,7 +31,7 @@ async function startService(env: Record<string, string> = {}) {
   const service = spawnProcess([process.execPath, main, "--no-worker"], childEnv(settings));
   started.push(service);
   // A first start on an embedded data directory migrates it, which takes a while on a busy machine.
-  const [, url] = await service.waitFor(/listening on (http:\/\/[^\s]+)/, 50_000);
+  const [, url] = await service.waitFor(/listening on (http:\/\/[^\s]+)/);
   return { service, url: url ?? "" };
 }
 

@@ -77,7 +77,7 @@ describe("one process per embedded data directory", () => {
       processes.push(contender);
       return contender;
     });
-    const results = await Promise.all(contenders.map((c) => c.waitFor(/(won|refused) (\d+)/, 20_000)));
+    const results = await Promise.all(contenders.map((c) => c.waitFor(/(won|refused) (\d+)/)));
     const winners = results.filter((r) => r[1] === "won");
     expect(winners).toHaveLength(1);
     const winner = Number(winners[0]?.[2]);

@@ -123,7 +123,7 @@ describe("npm run operator:create beside the running server", () => {
     expect(existsSync(join(dataDir, "vend.local.json"))).toBe(false);
     const again = start(dataDir);
     try {
-      await again.waitFor(startupLine, 60_000);
+      await again.waitFor(startupLine);
       expect(adminApiOf(again.output())).toBe("operator tokens");
       // Not a first start: no creation, no migrations, no account.
       expect(again.output()).not.toContain("first start");
@@ -133,7 +133,7 @@ describe("npm run operator:create beside the running server", () => {
     }
     const withToken = start(dataDir, { ADMIN_TOKEN: "startup-admin-token-0123456789abcdef" });
     try {
-      await withToken.waitFor(startupLine, 60_000);
+      await withToken.waitFor(startupLine);
       expect(adminApiOf(withToken.output())).toBe("admin token and operator tokens");
     } finally {
       await withToken.stop();

@@ -58,7 +58,7 @@ describe("npm run worker (--worker-only) with METRICS_ENABLED", () => {
       const worker = spawnService(own.url ?? "", "worker", { METRICS_ENABLED: "true", METRICS_PORT: "0" });
       const api = { proc: undefined as ReturnType<typeof spawnService> | undefined };
       try {
-        await worker.waitFor(/metrics at (http:\/\/\S+\/metrics)/, 60_000);
+        await worker.waitFor(/metrics at (http:\/\/\S+\/metrics)/);
         expect(await listeners()).toBe(0);
         api.proc = spawnService(own.url ?? "", "api");
         await apiUrl(api.proc);
