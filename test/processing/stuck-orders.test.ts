@@ -24,8 +24,12 @@ let clientSecret: string;
 beforeAll(async () => {
   operators = startWebhookReceiver();
   clients = startWebhookReceiver();
+  const fast = fastProcessing();
   server = await startTestServer(
     fastProcessing({
+      // No re-query while a test runs: a re-query holds the order's row, and a stuck pass skips rows another
+      // process holds (raising them on its next pass), so "raised once, by this pass" would depend on timing.
+      worker: { ...defaults.worker, ...fast.worker, requerySchedule: [3600] },
       operations: {
         ...defaults.operations,
         stuckAfterMinutes: 30,
