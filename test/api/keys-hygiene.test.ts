@@ -11,7 +11,8 @@ let server: TestServer;
 let proxied: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The shortest propagation bound the configuration allows: revocations and grace-0 rolls wait it out.
+  server = await startTestServer({ keyPropagationMs: 200 });
   proxied = await startTestServer({ trustProxy: true });
 });
 afterAll(async () => {
