@@ -7,7 +7,7 @@ import { createMetrics } from "../../src/metrics/metrics.ts";
 import { startMetricsServer } from "../../src/metrics/server.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
-import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
+import { fastProcessing, sandboxCallback, untilPending } from "../helpers/processing.ts";
 import { type Family, observations, parsePrometheusText, total } from "../helpers/prometheus.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -225,9 +225,9 @@ describe("GET /metrics", () => {
     const res = await client.post(
       "/api/v1/vend",
       { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 },
-      { ...idem(), query: { wait: 1 } },
+      idem(),
     );
-    expect(res.json.data.status).toBe("pending");
+    expect((await untilPending(client, res.json.data.reference)).status).toBe("pending");
     const before = await scrape(worked.anonymous, bearer);
     const callback = sandboxCallback({
       event_id: "m-1",
