@@ -6,6 +6,7 @@ import { CredentialRegistry, type RegisteredKey } from "../../src/auth/registry.
 import { apiKeys } from "../../src/db/schema/index.ts";
 import { sha256Hex } from "../../src/lib/secrets.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const key = (overrides: Partial<RegisteredKey> = {}): RegisteredKey => ({
   keyId: randomUUID(),
@@ -70,6 +71,7 @@ describe("CredentialRegistry (in memory, clock given)", () => {
       released = true;
     });
     registry.proven(1999, 0, 2001);
+    // Nothing to wait for: a moment for a wrong release to happen, were there one.
     await Bun.sleep(1);
     expect(released).toBe(false);
     registry.proven(2000, 0, 2001);
@@ -105,33 +107,29 @@ describe("the registry of a running server", () => {
   });
   afterAll(() => server.close());
 
-  async function until(condition: () => boolean, timeoutMs = 10_000) {
-    const deadline = Date.now() + timeoutMs;
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error("condition not met in time");
-      await Bun.sleep(20);
-    }
-  }
-
   // Current means a heartbeat proved it within 3/4 of KEY_PROPAGATION_MS. The first one is sent before the rest
   // of the server is built, which a busy machine can stretch past that (7 s seen at a load of 20): the beat
   // that follows, a quarter of the bound later, makes it current again.
   test("loaded as soon as the server is built, and current by its next heartbeat", async () => {
     expect(loadedWhenBuilt).toBe(true);
-    const nextBeat = Date.now() + server.deps.config.keyPropagationMs / 4 + 1000;
-    await until(() => server.deps.credentials.isCurrent(), nextBeat - Date.now());
+    await waitUntil(() => server.deps.credentials.isCurrent(), {
+      what: "the registry current again",
+      timeoutMs: server.deps.config.keyPropagationMs / 4 + 1000,
+    });
     expect(server.deps.credentials.isCurrent()).toBe(true);
   });
 
   test("a change written by plain SQL (as vendctl or an operator would) reaches it through the trigger's notification", async () => {
     const account = await server.createAccount("sql-change");
     const hash = hashApiKey(account.testKey);
-    await until(() => server.deps.credentials.apiKey(hash) !== undefined);
+    await waitUntil(() => server.deps.credentials.apiKey(hash) !== undefined, { what: "the new key in the registry" });
     await server.deps.db
       .update(apiKeys)
       .set({ allowedCidrs: ["10.0.0.0/8"] })
       .where(eq(apiKeys.keyHash, hash));
-    await until(() => server.deps.credentials.apiKey(hash)?.allowedCidrs?.[0] === "10.0.0.0/8");
+    await waitUntil(() => server.deps.credentials.apiKey(hash)?.allowedCidrs?.[0] === "10.0.0.0/8", {
+      what: "the changed allow-list in the registry",
+    });
     expect((await server.client(account.testKey).get("/api/v1/wallet")).json.code).toBe("IP_NOT_ALLOWED");
   });
 
@@ -140,7 +138,7 @@ describe("the registry of a running server", () => {
     async () => {
       const account = await server.createAccount("outage");
       const hash = hashApiKey(account.testKey);
-      await until(() => server.deps.credentials.apiKey(hash) !== undefined);
+      await waitUntil(() => server.deps.credentials.apiKey(hash) !== undefined, { what: "the new key in the registry" });
       const name = new URL(server.database.url ?? "").pathname.slice(1);
       await server.deps.db.execute(
         sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'vend-listen' and datname = ${name}`,
@@ -154,7 +152,9 @@ describe("the registry of a running server", () => {
         expect(Date.now() - revokedAt).toBeLessThan(server.deps.config.keyPropagationMs + 100);
       }
       expect(status).toBe(401);
-      await until(() => server.deps.credentials.isCurrent() && server.deps.credentials.apiKey(hash) === undefined);
+      await waitUntil(() => server.deps.credentials.isCurrent() && server.deps.credentials.apiKey(hash) === undefined, {
+        what: "the registry current without the key",
+      });
       expect((await server.client(account.testKey).get("/api/v1/wallet")).status).toBe(401);
     },
   );

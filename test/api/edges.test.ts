@@ -5,6 +5,7 @@ import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { fundedAccount, idem, newKey } from "../helpers/accounts.ts";
 import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 let server: TestServer;
 
@@ -181,7 +182,7 @@ describe("logs", () => {
         idem(),
       );
       expect(res.status).toBe(500);
-      await Bun.sleep(20);
+      await waitUntil(() => lines.join("").includes("unhandled error"), { what: "the 500's error line" });
       const text = lines.join("");
       expect(text).toContain("unhandled error");
       expect(text).not.toContain(phone);

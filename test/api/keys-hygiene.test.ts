@@ -4,13 +4,15 @@ import { apiKeys, idempotencyRecords, ledgerEntries, transactions, wallets } fro
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 let server: TestServer;
 // Trusts X-Forwarded-For, so a test can speak from any address (IPv6 and IPv4-mapped included).
 let proxied: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer();
+  // The shortest propagation bound the configuration allows: revocations and grace-0 rolls wait it out.
+  server = await startTestServer({ keyPropagationMs: 200 });
   proxied = await startTestServer({ trustProxy: true });
 });
 afterAll(async () => {
@@ -33,14 +35,14 @@ async function createKey(on: TestServer, accountId: string, body: Record<string,
 }
 
 /** Polls (bounded) until `probe` answers `status`: expiry is checked against the clock, not slept past. */
-async function eventually<R extends { status: number }>(probe: () => Promise<R>, status: number, withinMs = 30_000): Promise<R> {
-  const deadline = Date.now() + withinMs;
-  let last = await probe();
-  while (last.status !== status && Date.now() < deadline) {
-    await Bun.sleep(100);
-    last = await probe();
-  }
-  return last;
+function eventually<R extends { status: number }>(probe: () => Promise<R>, status: number, withinMs = 30_000): Promise<R> {
+  return waitUntil(
+    async () => {
+      const answer = await probe();
+      return answer.status === status && answer;
+    },
+    { what: `an answer ${status}`, timeoutMs: withinMs, intervalMs: 100 },
+  );
 }
 
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();

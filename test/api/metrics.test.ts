@@ -7,9 +7,10 @@ import { createMetrics } from "../../src/metrics/metrics.ts";
 import { startMetricsServer } from "../../src/metrics/server.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
-import { fastProcessing, sandboxCallback } from "../helpers/processing.ts";
+import { fastProcessing, sandboxCallback, untilPending } from "../helpers/processing.ts";
 import { type Family, observations, parsePrometheusText, total } from "../helpers/prometheus.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 const operations = loadConfig({}).operations;
@@ -43,13 +44,14 @@ async function scrape(client: HttpClient, options = {}): Promise<Map<string, Fam
 }
 
 /** Scrapes until `done` holds (background work is recorded just after it commits), at most `timeoutMs`. */
-async function scrapeUntil(client: HttpClient, done: (families: Map<string, Family>) => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const families = await scrape(client, bearer);
-    if (done(families) || Date.now() > deadline) return families;
-    await Bun.sleep(50);
-  }
+function scrapeUntil(client: HttpClient, done: (families: Map<string, Family>) => boolean, what: string) {
+  return waitUntil(
+    async () => {
+      const families = await scrape(client, bearer);
+      return done(families) && families;
+    },
+    { what, intervalMs: 50 },
+  );
 }
 
 describe("GET /metrics", () => {
@@ -184,6 +186,7 @@ describe("GET /metrics", () => {
     const after = await scrapeUntil(
       worked.anonymous,
       (f) => total(f, "vend_webhook_deliveries_total", { outcome: "delivered" }) >= 4,
+      "4 webhook deliveries counted in /metrics",
     );
     const moved = (family: string, labels: Record<string, string> = {}, sample = family) =>
       total(after, family, labels, sample) - total(before, family, labels, sample);
@@ -222,9 +225,9 @@ describe("GET /metrics", () => {
     const res = await client.post(
       "/api/v1/vend",
       { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 },
-      { ...idem(), query: { wait: 1 } },
+      idem(),
     );
-    expect(res.json.data.status).toBe("pending");
+    expect((await untilPending(client, res.json.data.reference)).status).toBe("pending");
     const before = await scrape(worked.anonymous, bearer);
     const callback = sandboxCallback({
       event_id: "m-1",

@@ -4,7 +4,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
-import { fastProcessing } from "../helpers/processing.ts";
+import { fastProcessing, untilPending } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 type StatementEntry = components["schemas"]["StatementEntry"];
@@ -17,15 +17,20 @@ let b: Buyer;
 /** Reference → final status of A's vends. */
 const vends = new Map<string, string>();
 
-/** ₦100 of MTN airtime, answered once final (or still pending); the last four digits choose the sandbox outcome. */
+/**
+ * ₦100 of MTN airtime, answered once final, or once sent when it stays pending (4444); the last four digits
+ * choose the sandbox outcome.
+ */
 async function vend(client: HttpClient, phone: string): Promise<{ reference: string; status: string }> {
+  const staysPending = phone.endsWith("4444");
   const res = await client.post(
     "/api/v1/vend",
     { product_code: "mtn-airtime", phone_number: phone, amount_kobo: 10_000 },
-    { ...idem(), query: { wait: 10 } },
+    { ...idem(), query: { wait: staysPending ? 0 : 10 } },
   );
   expect(res.status).toBe(202);
-  return { reference: res.json.data.reference, status: res.json.data.status };
+  const answer = staysPending ? await untilPending(client, res.json.data.reference) : res.json.data;
+  return { reference: answer.reference, status: answer.status };
 }
 
 /** The ids of a wallet's ledger entries, newest first, straight from the table. */

@@ -6,6 +6,7 @@ import { signTimestampedCallback } from "../../src/lib/shared/callback-signature
 import { loadConfig } from "../../src/load-config.ts";
 import { idem } from "./accounts.ts";
 import type { HttpClient } from "./http.ts";
+import { waitUntil } from "./wait.ts";
 
 const defaults = loadConfig({});
 
@@ -55,6 +56,20 @@ export async function vendAirtime(client: HttpClient, phone = "08031234567"): Pr
   );
   if (res.status !== 202) throw new Error(`vend failed: ${res.status} ${res.text}`);
   return res.json.data.reference;
+}
+
+/**
+ * The order as `client` reads it once the worker has sent it and it stands pending with the provider. Pending
+ * is not final, so a `wait` would not end before its whole budget; this ends as soon as the order is sent.
+ */
+export function untilPending(client: HttpClient, reference: string) {
+  return waitUntil(
+    async () => {
+      const read = (await client.get(`/api/v1/transactions/${reference}`)).json.data;
+      return read?.status === "pending" && read;
+    },
+    { what: `${reference} pending with the provider` },
+  );
 }
 
 /** The transaction's row as stored. */

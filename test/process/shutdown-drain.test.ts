@@ -9,6 +9,7 @@ import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { apiUrl, fundDefaultAccount } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { childEnv, spawnProcess } from "../helpers/process.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 // On PostgreSQL when DATABASE_URL is set, else on an embedded data directory: `npm start` either way.
 const main = join(import.meta.dir, "../../src/main.ts");
@@ -74,16 +75,16 @@ describe("SIGTERM drains", () => {
       ...accepted.map((a) => call(url, key, "GET", `/api/v1/transactions/${a.reference}?wait=25`)),
     ];
     // Every one of the 20 is pending once the worker has been through them all: the long-polls are waiting.
-    const deadline = performance.now() + 20_000;
-    for (;;) {
-      const res = await fetch(`${url}/api/v1/transactions?status=pending&limit=100`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
-      const { data } = (await res.json()) as { data: { items: unknown[] } };
-      if (data.items.length >= 20) break;
-      if (performance.now() > deadline) throw new Error(`only ${data.items.length} pending`);
-      await Bun.sleep(50);
-    }
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${url}/api/v1/transactions?status=pending&limit=100`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        const { data } = (await res.json()) as { data: { items: unknown[] } };
+        return data.items.length >= 20;
+      },
+      { what: "20 orders pending", intervalMs: 50 },
+    );
 
     const inFlight = Array.from({ length: 10 }, (_, i) =>
       call(url, key, "POST", "/api/v1/vend", { ...pendingVend, phone_number: "08031234567" }, `late-${i}`),

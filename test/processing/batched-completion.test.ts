@@ -11,6 +11,7 @@ import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { expireLease, fastProcessing, vendAirtime } from "../helpers/processing.ts";
 import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 let server: TestServer;
 
@@ -275,7 +276,8 @@ describe("a batch's NOTIFYs", () => {
       );
       // Every long-poll is waiting (subscribed, and has read the transaction as not final) before the batch completes.
       const waiting = server.deps.waiters as unknown as { waiting: Map<string, unknown> };
-      while (!references.every((r) => waiting.waiting.has(r))) await Bun.sleep(10);
+      await waitUntil(() => references.every((r) => waiting.waiting.has(r)), { what: "30 long-polls subscribed" });
+      // Subscribed, then each reads the transaction: a moment for those reads, so the completion wakes them.
       await Bun.sleep(50);
       const completedAt = performance.now();
       await completeTransactions(db(), claims.map(success));

@@ -36,6 +36,7 @@ import {
   vtuHandlers,
   vtuTestConfig,
 } from "../helpers/vtu-mock.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 // Two live providers behind msw (a VTpass-style "vtu" and a ClubKonnect-style "clubkonnect"), the real
 // worker, the real database. Each test uses its own destinations, so the providers' books tell its orders apart.
@@ -502,7 +503,7 @@ describe("the circuit breaker", () => {
     expect(vtuPaysFor(skipping)).toBe(0);
 
     // After the cool-down one order probes A; A is healthy again, so the breaker closes.
-    await Bun.sleep(1600);
+    await waitUntil(async () => (await vtuBreaker()) === "half_open", { what: "A's breaker half-open after its cool-down" });
     expect(await vtuBreaker()).toBe("half_open");
     const probe = await airtime(client, "08031230903");
     await tick(server);

@@ -7,6 +7,7 @@ import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, sandboxCallback, transactionRow } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 // Each way a test-mode order fails, end to end over HTTP with the real worker: the client reads why on the
@@ -43,16 +44,14 @@ type Event = { type: string; data: Txn };
 const reasonOf = (t: Txn | undefined) => ({ code: t?.metadata.failure_code, message: t?.metadata.failure_message });
 
 /** The verified client webhook about `reference`, waiting for it to arrive. */
-async function webhookFor(reference: string): Promise<Event> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const found = receiver.received
-      .map((request) => verifyWebhook(secret, request) as Event)
-      .find((event) => event.data.reference === reference);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no webhook for ${reference}`);
-    await Bun.sleep(25);
-  }
+function webhookFor(reference: string): Promise<Event> {
+  return waitUntil(
+    () =>
+      receiver.received
+        .map((request) => verifyWebhook(secret, request) as Event)
+        .find((event) => event.data.reference === reference),
+    { what: `webhook about ${reference} at /hooks` },
+  );
 }
 
 async function listed(reference: string): Promise<Txn | undefined> {
@@ -98,11 +97,9 @@ async function vend(phone: string, metadata: Record<string, string> = {}, wait =
 /** Waits until the worker has the order pending with the sandbox. */
 async function pendingOrder(phone: string): Promise<string> {
   const { reference } = await vend(phone);
-  const deadline = Date.now() + 10_000;
-  while ((await transactionRow(db(), reference)).status !== "pending") {
-    if (Date.now() > deadline) throw new Error(`${reference} never became pending`);
-    await Bun.sleep(20);
-  }
+  await waitUntil(async () => (await transactionRow(db(), reference)).status === "pending", {
+    what: `${reference} pending with the sandbox`,
+  });
   return reference;
 }
 
@@ -189,11 +186,7 @@ describe("a failed vend says why", () => {
   test("an operator's re-query finds it failed at the provider: not_delivered", async () => {
     const reference = await pendingOrder("08031234444");
     // Out of the worker's hands first (no lease, no re-query due), so only the operator's re-query can fail it.
-    const deadline = Date.now() + 10_000;
-    while ((await parkPending(reference)).length === 0) {
-      if (Date.now() > deadline) throw new Error(`${reference} stayed with the worker`);
-      await Bun.sleep(20);
-    }
+    await waitUntil(async () => (await parkPending(reference)).length > 0, { what: `${reference} out of the worker's hands` });
     await db().update(sandboxOrders).set({ status: "failed" }).where(eq(sandboxOrders.reference, reference));
     const requeried = await server.admin.post(`/admin/v1/transactions/${reference}/requery`);
     expect(requeried.status).toBe(200);
@@ -225,13 +218,13 @@ describe("a failed vend says why", () => {
     const created = await client.post("/api/v1/vend/batches", { orders: [order("08031231111"), order("08031230077")] }, idem());
     expect(created.status).toBe(202);
     const id: string = created.json.data.id;
-    const deadline = Date.now() + 10_000;
-    let read = await client.get(`/api/v1/vend/batches/${id}`);
-    while (read.json.data.batch.completed_at === null) {
-      if (Date.now() > deadline) throw new Error(`batch ${id} never completed`);
-      await Bun.sleep(25);
-      read = await client.get(`/api/v1/vend/batches/${id}`);
-    }
+    const read = await waitUntil(
+      async () => {
+        const res = await client.get(`/api/v1/vend/batches/${id}`);
+        return res.json.data.batch.completed_at !== null && res;
+      },
+      { what: `batch ${id} completed` },
+    );
     const orders: Txn[] = read.json.data.orders.items;
     const failed = orders.find((t) => t.status === "failed");
     const successful = orders.find((t) => t.status === "successful");

@@ -9,6 +9,7 @@ import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, sandboxCallback, transactionRow } from "../helpers/processing.ts";
 import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 import { type ReceivedWebhook, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 
 const defaults = loadConfig({});
@@ -59,11 +60,9 @@ async function pendingOrder(path = "/api/v1/vend", body: Record<string, unknown>
   expect(res.status).toBe(202);
   const reference: string = res.json.data.reference;
   // The background worker sends it; a busy machine may take a moment (pending is not final, so `wait` cannot tell).
-  const deadline = Date.now() + 10_000;
-  while ((await transactionRow(db(), reference)).status !== "pending") {
-    if (Date.now() > deadline) throw new Error(`${reference} never became pending`);
-    await Bun.sleep(20);
-  }
+  await waitUntil(async () => (await transactionRow(db(), reference)).status === "pending", {
+    what: `${reference} pending with the sandbox`,
+  });
   return reference;
 }
 

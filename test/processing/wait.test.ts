@@ -42,6 +42,7 @@ describe("wait (interface spec 4.1, DECISIONS 7)", () => {
     const accepted = await client.post("/api/v1/vend", pendingBody, { ...idem(), query: { wait: 1 } });
     const reference: string = accepted.json.data.reference;
     const waiting = timed(() => client.get(`/api/v1/transactions/${reference}`, { query: { wait: 30 } }));
+    // A moment for the long-poll to read the order as pending, so the callback wakes it rather than being read.
     await Bun.sleep(100);
     const callback = sandboxCallback({ event_id: "w1", reference, status: "failed", provider_reference: "W" });
     await server.anonymous.post("/callbacks/providers/sandbox", undefined, { raw: callback.raw, headers: callback.headers });

@@ -16,6 +16,7 @@ import {
 } from "../helpers/clubkonnect-mock.ts";
 import { providerOrders } from "../helpers/provider-orders.ts";
 import { setupMockFetch } from "../helpers/vtu-mock.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 const network = setupMockFetch();
 beforeAll(() => network.enable());
@@ -616,7 +617,7 @@ describe("the fake server (real HTTP on 127.0.0.1)", () => {
       const live = createClubkonnectProvider({ ...clubkonnectTestConfig, baseUrl: server.url });
       const o = order();
       const vending = live.vend(o);
-      await Bun.sleep(100);
+      await waitUntil(() => server.book.orders.has(o.reference), { what: "the order booked at the fake ClubKonnect" });
       expect((await live.requery(o)).status).toBe("pending");
       expect((await vending).status).toBe("successful");
       expect((await live.vend(o)).status).toBe("successful");

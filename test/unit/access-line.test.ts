@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Writable } from "node:stream";
 import { type AccessFields, createLogger, type Logger, logAccess } from "../../src/logger.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 function capturing(level = "info"): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
@@ -42,7 +43,7 @@ describe("access line", () => {
     const { logger, lines } = capturing();
     logAccess(logger, fields);
     logger.info(fields, "request");
-    await Bun.sleep(5);
+    await waitUntil(() => lines.length >= 2, { what: "both lines written" });
     expect(lines).toHaveLength(2);
     const [fast, viaPino] = lines.map(withoutTime);
     expect(Object.keys(fast ?? {})).toEqual(Object.keys(viaPino ?? {}));
@@ -56,7 +57,8 @@ describe("access line", () => {
     logAccess(quiet.logger, fields);
     quiet.logger.level = "info";
     logAccess(quiet.logger, fields);
-    await Bun.sleep(5);
+    // The quiet call came first: had it written a line, that line would be here before this one.
+    await waitUntil(() => quiet.lines.length >= 1, { what: "the line at info" });
     expect(quiet.lines).toHaveLength(1);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { ClaimRequest, Job, Queue } from "../../src/jobs/queue.ts";
 import { createRunner, type RunnerDeps } from "../../src/jobs/runner.ts";
 import { createLogger } from "../../src/logger.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /** A job that ends when `finish` is called. */
 function heldJob(key?: string) {
@@ -48,6 +49,10 @@ const deps = (listen: RunnerDeps["database"]["listen"] = async () => async () =>
   logger: createLogger("silent"),
   database: { listen },
 });
+/**
+ * A moment for the loop to take its turns. A fixed one on purpose: these tests assert what happened and
+ * also that nothing more did (no extra claim, not stopped yet), which only a window of time can show.
+ */
 const settle = () => Bun.sleep(20);
 
 describe("the job runner", () => {
@@ -100,7 +105,7 @@ describe("the job runner", () => {
     const { queue, requests } = memoryQueue({ backlog, channel: "work", concurrency: 16, claimSize: { min: 1, max: 16 } });
     const runner = createRunner(deps(listen), { queues: [queue], pollMs: 60_000 });
     runner.start();
-    while (backlog.length > 0) await settle();
+    await waitUntil(() => backlog.length === 0, { what: "the backlog of 200 claimed" });
     const limits = requests.map((r) => r.limit);
     // From one row, growing while the backlog fills every claim, to the largest size.
     expect(limits.slice(0, 4)).toEqual([1, 2, 4, 8]);

@@ -147,6 +147,7 @@ describe("webhook delivery", () => {
     const [delivery] = await deliveriesOf(quick, eventId);
     expect(delivery).toMatchObject({ status: "failed", attempts: 4, lastStatusCode: 500, nextAttemptAt: null });
     expect(await attemptsOf(quick, delivery?.id ?? "")).toHaveLength(4);
+    // Past any retry delay of the schedule, still nothing to send.
     await Bun.sleep(60);
     expect(await tick(quick)).toBe(0);
     expect(r.received).toHaveLength(4);
