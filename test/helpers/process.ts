@@ -3,15 +3,20 @@ import type { Subprocess } from "bun";
 /**
  * How long a started process gets to print what a test waits for (its start-up line, say). Generous on
  * purpose: a first embedded start took 18–55 s on a loaded 2-core machine, and a quick process costs nothing
- * extra. A wait that runs out fails with the process's output. `npm test` gives each test 120 s, above it.
+ * extra. A wait that runs out fails with the process's output.
  */
 export const processWaitMs = 90_000;
+
+/** The timeout of a test that starts processes and waits for them: above `processWaitMs`, with room for its own work. */
+export const processTestMs = 150_000;
 
 export interface StartedProcess {
   proc: Subprocess<"ignore", "pipe", "pipe">;
   output(): string;
   /** Resolves with the first match of `pattern` in stdout+stderr, or rejects with the output after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Resolves with the exit code once the process has exited and everything it printed has been read. */
+  finished(): Promise<number>;
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
@@ -44,6 +49,11 @@ export function spawnProcess(cmd: string[], env: Record<string, string | undefin
       }
       const why = proc.exitCode === null ? `not printed within ${timeoutMs} ms` : `the process exited ${proc.exitCode}`;
       throw new Error(`${cmd.join(" ")}: waited for ${pattern}: ${why}; its output so far:\n${text}`);
+    },
+    async finished() {
+      const code = await proc.exited;
+      await pumped;
+      return code;
     },
     async stop(signal = "SIGTERM") {
       if (proc.exitCode === null) proc.kill(signal);

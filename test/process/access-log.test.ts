@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { childEnv, type StartedProcess, spawnProcess } from "../helpers/process.ts";
+import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
 
 // The service writes its log lines in batches (src/logger.ts): none may wait long, and none may be lost
 // when the process stops. `npm start` on PostgreSQL when DATABASE_URL is set, else on a data directory.
@@ -55,38 +55,46 @@ function logRecords(output: string): Record<string, unknown>[] {
 }
 
 describe("access lines of a real process", () => {
-  test("a line is written within about a second on a quiet service, and every line is written at SIGTERM", async () => {
-    const { service, url } = await startService();
-    // One request, far below a batch: it must not wait for more traffic.
-    const [quiet] = await requests(url, "quiet", 1);
-    await service.waitFor(new RegExp(`"request_id":"${quiet}"`), 3000);
-    // Then a burst, and the stop right after its last answer: the tail is still in the buffer.
-    const burst = await requests(url, "burst", 60);
-    expect(await service.stop("SIGTERM")).toBe(0);
-    const records = logRecords(service.output());
-    const logged = new Set(records.filter((r) => r.msg === "request").map((r) => r.request_id));
-    expect(burst.filter((id) => !logged.has(id))).toEqual([]);
-    expect(records.some((r) => r.msg === "shutting down" && r.signal === "SIGTERM")).toBe(true);
-    // The access line's fields, and nothing else (it is not redacted, so it must not grow a client value).
-    const line = records.find((r) => r.request_id === burst[0]);
-    expect(Object.keys(line ?? {}).sort()).toEqual(
-      ["level", "time", "service", "request_id", "method", "route", "operation", "status", "duration_ms", "msg"].sort(),
-    );
-    expect(line).toMatchObject({ method: "GET", route: "/healthz", operation: "getHealth", status: 200 });
-  }, 90_000);
+  test(
+    "a line is written within about a second on a quiet service, and every line is written at SIGTERM",
+    async () => {
+      const { service, url } = await startService();
+      // One request, far below a batch: it must not wait for more traffic.
+      const [quiet] = await requests(url, "quiet", 1);
+      await service.waitFor(new RegExp(`"request_id":"${quiet}"`), 3000);
+      // Then a burst, and the stop right after its last answer: the tail is still in the buffer.
+      const burst = await requests(url, "burst", 60);
+      expect(await service.stop("SIGTERM")).toBe(0);
+      const records = logRecords(service.output());
+      const logged = new Set(records.filter((r) => r.msg === "request").map((r) => r.request_id));
+      expect(burst.filter((id) => !logged.has(id))).toEqual([]);
+      expect(records.some((r) => r.msg === "shutting down" && r.signal === "SIGTERM")).toBe(true);
+      // The access line's fields, and nothing else (it is not redacted, so it must not grow a client value).
+      const line = records.find((r) => r.request_id === burst[0]);
+      expect(Object.keys(line ?? {}).sort()).toEqual(
+        ["level", "time", "service", "request_id", "method", "route", "operation", "status", "duration_ms", "msg"].sort(),
+      );
+      expect(line).toMatchObject({ method: "GET", route: "/healthz", operation: "getHealth", status: 200 });
+    },
+    processTestMs,
+  );
 
-  test("a second signal exits at once, and the lines of both signals and of the requests before are written", async () => {
-    // The first SIGTERM waits out SHUTDOWN_DELAY_SECONDS; the second one leaves by process.exit(1) there.
-    const { service, url } = await startService({ SHUTDOWN_DELAY_SECONDS: "30" });
-    const ids = await requests(url, "before-stop", 20);
-    service.proc.kill("SIGTERM");
-    // Long enough for the first to be taken (two signals at once may arrive as one), short of a periodic write.
-    await Bun.sleep(200);
-    service.proc.kill("SIGTERM");
-    expect(await service.proc.exited).toBe(1);
-    const records = logRecords(service.output());
-    const logged = new Set(records.filter((r) => r.msg === "request").map((r) => r.request_id));
-    expect(ids.filter((id) => !logged.has(id))).toEqual([]);
-    expect(records.filter((r) => r.msg === "shutting down")).toHaveLength(1);
-  }, 90_000);
+  test(
+    "a second signal exits at once, and the lines of both signals and of the requests before are written",
+    async () => {
+      // The first SIGTERM waits out SHUTDOWN_DELAY_SECONDS; the second one leaves by process.exit(1) there.
+      const { service, url } = await startService({ SHUTDOWN_DELAY_SECONDS: "30" });
+      const ids = await requests(url, "before-stop", 20);
+      service.proc.kill("SIGTERM");
+      // Long enough for the first to be taken (two signals at once may arrive as one), short of a periodic write.
+      await Bun.sleep(200);
+      service.proc.kill("SIGTERM");
+      expect(await service.proc.exited).toBe(1);
+      const records = logRecords(service.output());
+      const logged = new Set(records.filter((r) => r.msg === "request").map((r) => r.request_id));
+      expect(ids.filter((id) => !logged.has(id))).toEqual([]);
+      expect(records.filter((r) => r.msg === "shutting down")).toHaveLength(1);
+    },
+    processTestMs,
+  );
 });

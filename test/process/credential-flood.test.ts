@@ -8,6 +8,7 @@ import { apiUrl, spawnService } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { HttpClient, type HttpResult } from "../helpers/http.ts";
 import type { StartedProcess } from "../helpers/process.ts";
+import { processTestMs } from "../helpers/process.ts";
 import { sandboxCallback } from "../helpers/processing.ts";
 import { testAdminToken } from "../helpers/server.ts";
 
@@ -34,7 +35,7 @@ describe.skipIf(!postgres)("a flood of unknown keys from one address", () => {
     name = new URL(database.url ?? "").pathname.slice(1);
     api = spawnService(database.url ?? "", "api", { ADMIN_TOKEN: testAdminToken, AUTH_FAILURES_PER_MINUTE: "60" });
     url = await apiUrl(api);
-  }, 60_000);
+  }, processTestMs);
 
   afterAll(async () => {
     await api?.stop("SIGKILL");
@@ -51,53 +52,57 @@ describe.skipIf(!postgres)("a flood of unknown keys from one address", () => {
     return Number(row?.n);
   }
 
-  test("2,000 unknown keys cost under 60 transactions; the admin token, a signed callback and an unseen key are served", async () => {
-    const admin = new HttpClient(url, testAdminToken);
-    const owner = await admin.post("/admin/v1/accounts", { name: "vendor" });
-    const ownerKey = (owner.json.data.keys as { mode: string; key: string }[]).find((k) => k.mode === "test")?.key ?? "";
-    const ownerClient = new HttpClient(url, ownerKey);
-    expect((await ownerClient.post("/api/v1/wallet/fund", { amount_kobo: 100_000 }, idem())).status).toBe(200);
-    const vend = await ownerClient.post(
-      "/api/v1/vend",
-      { product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 10_000 },
-      idem(),
-    );
-    expect(vend.status).toBe(202);
-    const reference = vend.json.data.reference as string;
-
-    const before = await transactions();
-    const results: HttpResult[] = [];
-    for (let sent = 0; sent < floodSize; sent += concurrency) {
-      const batch = Array.from({ length: Math.min(concurrency, floodSize - sent) }, () =>
-        new HttpClient(url, `rg_test_${randomBase62(40)}`).get("/api/v1/wallet"),
+  test(
+    "2,000 unknown keys cost under 60 transactions; the admin token, a signed callback and an unseen key are served",
+    async () => {
+      const admin = new HttpClient(url, testAdminToken);
+      const owner = await admin.post("/admin/v1/accounts", { name: "vendor" });
+      const ownerKey = (owner.json.data.keys as { mode: string; key: string }[]).find((k) => k.mode === "test")?.key ?? "";
+      const ownerClient = new HttpClient(url, ownerKey);
+      expect((await ownerClient.post("/api/v1/wallet/fund", { amount_kobo: 100_000 }, idem())).status).toBe(200);
+      const vend = await ownerClient.post(
+        "/api/v1/vend",
+        { product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 10_000 },
+        idem(),
       );
-      results.push(...(await Promise.all(batch)));
-    }
-    const after = await transactions();
-    const statuses = results.map((r) => r.status);
-    const refused = statuses.filter((s) => s === 401).length;
-    const limited = statuses.filter((s) => s === 429).length;
-    console.log(`flood: ${refused} x 401, ${limited} x 429, ${after - before} database transactions`);
-    expect(refused + limited).toBe(floodSize);
-    expect(limited).toBeGreaterThan(floodSize / 2);
-    expect(after - before).toBeLessThan(60);
+      expect(vend.status).toBe(202);
+      const reference = vend.json.data.reference as string;
 
-    // The address is over its failure budget: an unknown key is still 429...
-    expect((await new HttpClient(url, `rg_test_${randomBase62(40)}`).get("/api/v1/wallet")).status).toBe(429);
-    // ...but the admin token is served,
-    expect((await admin.get("/admin/v1/accounts")).status).toBe(200);
-    // a key created directly in the database (this process never saw it) is served,
-    const created = await createAccount(database.handle.db, "created elsewhere");
-    const unseen = created.keys.find((k) => k.mode === "test")?.key ?? "";
-    expect((await new HttpClient(url, unseen).get("/api/v1/wallet")).status).toBe(200);
-    // and the provider's signed callback is applied (no worker runs here: the order is marked sent, as one would).
-    await database.handle.db.execute(sql`update transactions set status = 'processing' where reference = ${reference}`);
-    const callback = sandboxCallback({ event_id: "evt-flood", reference, status: "successful", provider_reference: "P-flood" });
-    const applied = await new HttpClient(url).post("/callbacks/providers/sandbox", undefined, {
-      raw: callback.raw,
-      headers: callback.headers,
-    });
-    expect(applied.status).toBe(200);
-    expect(applied.json.data.status).toBe("successful");
-  }, 120_000);
+      const before = await transactions();
+      const results: HttpResult[] = [];
+      for (let sent = 0; sent < floodSize; sent += concurrency) {
+        const batch = Array.from({ length: Math.min(concurrency, floodSize - sent) }, () =>
+          new HttpClient(url, `rg_test_${randomBase62(40)}`).get("/api/v1/wallet"),
+        );
+        results.push(...(await Promise.all(batch)));
+      }
+      const after = await transactions();
+      const statuses = results.map((r) => r.status);
+      const refused = statuses.filter((s) => s === 401).length;
+      const limited = statuses.filter((s) => s === 429).length;
+      console.log(`flood: ${refused} x 401, ${limited} x 429, ${after - before} database transactions`);
+      expect(refused + limited).toBe(floodSize);
+      expect(limited).toBeGreaterThan(floodSize / 2);
+      expect(after - before).toBeLessThan(60);
+
+      // The address is over its failure budget: an unknown key is still 429...
+      expect((await new HttpClient(url, `rg_test_${randomBase62(40)}`).get("/api/v1/wallet")).status).toBe(429);
+      // ...but the admin token is served,
+      expect((await admin.get("/admin/v1/accounts")).status).toBe(200);
+      // a key created directly in the database (this process never saw it) is served,
+      const created = await createAccount(database.handle.db, "created elsewhere");
+      const unseen = created.keys.find((k) => k.mode === "test")?.key ?? "";
+      expect((await new HttpClient(url, unseen).get("/api/v1/wallet")).status).toBe(200);
+      // and the provider's signed callback is applied (no worker runs here: the order is marked sent, as one would).
+      await database.handle.db.execute(sql`update transactions set status = 'processing' where reference = ${reference}`);
+      const callback = sandboxCallback({ event_id: "evt-flood", reference, status: "successful", provider_reference: "P-flood" });
+      const applied = await new HttpClient(url).post("/callbacks/providers/sandbox", undefined, {
+        raw: callback.raw,
+        headers: callback.headers,
+      });
+      expect(applied.status).toBe(200);
+      expect(applied.json.data.status).toBe("successful");
+    },
+    processTestMs,
+  );
 });

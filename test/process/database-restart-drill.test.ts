@@ -6,6 +6,7 @@ import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { apiUrl, fundDefaultAccount, spawnService } from "../helpers/cluster.ts";
 import { canCreateClusters, createPrivateCluster, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
+import { processTestMs } from "../helpers/process.ts";
 
 // The database server itself goes away (`pg_ctlcluster stop -m fast`) under load and comes back. That needs a
 // cluster of its own: the PostgreSQL server other tests share is never stopped.
@@ -72,63 +73,67 @@ function loopVends(urls: string[], key: string, clients: number, signal: AbortSi
 }
 
 describe.skipIf(!postgres)("the PostgreSQL server stops and starts under load", () => {
-  test("2 API and 2 worker processes, 16 vend clients: no 500, every 503 has Retry-After, service recovers, books balance", async () => {
-    cluster = await createPrivateCluster();
-    const databaseUrl = await cluster.createDatabase("vend_drill");
-    const env = { WORKER_POLL_MS: "50" };
-    const first = spawnService(databaseUrl, "api", env);
-    processes.push(first);
-    const urls = [await apiUrl(first)];
-    const [, key = ""] = await first.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
-    const others = [spawnService(databaseUrl, "api", env), spawnService(databaseUrl, "worker", env)];
-    others.push(spawnService(databaseUrl, "worker", env));
-    processes.push(...others);
-    urls.push(await apiUrl(others[0] as StartedProcess));
-    await Promise.all(others.slice(1).map((worker) => worker.waitFor(/worker/i)));
-    await fundDefaultAccount(urls[0] ?? "", key, 500_000_000);
+  test(
+    "2 API and 2 worker processes, 16 vend clients: no 500, every 503 has Retry-After, service recovers, books balance",
+    async () => {
+      cluster = await createPrivateCluster();
+      const databaseUrl = await cluster.createDatabase("vend_drill");
+      const env = { WORKER_POLL_MS: "50" };
+      const first = spawnService(databaseUrl, "api", env);
+      processes.push(first);
+      const urls = [await apiUrl(first)];
+      const [, key = ""] = await first.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
+      const others = [spawnService(databaseUrl, "api", env), spawnService(databaseUrl, "worker", env)];
+      others.push(spawnService(databaseUrl, "worker", env));
+      processes.push(...others);
+      urls.push(await apiUrl(others[0] as StartedProcess));
+      await Promise.all(others.slice(1).map((worker) => worker.waitFor(/worker/i)));
+      await fundDefaultAccount(urls[0] ?? "", key, 500_000_000);
 
-    const stopClients = new AbortController();
-    const { tally, done } = loopVends(urls, key, 16, stopClients.signal);
-    await Bun.sleep(3000);
-    const acceptedBeforeOutage = tally.accepted.length;
-    await cluster.stop();
-    await Bun.sleep(8000);
-    await cluster.start();
-    const restarted = performance.now();
-    while (tally.lastSuccessAt < restarted && performance.now() - restarted < 20_000) await Bun.sleep(100);
-    const recoveredAfterMs = tally.lastSuccessAt - restarted;
-    await Bun.sleep(3000);
-    stopClients.abort();
-    await done;
+      const stopClients = new AbortController();
+      const { tally, done } = loopVends(urls, key, 16, stopClients.signal);
+      await Bun.sleep(3000);
+      const acceptedBeforeOutage = tally.accepted.length;
+      await cluster.stop();
+      await Bun.sleep(8000);
+      await cluster.start();
+      const restarted = performance.now();
+      while (tally.lastSuccessAt < restarted && performance.now() - restarted < 20_000) await Bun.sleep(100);
+      const recoveredAfterMs = tally.lastSuccessAt - restarted;
+      await Bun.sleep(3000);
+      stopClients.abort();
+      await done;
 
-    const summary = Object.fromEntries(tally.statuses);
-    expect(tally.internalErrors.slice(0, 3)).toEqual([]);
-    expect(summary[500]).toBeUndefined();
-    expect(Object.keys(summary).sort()).toEqual(["202", "503"]);
-    expect(tally.unavailableWithoutRetryAfter).toBe(0);
-    expect(tally.unanswered.slice(0, 3)).toEqual([]);
-    expect(acceptedBeforeOutage).toBeGreaterThan(0);
-    // The service came back by itself, and kept serving after it did.
-    expect(recoveredAfterMs).toBeGreaterThanOrEqual(0);
-    expect(recoveredAfterMs).toBeLessThan(20_000);
-    for (const p of processes) expect(p.proc.exitCode).toBeNull();
+      const summary = Object.fromEntries(tally.statuses);
+      expect(tally.internalErrors.slice(0, 3)).toEqual([]);
+      expect(summary[500]).toBeUndefined();
+      expect(Object.keys(summary).sort()).toEqual(["202", "503"]);
+      expect(tally.unavailableWithoutRetryAfter).toBe(0);
+      expect(tally.unanswered.slice(0, 3)).toEqual([]);
+      expect(acceptedBeforeOutage).toBeGreaterThan(0);
+      // The service came back by itself, and kept serving after it did.
+      expect(recoveredAfterMs).toBeGreaterThanOrEqual(0);
+      expect(recoveredAfterMs).toBeLessThan(20_000);
+      for (const p of processes) expect(p.proc.exitCode).toBeNull();
 
-    // Books: every accepted vend is recorded with exactly one hold, and every wallet agrees with its ledger.
-    const handle = await openDatabase({ databaseUrl, maxConnections: 2 });
-    try {
-      const [counts] = await queryRows<{ transactions: number; holds: number; missing: number }>(
-        handle.db,
-        sql`select (select count(*)::int from transactions) as transactions,
+      // Books: every accepted vend is recorded with exactly one hold, and every wallet agrees with its ledger.
+      const handle = await openDatabase({ databaseUrl, maxConnections: 2 });
+      try {
+        const [counts] = await queryRows<{ transactions: number; holds: number; missing: number }>(
+          handle.db,
+          sql`select (select count(*)::int from transactions) as transactions,
                    (select count(*)::int from ledger_entries where kind = 'hold') as holds,
                    (select count(*)::int from unnest(${`{${tally.accepted.join(",")}}`}::text[]) as r(reference)
                      where not exists (select 1 from transactions t where t.reference = r.reference)) as missing`,
-      );
-      expect(counts?.missing).toBe(0);
-      expect(counts?.holds).toBe(counts?.transactions ?? -1);
-      expect(counts?.transactions ?? 0).toBeGreaterThanOrEqual(tally.accepted.length);
-      expect(await reconcileWallets(handle.db)).toEqual([]);
-    } finally {
-      await handle.close();
-    }
-  }, 90_000);
+        );
+        expect(counts?.missing).toBe(0);
+        expect(counts?.holds).toBe(counts?.transactions ?? -1);
+        expect(counts?.transactions ?? 0).toBeGreaterThanOrEqual(tally.accepted.length);
+        expect(await reconcileWallets(handle.db)).toEqual([]);
+      } finally {
+        await handle.close();
+      }
+    },
+    processTestMs,
+  );
 });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childEnv, type StartedProcess, spawnProcess } from "../helpers/process.ts";
+import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
 
 const main = join(import.meta.dir, "../../src/main.ts");
 const operatorCli = join(import.meta.dir, "../../src/admin/create-operator-cli.ts");
@@ -47,8 +47,7 @@ async function runMigrate(dir: string) {
 async function runTool(path: string, dir: string, ...args: string[]) {
   const env = { ...process.env, DATABASE_URL: undefined, ADMIN_TOKEN: undefined, VEND_DATA_DIR: dir, LOG_LEVEL: "silent" };
   const run = spawnProcess([process.execPath, path, ...args], env);
-  const code = await run.proc.exited;
-  await Bun.sleep(50);
+  const code = await run.finished();
   return { code, output: run.output() };
 }
 
@@ -88,27 +87,31 @@ describe("a first npm start on a fresh embedded directory", () => {
 });
 
 describe("npm run operator:create beside the running server", () => {
-  test("creates a working operator through the running server, audited as local-bootstrap", async () => {
-    const local = join(dataDir, "vend.local.json");
-    expect(statSync(local).mode & 0o777).toBe(0o600);
-    const created = await runOperatorCreate(dataDir, "--name", "ada", "--role", "admin");
-    expect(created.output).not.toMatch(stackFrame);
-    expect(created.code).toBe(0);
-    const [, token] = created.output.match(/Token \(shown once, store it now\): (op_[0-9A-Za-z]{40})\n/) ?? [];
-    expect(created.output).toMatch(/Created operator ada \(admin, [0-9a-f-]{36}\)/);
-    const me = await fetch(`${url}/admin/v1/operators/me`, { headers: { authorization: `Bearer ${token}` } });
-    expect(me.status).toBe(200);
-    expect((await me.json()).data).toMatchObject({ name: "ada", role: "admin", created_by: "local-bootstrap" });
-    const audit = await fetch(`${url}/admin/v1/audit?action=createOperator`, { headers: { authorization: `Bearer ${token}` } });
-    expect((await audit.json()).data.items).toMatchObject([
-      { operator: "local-bootstrap", operator_id: null, action: "createOperator" },
-    ]);
+  test(
+    "creates a working operator through the running server, audited as local-bootstrap",
+    async () => {
+      const local = join(dataDir, "vend.local.json");
+      expect(statSync(local).mode & 0o777).toBe(0o600);
+      const created = await runOperatorCreate(dataDir, "--name", "ada", "--role", "admin");
+      expect(created.output).not.toMatch(stackFrame);
+      expect(created.code).toBe(0);
+      const [, token] = created.output.match(/Token \(shown once, store it now\): (op_[0-9A-Za-z]{40})\n/) ?? [];
+      expect(created.output).toMatch(/Created operator ada \(admin, [0-9a-f-]{36}\)/);
+      const me = await fetch(`${url}/admin/v1/operators/me`, { headers: { authorization: `Bearer ${token}` } });
+      expect(me.status).toBe(200);
+      expect((await me.json()).data).toMatchObject({ name: "ada", role: "admin", created_by: "local-bootstrap" });
+      const audit = await fetch(`${url}/admin/v1/audit?action=createOperator`, { headers: { authorization: `Bearer ${token}` } });
+      expect((await audit.json()).data.items).toMatchObject([
+        { operator: "local-bootstrap", operator_id: null, action: "createOperator" },
+      ]);
 
-    const again = await runOperatorCreate(dataDir, "--name", "ada", "--role", "viewer");
-    expect(again.code).toBe(1);
-    expect(again.output.trim().split("\n")).toHaveLength(1);
-    expect(again.output).toContain("exists already");
-  }, 60_000);
+      const again = await runOperatorCreate(dataDir, "--name", "ada", "--role", "viewer");
+      expect(again.code).toBe(1);
+      expect(again.output.trim().split("\n")).toHaveLength(1);
+      expect(again.output).toContain("exists already");
+    },
+    processTestMs,
+  );
 
   test("the local secret is refused without the right bearer, and off loopback-only use (a forwarded request)", async () => {
     const { secret } = JSON.parse(readFileSync(join(dataDir, "vend.local.json"), "utf8")) as { secret: string };
@@ -118,67 +121,78 @@ describe("npm run operator:create beside the running server", () => {
     expect((await as({ authorization: `Bearer ${secret}x` })).status).not.toBe(200);
   });
 
-  test("the file is removed at shutdown; the next start says operator tokens are on", async () => {
-    expect(await server.stop("SIGTERM")).toBe(0);
-    expect(existsSync(join(dataDir, "vend.local.json"))).toBe(false);
-    const again = start(dataDir);
-    try {
-      await again.waitFor(startupLine);
-      expect(adminApiOf(again.output())).toBe("operator tokens");
-      // Not a first start: no creation, no migrations, no account.
-      expect(again.output()).not.toContain("first start");
-      expect(again.output()).not.toContain("Migrating the database");
-    } finally {
-      await again.stop();
-    }
-    const withToken = start(dataDir, { ADMIN_TOKEN: "startup-admin-token-0123456789abcdef" });
-    try {
-      await withToken.waitFor(startupLine);
-      expect(adminApiOf(withToken.output())).toBe("admin token and operator tokens");
-    } finally {
-      await withToken.stop();
-    }
-  }, 120_000);
+  test(
+    "the file is removed at shutdown; the next start says operator tokens are on",
+    async () => {
+      expect(await server.stop("SIGTERM")).toBe(0);
+      expect(existsSync(join(dataDir, "vend.local.json"))).toBe(false);
+      const again = start(dataDir);
+      try {
+        await again.waitFor(startupLine);
+        expect(adminApiOf(again.output())).toBe("operator tokens");
+        // Not a first start: no creation, no migrations, no account.
+        expect(again.output()).not.toContain("first start");
+        expect(again.output()).not.toContain("Migrating the database");
+      } finally {
+        await again.stop();
+      }
+      const withToken = start(dataDir, { ADMIN_TOKEN: "startup-admin-token-0123456789abcdef" });
+      try {
+        await withToken.waitFor(startupLine);
+        expect(adminApiOf(withToken.output())).toBe("admin token and operator tokens");
+      } finally {
+        await withToken.stop();
+      }
+    },
+    processTestMs,
+  );
 
-  test("a directory held by a process that takes no local requests: one line saying what to do, exit 1", async () => {
-    const dir = join(root, "held");
-    mkdirSync(dir);
-    const holder = spawnProcess([process.execPath, racer, dir], childEnv({}));
-    try {
-      await holder.waitFor(/won/);
-      const run = await runOperatorCreate(dir, "--name", "bob", "--role", "viewer");
-      expect(run.code).toBe(1);
-      const line = oneLine(run.output);
-      expect(line).toContain(`pid ${holder.proc.pid}`);
-      expect(line).toContain("ADMIN_TOKEN");
-      // npm run migrate beside it: the same one line (the holder applied the migrations when it started).
-      const migrate = await runMigrate(dir);
-      expect(migrate.code).toBe(1);
-      expect(oneLine(migrate.output)).toContain(`pid ${holder.proc.pid}`);
-    } finally {
-      await holder.stop("SIGKILL");
-    }
-  }, 60_000);
+  test(
+    "a directory held by a process that takes no local requests: one line saying what to do, exit 1",
+    async () => {
+      const dir = join(root, "held");
+      mkdirSync(dir);
+      const holder = spawnProcess([process.execPath, racer, dir], childEnv({}));
+      try {
+        await holder.waitFor(/won/);
+        const run = await runOperatorCreate(dir, "--name", "bob", "--role", "viewer");
+        expect(run.code).toBe(1);
+        const line = oneLine(run.output);
+        expect(line).toContain(`pid ${holder.proc.pid}`);
+        expect(line).toContain("ADMIN_TOKEN");
+        // npm run migrate beside it: the same one line (the holder applied the migrations when it started).
+        const migrate = await runMigrate(dir);
+        expect(migrate.code).toBe(1);
+        expect(oneLine(migrate.output)).toContain(`pid ${holder.proc.pid}`);
+      } finally {
+        await holder.stop("SIGKILL");
+      }
+    },
+    processTestMs,
+  );
 });
 
 describe("an unusable data directory", () => {
-  test("under a regular file: one line naming the directory, exit 1, no stack trace", async () => {
-    const file = join(root, "a-file");
-    writeFileSync(file, "not a directory");
-    const dir = join(file, "data");
-    const proc = start(dir);
-    expect(await proc.proc.exited).toBe(1);
-    await Bun.sleep(50);
-    const line = oneLine(proc.output());
-    expect(line).toContain(dir);
-    expect(line).toContain("VEND_DATA_DIR");
-    const create = await runOperatorCreate(dir, "--name", "carol", "--role", "viewer");
-    expect(create.code).toBe(1);
-    oneLine(create.output);
-    const migrate = await runMigrate(dir);
-    expect(migrate.code).toBe(1);
-    oneLine(migrate.output);
-  }, 60_000);
+  test(
+    "under a regular file: one line naming the directory, exit 1, no stack trace",
+    async () => {
+      const file = join(root, "a-file");
+      writeFileSync(file, "not a directory");
+      const dir = join(file, "data");
+      const proc = start(dir);
+      expect(await proc.finished()).toBe(1);
+      const line = oneLine(proc.output());
+      expect(line).toContain(dir);
+      expect(line).toContain("VEND_DATA_DIR");
+      const create = await runOperatorCreate(dir, "--name", "carol", "--role", "viewer");
+      expect(create.code).toBe(1);
+      oneLine(create.output);
+      const migrate = await runMigrate(dir);
+      expect(migrate.code).toBe(1);
+      oneLine(migrate.output);
+    },
+    processTestMs,
+  );
 
   // Root ignores permission bits: an immutable directory (chattr +i) refuses even root's writes (EPERM).
   const immutable = Bun.spawnSync(["sh", "-c", "command -v chattr"]).exitCode === 0;
@@ -191,8 +205,7 @@ describe("an unusable data directory", () => {
       if (set.exitCode !== 0) throw new Error(`chattr +i failed: ${set.stderr.toString()}`);
       try {
         const proc = start(dir);
-        expect(await proc.proc.exited).toBe(1);
-        await Bun.sleep(50);
+        expect(await proc.finished()).toBe(1);
         expect(oneLine(proc.output())).toContain(dir);
         expect(readdirSync(dir)).toEqual([]);
       } finally {

@@ -3,6 +3,7 @@ import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { apiUrl, finalCounter, fundDefaultAccount, spawnService, summarise, vendMany } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import type { StartedProcess } from "../helpers/process.ts";
+import { processTestMs } from "../helpers/process.ts";
 
 // Several processes on one database need a real PostgreSQL server (CI always has one).
 const postgres = Boolean(process.env.DATABASE_URL);
@@ -37,53 +38,61 @@ function worker(url: string, env: Record<string, string>) {
 }
 
 describe.skipIf(!postgres)("processes on one database", () => {
-  test("a worker killed with SIGKILL mid-batch: after a new worker starts, every transaction is final exactly once and none was vended twice", async () => {
-    const { url, urls, key, handle } = await cluster(1);
-    await fundDefaultAccount(urls[0] ?? "", key, 10_000_000);
-    const references = await vendMany(urls, key, 300);
-    const finals = await finalCounter(handle);
-    const doomed = worker(url, { SANDBOX_LATENCY_MS: "40", WORKER_CONCURRENCY: "16" });
-    await finals.reached(40);
-    await doomed.stop("SIGKILL");
-    const midway = await summarise(handle);
-    expect(midway.final).toBeLessThan(300);
-    worker(url, { WORKER_CONCURRENCY: "16" });
-    await finals.reached(300);
-    await finals.stop();
-    const books = await summarise(handle);
-    expect(books).toMatchObject({
-      transactions: 300,
-      final: 300,
-      notFinal: 0,
-      maxVendCount: 1,
-      ordersAtProvider: 300,
-      captures: 300,
-      releases: 0,
-      maxSettlementsPerTransaction: 1,
-      events: 300,
-      maxEventsPerTransaction: 1,
-      heldKobo: 0,
-    });
-    expect(references).toHaveLength(300);
-    expect(await reconcileWallets(handle.db)).toEqual([]);
-  }, 120_000);
+  test(
+    "a worker killed with SIGKILL mid-batch: after a new worker starts, every transaction is final exactly once and none was vended twice",
+    async () => {
+      const { url, urls, key, handle } = await cluster(1);
+      await fundDefaultAccount(urls[0] ?? "", key, 10_000_000);
+      const references = await vendMany(urls, key, 300);
+      const finals = await finalCounter(handle);
+      const doomed = worker(url, { SANDBOX_LATENCY_MS: "40", WORKER_CONCURRENCY: "16" });
+      await finals.reached(40);
+      await doomed.stop("SIGKILL");
+      const midway = await summarise(handle);
+      expect(midway.final).toBeLessThan(300);
+      worker(url, { WORKER_CONCURRENCY: "16" });
+      await finals.reached(300);
+      await finals.stop();
+      const books = await summarise(handle);
+      expect(books).toMatchObject({
+        transactions: 300,
+        final: 300,
+        notFinal: 0,
+        maxVendCount: 1,
+        ordersAtProvider: 300,
+        captures: 300,
+        releases: 0,
+        maxSettlementsPerTransaction: 1,
+        events: 300,
+        maxEventsPerTransaction: 1,
+        heldKobo: 0,
+      });
+      expect(references).toHaveLength(300);
+      expect(await reconcileWallets(handle.db)).toEqual([]);
+    },
+    processTestMs,
+  );
 
-  test("SIGTERM: in-flight work finishes or its lease is given back; the next worker finishes the rest", async () => {
-    const { url, urls, key, handle } = await cluster(1);
-    await fundDefaultAccount(urls[0] ?? "", key, 10_000_000);
-    await vendMany(urls, key, 60);
-    const finals = await finalCounter(handle);
-    const first = worker(url, { SANDBOX_LATENCY_MS: "150", WORKER_CONCURRENCY: "8", WORKER_LEASE_SECONDS: "300" });
-    await finals.reached(8);
-    const started = performance.now();
-    expect(await first.stop("SIGTERM")).toBe(0);
-    expect(performance.now() - started).toBeLessThan(5000);
-    // With a 300 s lease, only leases given back on shutdown let the next worker finish promptly.
-    worker(url, { WORKER_CONCURRENCY: "8" });
-    await finals.reached(60, 30_000);
-    await finals.stop();
-    expect(await summarise(handle)).toMatchObject({ final: 60, maxVendCount: 1, maxSettlementsPerTransaction: 1, heldKobo: 0 });
-  }, 120_000);
+  test(
+    "SIGTERM: in-flight work finishes or its lease is given back; the next worker finishes the rest",
+    async () => {
+      const { url, urls, key, handle } = await cluster(1);
+      await fundDefaultAccount(urls[0] ?? "", key, 10_000_000);
+      await vendMany(urls, key, 60);
+      const finals = await finalCounter(handle);
+      const first = worker(url, { SANDBOX_LATENCY_MS: "150", WORKER_CONCURRENCY: "8", WORKER_LEASE_SECONDS: "300" });
+      await finals.reached(8);
+      const started = performance.now();
+      expect(await first.stop("SIGTERM")).toBe(0);
+      expect(performance.now() - started).toBeLessThan(5000);
+      // With a 300 s lease, only leases given back on shutdown let the next worker finish promptly.
+      worker(url, { WORKER_CONCURRENCY: "8" });
+      await finals.reached(60, 30_000);
+      await finals.stop();
+      expect(await summarise(handle)).toMatchObject({ final: 60, maxVendCount: 1, maxSettlementsPerTransaction: 1, heldKobo: 0 });
+    },
+    processTestMs,
+  );
 
   test("two API processes and two workers process 2,000 vends: none twice, no hold left behind", async () => {
     const { url, urls, key, handle } = await cluster(2);

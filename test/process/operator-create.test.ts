@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnProcess } from "../helpers/process.ts";
+import { processTestMs, spawnProcess } from "../helpers/process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "vend-operator-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -11,24 +11,27 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 async function createOperator(...args: string[]) {
   const env = { ...process.env, DATABASE_URL: undefined, VEND_DATA_DIR: dataDir, LOG_LEVEL: "silent" };
   const run = spawnProcess([process.execPath, "src/admin/create-operator-cli.ts", ...args], env);
-  const code = await run.proc.exited;
-  await Bun.sleep(50);
+  const code = await run.finished();
   return { code, output: run.output() };
 }
 
 describe("npm run operator:create (bootstrap without ADMIN_TOKEN)", () => {
-  test("prints the token once and exits 0; the same name again exits 1; bad arguments exit 2 with the usage", async () => {
-    const first = await createOperator("--name", "root-ops", "--role", "admin");
-    expect(first.code).toBe(0);
-    expect(first.output).toMatch(/Created operator root-ops \(admin, [0-9a-f-]{36}\)/);
-    expect(first.output).toMatch(/Token \(shown once, store it now\): op_[0-9A-Za-z]{40}\n/);
+  test(
+    "prints the token once and exits 0; the same name again exits 1; bad arguments exit 2 with the usage",
+    async () => {
+      const first = await createOperator("--name", "root-ops", "--role", "admin");
+      expect(first.code).toBe(0);
+      expect(first.output).toMatch(/Created operator root-ops \(admin, [0-9a-f-]{36}\)/);
+      expect(first.output).toMatch(/Token \(shown once, store it now\): op_[0-9A-Za-z]{40}\n/);
 
-    const again = await createOperator("--name", "root-ops", "--role", "viewer");
-    expect(again.code).toBe(1);
-    expect(again.output).toContain("exists already");
+      const again = await createOperator("--name", "root-ops", "--role", "viewer");
+      expect(again.code).toBe(1);
+      expect(again.output).toContain("exists already");
 
-    const bad = await createOperator("--name", "x", "--role", "boss");
-    expect(bad.code).toBe(2);
-    expect(bad.output).toContain("Usage: npm run operator:create -- --name NAME --role viewer|operator|admin");
-  }, 60_000);
+      const bad = await createOperator("--name", "x", "--role", "boss");
+      expect(bad.code).toBe(2);
+      expect(bad.output).toContain("Usage: npm run operator:create -- --name NAME --role viewer|operator|admin");
+    },
+    processTestMs,
+  );
 });

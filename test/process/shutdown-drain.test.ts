@@ -8,7 +8,7 @@ import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { apiUrl, fundDefaultAccount } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { childEnv, spawnProcess } from "../helpers/process.ts";
+import { childEnv, processTestMs, spawnProcess } from "../helpers/process.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 // On PostgreSQL when DATABASE_URL is set, else on an embedded data directory: `npm start` either way.
@@ -63,63 +63,67 @@ async function call(url: string, key: string, method: string, path: string, body
 const pendingVend = { product_code: "mtn-airtime", phone_number: "08031234444", amount_kobo: 10_000 };
 
 describe("SIGTERM drains", () => {
-  test("20 open long-polls and vends in flight are all answered, /readyz turns 503, and the process exits 0 within the grace bound", async () => {
-    const { service, url, key } = await startService();
-    await fundDefaultAccount(url, key, 10_000_000);
-    // Ten vends first, whose transactions the GET long-polls wait on (4444 stays pending in test mode).
-    const accepted = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => call(url, key, "POST", "/api/v1/vend", pendingVend, `first-${i}`)),
-    );
-    const longPolls = [
-      ...Array.from({ length: 10 }, (_, i) => call(url, key, "POST", "/api/v1/vend?wait=25", pendingVend, `wait-${i}`)),
-      ...accepted.map((a) => call(url, key, "GET", `/api/v1/transactions/${a.reference}?wait=25`)),
-    ];
-    // Every one of the 20 is pending once the worker has been through them all: the long-polls are waiting.
-    await waitUntil(
-      async () => {
-        const res = await fetch(`${url}/api/v1/transactions?status=pending&limit=100`, {
-          headers: { authorization: `Bearer ${key}` },
-        });
-        const { data } = (await res.json()) as { data: { items: unknown[] } };
-        return data.items.length >= 20;
-      },
-      { what: "20 orders pending", intervalMs: 50 },
-    );
+  test(
+    "20 open long-polls and vends in flight are all answered, /readyz turns 503, and the process exits 0 within the grace bound",
+    async () => {
+      const { service, url, key } = await startService();
+      await fundDefaultAccount(url, key, 10_000_000);
+      // Ten vends first, whose transactions the GET long-polls wait on (4444 stays pending in test mode).
+      const accepted = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => call(url, key, "POST", "/api/v1/vend", pendingVend, `first-${i}`)),
+      );
+      const longPolls = [
+        ...Array.from({ length: 10 }, (_, i) => call(url, key, "POST", "/api/v1/vend?wait=25", pendingVend, `wait-${i}`)),
+        ...accepted.map((a) => call(url, key, "GET", `/api/v1/transactions/${a.reference}?wait=25`)),
+      ];
+      // Every one of the 20 is pending once the worker has been through them all: the long-polls are waiting.
+      await waitUntil(
+        async () => {
+          const res = await fetch(`${url}/api/v1/transactions?status=pending&limit=100`, {
+            headers: { authorization: `Bearer ${key}` },
+          });
+          const { data } = (await res.json()) as { data: { items: unknown[] } };
+          return data.items.length >= 20;
+        },
+        { what: "20 orders pending", intervalMs: 50 },
+      );
 
-    const inFlight = Array.from({ length: 10 }, (_, i) =>
-      call(url, key, "POST", "/api/v1/vend", { ...pendingVend, phone_number: "08031234567" }, `late-${i}`),
-    );
-    const signalled = performance.now();
-    service.proc.kill("SIGTERM");
-    // Readiness turns at once: as soon as the process has taken the signal (a few ms), never later.
-    let ready = await fetch(`${url}/readyz`);
-    while (ready.status === 200 && performance.now() - signalled < 500) {
-      await Bun.sleep(10);
-      ready = await fetch(`${url}/readyz`);
-    }
-    expect(ready.status).toBe(503);
+      const inFlight = Array.from({ length: 10 }, (_, i) =>
+        call(url, key, "POST", "/api/v1/vend", { ...pendingVend, phone_number: "08031234567" }, `late-${i}`),
+      );
+      const signalled = performance.now();
+      service.proc.kill("SIGTERM");
+      // Readiness turns at once: as soon as the process has taken the signal (a few ms), never later.
+      let ready = await fetch(`${url}/readyz`);
+      while (ready.status === 200 && performance.now() - signalled < 500) {
+        await Bun.sleep(10);
+        ready = await fetch(`${url}/readyz`);
+      }
+      expect(ready.status).toBe(503);
 
-    const answers = await Promise.all(longPolls);
-    const lastAnswerMs = performance.now() - signalled;
-    expect(answers.map((a) => a.error)).toEqual(Array(20).fill(undefined));
-    expect(answers.map((a) => a.status).sort()).toEqual([...Array(10).fill(200), ...Array(10).fill(202)]);
-    expect(answers.every((a) => a.state === "pending")).toBe(true);
-    // Answered at once, not at the end of their 25 s wait nor of the grace period.
-    expect(lastAnswerMs).toBeLessThan(3000);
-    expect((await Promise.all(inFlight)).map((a) => a.status)).toEqual(Array(10).fill(202));
+      const answers = await Promise.all(longPolls);
+      const lastAnswerMs = performance.now() - signalled;
+      expect(answers.map((a) => a.error)).toEqual(Array(20).fill(undefined));
+      expect(answers.map((a) => a.status).sort()).toEqual([...Array(10).fill(200), ...Array(10).fill(202)]);
+      expect(answers.every((a) => a.state === "pending")).toBe(true);
+      // Answered at once, not at the end of their 25 s wait nor of the grace period.
+      expect(lastAnswerMs).toBeLessThan(3000);
+      expect((await Promise.all(inFlight)).map((a) => a.status)).toEqual(Array(10).fill(202));
 
-    expect(await service.proc.exited).toBe(0);
-    expect(performance.now() - signalled).toBeLessThan(1000 + 10_000);
+      expect(await service.proc.exited).toBe(0);
+      expect(performance.now() - signalled).toBeLessThan(1000 + 10_000);
 
-    // The books: 30 vends accepted, each held once, wallets reconcile.
-    const handle: DbHandle = database?.handle ?? (await openDatabase({ dataDir }));
-    const [counts] = await queryRows<{ transactions: number; holds: number }>(
-      handle.db,
-      sql`select (select count(*)::int from transactions) as transactions,
+      // The books: 30 vends accepted, each held once, wallets reconcile.
+      const handle: DbHandle = database?.handle ?? (await openDatabase({ dataDir }));
+      const [counts] = await queryRows<{ transactions: number; holds: number }>(
+        handle.db,
+        sql`select (select count(*)::int from transactions) as transactions,
                  (select count(*)::int from ledger_entries where kind = 'hold') as holds`,
-    );
-    expect(counts).toEqual({ transactions: 30, holds: 30 });
-    expect(await reconcileWallets(handle.db)).toEqual([]);
-    if (!database) await handle.close();
-  }, 120_000);
+      );
+      expect(counts).toEqual({ transactions: 30, holds: 30 });
+      expect(await reconcileWallets(handle.db)).toEqual([]);
+      if (!database) await handle.close();
+    },
+    processTestMs,
+  );
 });

@@ -6,7 +6,7 @@ import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
 import { apiUrl, spawnService } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { childEnv, spawnProcess } from "../helpers/process.ts";
+import { childEnv, processTestMs, spawnProcess } from "../helpers/process.ts";
 import { parsePrometheusText } from "../helpers/prometheus.ts";
 
 const main = join(import.meta.dir, "../../src/main.ts");
@@ -27,21 +27,25 @@ async function databaseEnv(): Promise<Record<string, string>> {
 }
 
 describe("npm run worker (--worker-only) with METRICS_ENABLED", () => {
-  test("serves /metrics on METRICS_PORT behind METRICS_TOKEN, and stops with the process", async () => {
-    const env = childEnv({ ...(await databaseEnv()), METRICS_ENABLED: "true", METRICS_PORT: "0", METRICS_TOKEN: token });
-    const proc = spawnProcess([process.execPath, main, "--worker-only"], env);
-    try {
-      const [, url] = await proc.waitFor(/metrics at (http:\/\/\S+\/metrics)\)/);
-      expect((await fetch(url ?? "")).status).toBe(401);
-      const res = await fetch(url ?? "", { headers: { authorization: `Bearer ${token}` } });
-      expect(res.status).toBe(200);
-      const families = parsePrometheusText(await res.text());
-      expect(families.get("vend_queue_depth")?.samples.map((s) => s.value)).toEqual([0]);
-      expect(families.has("vend_vends_total")).toBe(true);
-    } finally {
-      expect(await proc.stop()).toBe(0);
-    }
-  }, 60_000);
+  test(
+    "serves /metrics on METRICS_PORT behind METRICS_TOKEN, and stops with the process",
+    async () => {
+      const env = childEnv({ ...(await databaseEnv()), METRICS_ENABLED: "true", METRICS_PORT: "0", METRICS_TOKEN: token });
+      const proc = spawnProcess([process.execPath, main, "--worker-only"], env);
+      try {
+        const [, url] = await proc.waitFor(/metrics at (http:\/\/\S+\/metrics)\)/);
+        expect((await fetch(url ?? "")).status).toBe(401);
+        const res = await fetch(url ?? "", { headers: { authorization: `Bearer ${token}` } });
+        expect(res.status).toBe(200);
+        const families = parsePrometheusText(await res.text());
+        expect(families.get("vend_queue_depth")?.samples.map((s) => s.value)).toEqual([0]);
+        expect(families.has("vend_vends_total")).toBe(true);
+      } finally {
+        expect(await proc.stop()).toBe(0);
+      }
+    },
+    processTestMs,
+  );
 
   // The credential registry's LISTEN connection (and its heartbeats) is for processes that authenticate.
   test.skipIf(!process.env.DATABASE_URL)(
