@@ -88,36 +88,36 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText("after", exitCodeHelp);
   for (const command of [
-    loginCommand,
-    logoutCommand,
-    authCommand,
-    configCommand,
-    vendCommand,
-    transactionsCommand,
-    batchesCommand,
-    walletCommand,
-    catalogueCommand,
-    pricingCommand,
-    productsCommand,
-    verifyCommand,
-    callbacksCommand,
-    webhooksCommand,
-    triggerCommand,
-    eventsCommand,
-    accountsCommand,
-    keysCommand,
-    reconcileCommand,
-    reportCommand,
-    providersCommand,
-    anomaliesCommand,
-    operatorsCommand,
-    auditCommand,
-    adminCommand,
-    completionCommand,
+    loginCommand(),
+    logoutCommand(),
+    authCommand(),
+    configCommand(),
+    vendCommand(),
+    transactionsCommand(),
+    batchesCommand(),
+    walletCommand(),
+    catalogueCommand(),
+    pricingCommand(),
+    productsCommand(),
+    verifyCommand(),
+    callbacksCommand(),
+    webhooksCommand(),
+    triggerCommand(),
+    eventsCommand(),
+    accountsCommand(),
+    keysCommand(),
+    reconcileCommand(),
+    reportCommand(),
+    providersCommand(),
+    anomaliesCommand(),
+    operatorsCommand(),
+    auditCommand(),
+    adminCommand(),
+    completionCommand(),
   ]) {
     program.addCommand(command);
   }
-  program.addCommand(completeCommand, { hidden: true });
+  program.addCommand(completeCommand(), { hidden: true });
   // commander's own usage errors ("error: unknown option …") start in red like ours.
   const colors = colorsFor(colorEnabled(process.stderr, !process.argv.includes("--no-color")));
   program.configureOutput({ outputError: (text, write) => write(text.replace(/^error:/, colors.red(colors.bold("error:")))) });

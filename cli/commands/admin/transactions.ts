@@ -48,30 +48,32 @@ const adminListOptions = addDateRange(
   .option("--search <text>", "reference, client reference (prefix) or phone, meter or smartcard digits")
   .option("--stuck", "only stuck orders: pending past STUCK_AFTER_MINUTES");
 
-const adminTransactionsListCommand = pagedListCommand(
-  withExample(
-    adminListOptions,
-    "vendctl admin transactions list --search 08031234567 --from 2026-11-22",
-    "vendctl admin transactions list --account 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --status failed --all --jsonl",
-  ),
-  { columns: adminListColumns, ...resumable("transactions") },
-  (ctx, flags: AdminListFlags) => {
-    const client = ctx.clients.admin();
-    const { mode, status, destination, network, service, from, to, search } = flags;
-    const filters = {
-      account_id: flags.account,
-      ...{ mode, status, destination, network, service, from, to, search },
-      ...(flags.stuck ? { stuck: true } : {}),
-    };
-    return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
-  },
-);
+const adminTransactionsListCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      adminListOptions,
+      "vendctl admin transactions list --search 08031234567 --from 2026-11-22",
+      "vendctl admin transactions list --account 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --status failed --all --jsonl",
+    ),
+    { columns: adminListColumns, ...resumable("transactions") },
+    (ctx, flags: AdminListFlags) => {
+      const client = ctx.clients.admin();
+      const { mode, status, destination, network, service, from, to, search } = flags;
+      const filters = {
+        account_id: flags.account,
+        ...{ mode, status, destination, network, service, from, to, search },
+        ...(flags.stuck ? { stuck: true } : {}),
+      };
+      return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
+    },
+  );
 
-export const adminTransactionsCommand = withExample(
-  new Command("transactions")
-    .alias("txn")
-    .description("Transactions of every account (admin token)")
-    .addCommand(adminTransactionsListCommand)
-    .addCommand(adminGetCommand("get", "vendctl admin transactions get txn_4kq9Zr2mXc81LwPb7sTfYhQe")),
-  "vendctl admin transactions list --status pending --all",
-);
+export const adminTransactionsCommand = (): Command =>
+  withExample(
+    new Command("transactions")
+      .alias("txn")
+      .description("Transactions of every account (admin token)")
+      .addCommand(adminTransactionsListCommand())
+      .addCommand(adminGetCommand("get", "vendctl admin transactions get txn_4kq9Zr2mXc81LwPb7sTfYhQe")),
+    "vendctl admin transactions list --status pending --all",
+  );

@@ -21,35 +21,37 @@ function checked(key: SettingName, value: string): string {
   return value;
 }
 
-export const configSetCommand = withExample(
-  new Command("set")
-    .description(
-      "Save one setting in the profile (--profile, default the active one; created if new). Not checked against " +
-        "the API: `vendctl auth status` does that. A value of - is read from stdin.",
-    )
-    .addArgument(settingArgument())
-    .argument("<value>", "the value, or - to read it from stdin"),
-  "vendctl config set base_url https://vend.example.com --profile staging",
-  "pass show vend/api-key | vendctl config set api_key -",
-).action(async (key: SettingName, raw: string, _flags: unknown, command: Command) => {
-  const { name, profile } = savedProfile(command.optsWithGlobals<GlobalOptions>(), { create: true });
-  const value = checked(key, await readValue(raw));
-  const path = writeProfile(name, { ...profile, [settingNames[key]]: value });
-  process.stderr.write(`Saved ${key} in profile "${name}" (${path})\n`);
-});
+export const configSetCommand = (): Command =>
+  withExample(
+    new Command("set")
+      .description(
+        "Save one setting in the profile (--profile, default the active one; created if new). Not checked against " +
+          "the API: `vendctl auth status` does that. A value of - is read from stdin.",
+      )
+      .addArgument(settingArgument())
+      .argument("<value>", "the value, or - to read it from stdin"),
+    "vendctl config set base_url https://vend.example.com --profile staging",
+    "pass show vend/api-key | vendctl config set api_key -",
+  ).action(async (key: SettingName, raw: string, _flags: unknown, command: Command) => {
+    const { name, profile } = savedProfile(command.optsWithGlobals<GlobalOptions>(), { create: true });
+    const value = checked(key, await readValue(raw));
+    const path = writeProfile(name, { ...profile, [settingNames[key]]: value });
+    process.stderr.write(`Saved ${key} in profile "${name}" (${path})\n`);
+  });
 
-export const configUnsetCommand = withExample(
-  new Command("unset")
-    .description("Remove one setting from the profile (--profile, default the active one)")
-    .addArgument(settingArgument()),
-  "vendctl config unset admin_token",
-).action(async (key: SettingName, _flags: unknown, command: Command) => {
-  const { name, profile } = savedProfile(command.optsWithGlobals<GlobalOptions>());
-  if (profile?.[settingNames[key]] === undefined) {
-    process.stderr.write(`${key} is not set in profile "${name}"\n`);
-    return;
-  }
-  const { [settingNames[key]]: _removed, ...rest } = profile;
-  const path = writeProfile(name, rest);
-  process.stderr.write(`Removed ${key} from profile "${name}" (${path})\n`);
-});
+export const configUnsetCommand = (): Command =>
+  withExample(
+    new Command("unset")
+      .description("Remove one setting from the profile (--profile, default the active one)")
+      .addArgument(settingArgument()),
+    "vendctl config unset admin_token",
+  ).action(async (key: SettingName, _flags: unknown, command: Command) => {
+    const { name, profile } = savedProfile(command.optsWithGlobals<GlobalOptions>());
+    if (profile?.[settingNames[key]] === undefined) {
+      process.stderr.write(`${key} is not set in profile "${name}"\n`);
+      return;
+    }
+    const { [settingNames[key]]: _removed, ...rest } = profile;
+    const path = writeProfile(name, rest);
+    process.stderr.write(`Removed ${key} from profile "${name}" (${path})\n`);
+  });
