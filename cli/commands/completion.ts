@@ -2,6 +2,7 @@ import { Argument, Command, type Option } from "commander";
 import { serviceCodes } from "../../generated/constants.ts";
 import { revalidated } from "../catalogue-cache.ts";
 import { contextOf, printerOf, withExample } from "../context.ts";
+import { io } from "../io.ts";
 
 /** A command path, what can follow it, and how each option's value completes. */
 interface Node {
@@ -213,7 +214,7 @@ export const completeCommand = (): Command =>
                 client.GET("/api/v1/catalogue/products", { params: { query: filters, header: header(etag) }, signal }),
               );
         if (!rows || response.status >= 400) return;
-        process.stdout.write(`${rows.map((row) => row.code).join("\n")}\n`);
+        io().stdout.write(`${rows.map((row) => row.code).join("\n")}\n`);
       } catch {
         // Completion offers nothing rather than an error in the middle of the user's command line.
       }

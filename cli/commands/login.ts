@@ -3,6 +3,7 @@ import { checkBaseUrl } from "../base-url.ts";
 import { buildClient, unwrap } from "../client.ts";
 import { activeProfileName, debugEnabled, defaultBaseUrl, type Profile, readConfigFile, writeProfile } from "../config.ts";
 import { type GlobalOptions, printerOf, withExample } from "../context.ts";
+import { io } from "../io.ts";
 import { ask, askSecret, isInteractive } from "../prompt.ts";
 
 const mask = (secret: string | undefined): string => (secret ? `${secret.slice(0, 12)}…` : "-");
@@ -19,7 +20,7 @@ function validBaseUrl(value: string): true | string {
 
 /** Flag, then environment, then (on a terminal) a prompt defaulting to the saved value, else the saved value. */
 async function gather(globals: GlobalOptions, saved: Profile, interactive: boolean): Promise<Profile> {
-  const env = process.env;
+  const env = io().env;
   const baseUrlFrom = globals.baseUrl !== undefined ? "--base-url" : env.VENDCTL_BASE_URL ? "VENDCTL_BASE_URL" : undefined;
   let baseUrl = globals.baseUrl ?? (env.VENDCTL_BASE_URL || undefined);
   if (baseUrl !== undefined && baseUrlFrom) baseUrl = checkBaseUrl(baseUrl, baseUrlFrom);

@@ -3,6 +3,7 @@ import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap, type VendClient } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
 import { type Context, contextOf, integerOption, withExample } from "../context.ts";
+import { io } from "../io.ts";
 import type { Column } from "../output.ts";
 
 type Schemas = components["schemas"];
@@ -146,7 +147,7 @@ async function watchSnapshots(ctx: Context, names: string[], intervalSeconds: nu
       const snapshot = await fetchSnapshot(admin, names);
       if (stop.signal.aborted) break;
       // A terminal shows one table in place; a pipe or file keeps every refresh, a blank line between them.
-      if (process.stdout.isTTY) await ctx.printer.write(clearScreen);
+      if (io().stdout.isTTY) await ctx.printer.write(clearScreen);
       else if (!first) await ctx.printer.write("\n");
       if (ctx.printer.format === "table") {
         await ctx.printer.write(`${new Date().toTimeString().slice(0, 8)}  every ${intervalSeconds}s, Ctrl-C to stop\n`);

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { main } from "../../cli/index.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { childEnv } from "../helpers/process.ts";
 import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
@@ -37,8 +39,45 @@ export function cliEnv(overrides: Record<string, string | undefined> = {}): Reco
   return { ...env, NO_COLOR: "1", VENDCTL_CONFIG_DIR: freshConfigDir(), ...overrides };
 }
 
-/** Runs vendctl to completion without a terminal (stdin is /dev/null). */
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+/** Collects what vendctl writes; not a terminal. */
+class Capture extends Writable {
+  text = "";
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString("utf8");
+    done();
+  }
+}
+
+/**
+ * Local time comes from the process's TZ, which the CLI in this process shares: the run's TZ is set for its
+ * duration, as a spawned vendctl would have it.
+ */
+async function inTimeZone<T>(tz: string | undefined, work: () => Promise<T>): Promise<T> {
+  const before = process.env.TZ;
+  if (tz === undefined || tz === before) return work();
+  process.env.TZ = tz;
+  try {
+    return await work();
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
+}
+
+/**
+ * Runs vendctl to completion in this process (no start-up cost) without a terminal: stdin is empty, stdout
+ * and stderr are captured, `env` is its whole environment.
+ */
+export async function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const io = { stdout, stderr, stdin: Readable.from([]), env: { ...env } };
+  const code = await inTimeZone(env.TZ, () => main(cliCommand(args), io));
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Runs vendctl as its own process (`bun cli/index.ts`), for what only a real process shows: start-up, exit. */
+export function runCliSpawned(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
   return runCommand(cliCommand(args), env);
 }
 

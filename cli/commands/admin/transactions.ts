@@ -33,25 +33,26 @@ const adminListColumns: Column<AdminTransaction>[] = [
   { key: "provider" },
 ];
 
-const adminListOptions = addDateRange(
-  addCatalogueFilters(
-    new Command("list")
-      .description("Search transactions across accounts, newest first (admin token)")
-      .option("--account <id>", "only this account's transactions")
-      .addOption(new Option("--mode <mode>", "only this mode").choices(modes))
-      .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
-      .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
-    "only this network, disco or biller",
-    "only this service",
-  ),
-)
-  .option("--search <text>", "reference, client reference (prefix) or phone, meter or smartcard digits")
-  .option("--stuck", "only stuck orders: pending past STUCK_AFTER_MINUTES");
+const adminListOptions = (): Command =>
+  addDateRange(
+    addCatalogueFilters(
+      new Command("list")
+        .description("Search transactions across accounts, newest first (admin token)")
+        .option("--account <id>", "only this account's transactions")
+        .addOption(new Option("--mode <mode>", "only this mode").choices(modes))
+        .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
+        .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
+      "only this network, disco or biller",
+      "only this service",
+    ),
+  )
+    .option("--search <text>", "reference, client reference (prefix) or phone, meter or smartcard digits")
+    .option("--stuck", "only stuck orders: pending past STUCK_AFTER_MINUTES");
 
 const adminTransactionsListCommand = (): Command =>
   pagedListCommand(
     withExample(
-      adminListOptions,
+      adminListOptions(),
       "vendctl admin transactions list --search 08031234567 --from 2026-11-22",
       "vendctl admin transactions list --account 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --status failed --all --jsonl",
     ),

@@ -12,20 +12,21 @@ interface ListFlags extends PagingFlags {
   open?: boolean;
 }
 
-const filterOptions = addDateRange(
-  new Command("list")
-    .description(
-      "List bulk orders (vend bulk batches) newest first, each with its orders counted by status; " +
-        "follows cursors with --all or --max and prints each page as it arrives",
-    )
-    .addOption(new Option("--completed", "only batches whose orders are all final").conflicts("open"))
-    .addOption(new Option("--open", "only batches with orders still in progress").conflicts("completed")),
-);
+const filterOptions = (): Command =>
+  addDateRange(
+    new Command("list")
+      .description(
+        "List bulk orders (vend bulk batches) newest first, each with its orders counted by status; " +
+          "follows cursors with --all or --max and prints each page as it arrives",
+      )
+      .addOption(new Option("--completed", "only batches whose orders are all final").conflicts("open"))
+      .addOption(new Option("--open", "only batches with orders still in progress").conflicts("completed")),
+  );
 
 export const batchesListCommand = (): Command =>
   pagedListCommand(
     withExample(
-      filterOptions,
+      filterOptions(),
       "vendctl batches list --open",
       "vendctl batches list --from 2026-11-01 --to 2026-11-30 --all --csv > batches.csv",
     ),

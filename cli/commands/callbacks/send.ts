@@ -5,6 +5,7 @@ import { signTimestampedCallback } from "../../../src/lib/shared/callback-signat
 import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../../../src/providers/sandbox/defaults.ts";
 import { unwrap } from "../../client.ts";
 import { contextOf, integerOption, withExample } from "../../context.ts";
+import { io } from "../../io.ts";
 import { transactionDetailColumns } from "../../views.ts";
 
 interface SendFlags {
@@ -49,8 +50,8 @@ export const callbacksSendCommand = (): Command =>
     "vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful --token 1234-5678-9012 --units 45.6",
   ).action(async (reference: string, flags: SendFlags, command: Command) => {
     const ctx = contextOf(command);
-    const bearer = flags.sandboxToken || process.env.VENDCTL_SANDBOX_TOKEN || defaultSandboxCallbackToken;
-    const secret = flags.sandboxSecret || process.env.VENDCTL_SANDBOX_SECRET || defaultSandboxCallbackSecret;
+    const bearer = flags.sandboxToken || io().env.VENDCTL_SANDBOX_TOKEN || defaultSandboxCallbackToken;
+    const secret = flags.sandboxSecret || io().env.VENDCTL_SANDBOX_SECRET || defaultSandboxCallbackSecret;
     const body = {
       event_id: flags.eventId ?? `cb_${randomBytes(12).toString("hex")}`,
       reference,

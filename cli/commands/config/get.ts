@@ -1,6 +1,7 @@
 import { Argument, Command } from "commander";
 import { type SettingName, savedProfile, settingNames } from "../../config.ts";
 import { type GlobalOptions, printerOf, withExample } from "../../context.ts";
+import { io } from "../../io.ts";
 
 export const configGetCommand = (): Command =>
   withExample(
@@ -20,7 +21,7 @@ export const configGetCommand = (): Command =>
     // The bare value even when piped, so `$(vendctl config get api_key)` works; JSON only when asked for.
     if (globals.json) return printer.write(`${JSON.stringify(value ?? null)}\n`);
     if (value === undefined) {
-      process.stderr.write(`${key} is not set in profile "${name}"\n`);
+      io().stderr.write(`${key} is not set in profile "${name}"\n`);
       return;
     }
     await printer.write(`${value}\n`);

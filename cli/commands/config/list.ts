@@ -2,6 +2,7 @@ import { Command } from "commander";
 import { activeProfileName, configPath, readConfigFile } from "../../config.ts";
 import { type GlobalOptions, printerOf, withExample } from "../../context.ts";
 import { maskSecret } from "../../debug.ts";
+import { io } from "../../io.ts";
 import type { Column } from "../../output.ts";
 
 interface ProfileRow {
@@ -35,5 +36,5 @@ export const configListCommand = (): Command =>
       admin_token: profile.adminToken ? maskSecret(profile.adminToken) : null,
     }));
     await printer.listAll(columns, rows);
-    if (rows.length === 0) process.stderr.write(`No profiles in ${configPath()} yet; create one with \`vendctl login\`.\n`);
+    if (rows.length === 0) io().stderr.write(`No profiles in ${configPath()} yet; create one with \`vendctl login\`.\n`);
   });

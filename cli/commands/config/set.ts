@@ -3,6 +3,7 @@ import { checkBaseUrl } from "../../base-url.ts";
 import { type SettingName, savedProfile, settingNames, writeProfile } from "../../config.ts";
 import { type GlobalOptions, withExample } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
+import { io } from "../../io.ts";
 
 const settingArgument = () => new Argument("<key>", "setting").choices(Object.keys(settingNames));
 
@@ -10,7 +11,7 @@ const settingArgument = () => new Argument("<key>", "setting").choices(Object.ke
 async function readValue(raw: string): Promise<string> {
   if (raw !== "-") return raw;
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  for await (const chunk of io().stdin) chunks.push(Buffer.from(chunk));
   return Buffer.concat(chunks).toString("utf8").split("\n")[0]?.trim() ?? "";
 }
 
@@ -36,7 +37,7 @@ export const configSetCommand = (): Command =>
     const { name, profile } = savedProfile(command.optsWithGlobals<GlobalOptions>(), { create: true });
     const value = checked(key, await readValue(raw));
     const path = writeProfile(name, { ...profile, [settingNames[key]]: value });
-    process.stderr.write(`Saved ${key} in profile "${name}" (${path})\n`);
+    io().stderr.write(`Saved ${key} in profile "${name}" (${path})\n`);
   });
 
 export const configUnsetCommand = (): Command =>
@@ -48,10 +49,10 @@ export const configUnsetCommand = (): Command =>
   ).action(async (key: SettingName, _flags: unknown, command: Command) => {
     const { name, profile } = savedProfile(command.optsWithGlobals<GlobalOptions>());
     if (profile?.[settingNames[key]] === undefined) {
-      process.stderr.write(`${key} is not set in profile "${name}"\n`);
+      io().stderr.write(`${key} is not set in profile "${name}"\n`);
       return;
     }
     const { [settingNames[key]]: _removed, ...rest } = profile;
     const path = writeProfile(name, rest);
-    process.stderr.write(`Removed ${key} from profile "${name}" (${path})\n`);
+    io().stderr.write(`Removed ${key} from profile "${name}" (${path})\n`);
   });

@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { Webhook } from "standardwebhooks";
 import { type Context, contextOf, integerOption, withExample } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
+import { io } from "../../io.ts";
 import { warnShownOnce } from "../../shown-once.ts";
 import { createTemporaryEndpoint, removeTemporaryEndpoint, requireTestKey, type TemporaryEndpoint } from "./listen-endpoint.ts";
 import { describeForward, type ForwardResult, forwardDelivery, forwardJson } from "./listen-forward.ts";
@@ -112,7 +113,7 @@ export const webhooksListenCommand = (): Command =>
     "vendctl webhooks listen --port 4242 --secret whsec_… --json",
   ).action(async (flags: ListenFlags, command: Command) => {
     const ctx = contextOf(command);
-    const secret = flags.secret || process.env.VENDCTL_WEBHOOK_SECRET;
+    const secret = flags.secret || io().env.VENDCTL_WEBHOOK_SECRET;
     let verifier = secret ? verifierFor(secret) : undefined;
     if (!secret) requireTestKey(ctx);
     const forwardTo = flags.forwardTo ?? flags.forward;
