@@ -65,13 +65,14 @@ async function inTimeZone<T>(tz: string | undefined, work: () => Promise<T>): Pr
 }
 
 /**
- * Runs vendctl to completion in this process (no start-up cost) without a terminal: stdin is empty, stdout
- * and stderr are captured, `env` is its whole environment.
+ * Runs vendctl to completion in this process (no start-up cost) without a terminal: stdin is `input` (empty
+ * by default), stdout and stderr are captured, `env` is its whole environment.
  */
-export async function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
+export async function runCli(args: string[], env: Record<string, string | undefined>, input = ""): Promise<CliResult> {
   const stdout = new Capture();
   const stderr = new Capture();
-  const io = { stdout, stderr, stdin: Readable.from([]), env: { ...env } };
+  const stdin = Readable.from(input === "" ? [] : [Buffer.from(input)]);
+  const io = { stdout, stderr, stdin, env: { ...env } };
   const code = await inTimeZone(env.TZ, () => main(cliCommand(args), io));
   return { code, stdout: stdout.text, stderr: stderr.text };
 }
@@ -116,6 +117,15 @@ export async function droppingTarget(): Promise<{ url: string; close(): Promise<
     url: `http://127.0.0.1:${port}/hooks`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Polls `check` until it holds; at `timeoutMs` fails with `failure`, which says what did not happen. */
+export async function waitUntil(check: () => Promise<boolean> | boolean, failure: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(failure);
+    await Bun.sleep(25);
+  }
 }
 
 /** A port nothing listens on: bound once, then released. */
