@@ -39,11 +39,16 @@ export function cliEnv(overrides: Record<string, string | undefined> = {}): Reco
   return { ...env, NO_COLOR: "1", VENDCTL_CONFIG_DIR: freshConfigDir(), ...overrides };
 }
 
-/** Collects what vendctl writes; not a terminal. */
+/** Collects what vendctl writes, as it writes it; not a terminal. */
 class Capture extends Writable {
   text = "";
+  constructor(private readonly written: (text: string) => void) {
+    super();
+  }
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString("utf8");
+    const text = chunk.toString("utf8");
+    this.text += text;
+    this.written(text);
     done();
   }
 }
@@ -64,22 +69,64 @@ async function inTimeZone<T>(tz: string | undefined, work: () => Promise<T>): Pr
   }
 }
 
-/**
- * Runs vendctl to completion in this process (no start-up cost) without a terminal: stdin is `input` (empty
- * by default), stdout and stderr are captured, `env` is its whole environment.
- */
-export async function runCli(args: string[], env: Record<string, string | undefined>, input = ""): Promise<CliResult> {
-  const stdout = new Capture();
-  const stderr = new Capture();
-  const stdin = Readable.from(input === "" ? [] : [Buffer.from(input)]);
-  const io = { stdout, stderr, stdin, env: { ...env } };
-  const code = await inTimeZone(env.TZ, () => main(cliCommand(args), io));
-  return { code, stdout: stdout.text, stderr: stderr.text };
+export interface StartCliOptions {
+  /** What stdin holds (empty by default). */
+  input?: string;
+  /** Called with each piece of stdout as vendctl writes it. */
+  onStdout?: (text: string) => void;
 }
 
-/** Runs vendctl as its own process (`bun cli/index.ts`), for what only a real process shows: start-up, exit. */
-export function runCliSpawned(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
-  return runCommand(cliCommand(args), env);
+/** A vendctl run in progress in this process. */
+export interface RunningCli {
+  /** stdout and stderr so far, in the order they were written. */
+  output(): string;
+  /** The first match of `pattern` in the output; fails after `timeoutMs` when it has not appeared. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  done: Promise<CliResult>;
+}
+
+/**
+ * Starts vendctl in this process (no start-up cost) without a terminal: stdin is empty unless `input` is
+ * given, stdout and stderr are captured, `env` is its whole environment.
+ */
+export function startCli(args: string[], env: Record<string, string | undefined>, options: StartCliOptions = {}): RunningCli {
+  let both = "";
+  const stdout = new Capture((text) => {
+    both += text;
+    options.onStdout?.(text);
+  });
+  const stderr = new Capture((text) => {
+    both += text;
+  });
+  const stdin = Readable.from(options.input ? [Buffer.from(options.input)] : []);
+  const io = { stdout, stderr, stdin, env: { ...env } };
+  let finished = false;
+  const done = inTimeZone(env.TZ, () => main(cliCommand(args), io)).then((code) => {
+    finished = true;
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  });
+  return {
+    output: () => both,
+    async waitFor(pattern, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = both.match(pattern);
+        if (match) return match;
+        if (finished || Date.now() > deadline) {
+          throw new Error(
+            `vendctl ${args.join(" ")}: no ${pattern} in its output${finished ? " before it exited" : ""}:\n${both}`,
+          );
+        }
+        await Bun.sleep(25);
+      }
+    },
+    done,
+  };
+}
+
+/** Runs vendctl to completion in this process (see `startCli`). */
+export function runCli(args: string[], env: Record<string, string | undefined>, input = ""): Promise<CliResult> {
+  return startCli(args, env, { input }).done;
 }
 
 /** Runs a command to completion without a terminal (stdin is /dev/null); not spawnSync, so a server in this process answers. */
