@@ -6,7 +6,12 @@ import { onTerminal, script } from "./terminal.ts";
 
 type Schemas = components["schemas"];
 
-const cli = cliServer({ account: { name: "confirmations", kobo: 0 }, env: { TERM: "xterm" } });
+// Revocations take effect KEY_PROPAGATION_MS after the call: the shortest allowed, so waiting for one is short.
+const cli = cliServer({
+  config: { keyPropagationMs: 200 },
+  account: { name: "confirmations", kobo: 0 },
+  env: { TERM: "xterm" },
+});
 const admin = () => cli.adminEnv();
 const apiEnv = () => cli.apiEnv();
 
