@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configDir } from "./config.ts";
+import { io } from "./io.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -50,7 +51,7 @@ interface Answer<T> {
 export async function revalidated<T>(
   key: string,
   read: (etag: string | undefined) => Promise<Answer<T>>,
-  env: Env = process.env,
+  env: Env = io().env,
 ): Promise<{ data: T | undefined; response: Response }> {
   const entries = readCache(env);
   const held = entries[key];

@@ -1,4 +1,5 @@
 import picocolors from "picocolors";
+import { io } from "./io.ts";
 
 export type Colors = ReturnType<typeof picocolors.createColors>;
 
@@ -10,7 +11,7 @@ interface Stream {
  * Colour on `stream` when it is a terminal, NO_COLOR is unset or empty and --no-color was not given;
  * a non-empty FORCE_COLOR (other than "0") turns it on even for a pipe, still never against --no-color.
  */
-export function colorEnabled(stream: Stream, flag = true, env: NodeJS.ProcessEnv = process.env): boolean {
+export function colorEnabled(stream: Stream, flag = true, env: NodeJS.ProcessEnv = io().env): boolean {
   if (!flag) return false;
   if (env.NO_COLOR) return false;
   if (env.FORCE_COLOR && env.FORCE_COLOR !== "0") return true;

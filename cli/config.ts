@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { writeFileAtomically } from "./atomic-file.ts";
 import { checkBaseUrl } from "./base-url.ts";
 import { UsageError } from "./errors.ts";
+import { io } from "./io.ts";
 
 export const defaultBaseUrl = "http://localhost:8080";
 export const defaultProfile = "default";
@@ -42,21 +43,21 @@ export interface ResolvedConfig {
 type Env = Record<string, string | undefined>;
 
 /** VENDCTL_CONFIG_DIR, else $XDG_CONFIG_HOME/vendctl, else ~/.config/vendctl. */
-export function configDir(env: Env = process.env): string {
+export function configDir(env: Env = io().env): string {
   if (env.VENDCTL_CONFIG_DIR) return env.VENDCTL_CONFIG_DIR;
   return join(env.XDG_CONFIG_HOME || join(homedir(), ".config"), "vendctl");
 }
 
-export const configPath = (env: Env = process.env): string => join(configDir(env), "config.json");
+export const configPath = (env: Env = io().env): string => join(configDir(env), "config.json");
 
 /** The profile a command works on: --profile, then VENDCTL_PROFILE, then "default". */
-export const activeProfileName = (flags: ConfigFlags, env: Env = process.env): string =>
+export const activeProfileName = (flags: ConfigFlags, env: Env = io().env): string =>
   flags.profile || env.VENDCTL_PROFILE || defaultProfile;
 
-export const debugEnabled = (flags: ConfigFlags, env: Env = process.env): boolean =>
+export const debugEnabled = (flags: ConfigFlags, env: Env = io().env): boolean =>
   Boolean(flags.debug) || ["1", "true", "yes"].includes((env.VENDCTL_DEBUG ?? "").toLowerCase());
 
-export function readConfigFile(env: Env = process.env): ConfigFile {
+export function readConfigFile(env: Env = io().env): ConfigFile {
   const path = configPath(env);
   if (!existsSync(path)) return { profiles: {} };
   try {
@@ -71,7 +72,7 @@ export function readConfigFile(env: Env = process.env): ConfigFile {
 }
 
 /** A usage error for a profile that does not exist, naming those that do. */
-export function unknownProfile(name: string, file: ConfigFile, env: Env = process.env): UsageError {
+export function unknownProfile(name: string, file: ConfigFile, env: Env = io().env): UsageError {
   const names = Object.keys(file.profiles);
   const create = `create it with \`vendctl login --profile ${name}\``;
   if (names.length === 0)
@@ -85,7 +86,7 @@ const profileNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
  * Replaces the whole file atomically: a private temporary file in the same directory, flushed to disk, then
  * renamed over the old one, so a reader (or a crash) sees the old file or the new one, never half of one.
  */
-export function writeConfigFile(file: ConfigFile, env: Env = process.env): string {
+export function writeConfigFile(file: ConfigFile, env: Env = io().env): string {
   const dir = configDir(env);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   chmodSync(dir, 0o700);
@@ -110,7 +111,7 @@ function syncDirectory(dir: string): void {
 }
 
 /** Writes one profile, keeping the others; the file holds secrets, so it is private to the user. */
-export function writeProfile(name: string, profile: Profile, env: Env = process.env): string {
+export function writeProfile(name: string, profile: Profile, env: Env = io().env): string {
   if (!profileNamePattern.test(name)) {
     throw new UsageError(`profile name "${name}" must be letters, digits, ".", "_" or "-" (at most 64)`);
   }
@@ -136,7 +137,7 @@ export function describeSource(
   source: Source,
   setting: "baseUrl" | "apiKey" | "adminToken",
   profile: string,
-  env: Env = process.env,
+  env: Env = io().env,
 ): string {
   const [flag, variable] = {
     baseUrl: ["--base-url", "VENDCTL_BASE_URL"] as const,
@@ -150,7 +151,7 @@ export function describeSource(
 }
 
 /** Flags, then VENDCTL_* environment variables, then the named profile. */
-export function resolveConfig(flags: ConfigFlags, env: Env = process.env): ResolvedConfig {
+export function resolveConfig(flags: ConfigFlags, env: Env = io().env): ResolvedConfig {
   const name = activeProfileName(flags, env);
   const file = readConfigFile(env);
   const profile = file.profiles[name];
@@ -179,7 +180,7 @@ export type SettingName = keyof typeof settingNames;
 export function savedProfile(
   flags: ConfigFlags,
   options: { create?: boolean } = {},
-  env: Env = process.env,
+  env: Env = io().env,
 ): { name: string; profile?: Profile; file: ConfigFile } {
   const name = activeProfileName(flags, env);
   const file = readConfigFile(env);

@@ -3,6 +3,7 @@ import { type Command, InvalidArgumentError } from "commander";
 import { Clients } from "./client.ts";
 import { colorEnabled, colorsFor } from "./color.ts";
 import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "./config.ts";
+import { io } from "./io.ts";
 import { type FormatFlags, formatFrom, outputOptions, Printer } from "./output.ts";
 import { pagerCommand } from "./pager.ts";
 import { isInteractive } from "./prompt.ts";
@@ -20,11 +21,11 @@ export interface Context {
 /** Output as the flags, the environment (NO_COLOR, FORCE_COLOR, PAGER, TZ) and the terminal ask. */
 export function printerOf(command: Command): Printer {
   const flags = command.optsWithGlobals<GlobalOptions>();
-  const format = formatFrom(flags, Boolean(process.stdout.isTTY));
-  const pager = flags.pager === false || !process.stdout.isTTY ? undefined : pagerCommand();
+  const format = formatFrom(flags, Boolean(io().stdout.isTTY));
+  const pager = flags.pager === false || !io().stdout.isTTY ? undefined : pagerCommand();
   return new Printer({
     ...outputOptions(flags, format),
-    colors: colorsFor(colorEnabled(process.stdout, flags.color !== false)),
+    colors: colorsFor(colorEnabled(io().stdout, flags.color !== false)),
     ...(pager === undefined ? {} : { pager }),
   });
 }

@@ -1,4 +1,5 @@
 import type { Middleware } from "openapi-fetch";
+import { io } from "./io.ts";
 
 /** Bodies longer than this are cut in the log; the command still gets all of it. */
 const bodyLimit = 16_384;
@@ -70,7 +71,7 @@ function headerLines(mark: string, headers: Headers, secrets: string[]): string 
  * Logs every request and response of a client on stderr: method, URL, status, time taken, headers and bodies,
  * with credentials and anything named like a key, token, secret or password redacted.
  */
-export function debugMiddleware(secrets: string[], write: (text: string) => void = (t) => process.stderr.write(t)): Middleware {
+export function debugMiddleware(secrets: string[], write: (text: string) => void = (t) => io().stderr.write(t)): Middleware {
   const started = new Map<string, number>();
   const elapsed = (id: string): string => {
     const start = started.get(id);

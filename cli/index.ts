@@ -30,6 +30,7 @@ import { walletCommand } from "./commands/wallet.ts";
 import { webhooksCommand } from "./commands/webhooks.ts";
 import { ApiError, exitCodes, UnreachableError, UsageError } from "./errors.ts";
 import { expandJsonFields } from "./fields.ts";
+import { type CliIo, io, type OutputStream, processIo, withIo } from "./io.ts";
 import { CancelledError } from "./prompt.ts";
 
 /** Exit code for Ctrl-C or a declined confirmation, as shells report SIGINT. */
@@ -61,7 +62,11 @@ function inheritSettings(command: Command, root: Command): void {
   }
 }
 
-export function buildProgram(): Command {
+/** Help wraps at the terminal's width; at commander's default of 80 columns elsewhere. */
+const helpWidth = (stream: OutputStream): number => (stream.isTTY && stream.columns ? stream.columns : 80);
+
+/** A new program with new commands on every call: commander keeps parsed options on its Command objects. */
+export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command("vendctl")
     .description("Operate the vending service: vend, inspect transactions, fund wallets, manage accounts, keys and webhooks")
     .version(version, "-V, --version")
@@ -88,39 +93,48 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText("after", exitCodeHelp);
   for (const command of [
-    loginCommand,
-    logoutCommand,
-    authCommand,
-    configCommand,
-    vendCommand,
-    transactionsCommand,
-    batchesCommand,
-    walletCommand,
-    catalogueCommand,
-    pricingCommand,
-    productsCommand,
-    verifyCommand,
-    callbacksCommand,
-    webhooksCommand,
-    triggerCommand,
-    eventsCommand,
-    accountsCommand,
-    keysCommand,
-    reconcileCommand,
-    reportCommand,
-    providersCommand,
-    anomaliesCommand,
-    operatorsCommand,
-    auditCommand,
-    adminCommand,
-    completionCommand,
+    loginCommand(),
+    logoutCommand(),
+    authCommand(),
+    configCommand(),
+    vendCommand(),
+    transactionsCommand(),
+    batchesCommand(),
+    walletCommand(),
+    catalogueCommand(),
+    pricingCommand(),
+    productsCommand(),
+    verifyCommand(),
+    callbacksCommand(),
+    webhooksCommand(),
+    triggerCommand(),
+    eventsCommand(),
+    accountsCommand(),
+    keysCommand(),
+    reconcileCommand(),
+    reportCommand(),
+    providersCommand(),
+    anomaliesCommand(),
+    operatorsCommand(),
+    auditCommand(),
+    adminCommand(),
+    completionCommand(),
   ]) {
     program.addCommand(command);
   }
-  program.addCommand(completeCommand, { hidden: true });
+  program.addCommand(completeCommand(), { hidden: true });
   // commander's own usage errors ("error: unknown option …") start in red like ours.
-  const colors = colorsFor(colorEnabled(process.stderr, !process.argv.includes("--no-color")));
-  program.configureOutput({ outputError: (text, write) => write(text.replace(/^error:/, colors.red(colors.bold("error:")))) });
+  const colors = colorsFor(colorEnabled(io().stderr, !argv.includes("--no-color")));
+  program.configureOutput({
+    outputError: (text, write) => write(text.replace(/^error:/, colors.red(colors.bold("error:")))),
+    // Help and usage errors go to the run's streams, like everything else (commander's default is the process's).
+    writeOut: (text) => io().stdout.write(text),
+    writeErr: (text) => io().stderr.write(text),
+    getOutHelpWidth: () => helpWidth(io().stdout),
+    getErrHelpWidth: () => helpWidth(io().stderr),
+    getOutHasColors: () => colorEnabled(io().stdout),
+    getErrHasColors: () => colorEnabled(io().stderr),
+  });
   inheritSettings(program, program);
   return program;
 }
@@ -128,7 +142,7 @@ export function buildProgram(): Command {
 /** The one place errors become messages and exit codes. */
 export function reportError(
   error: unknown,
-  write: (text: string) => void = (t) => process.stderr.write(t),
+  write: (text: string) => void = (t) => io().stderr.write(t),
   colors: Colors = colorsFor(false),
 ): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? exitCodes.ok : exitCodes.usage;
@@ -154,13 +168,18 @@ export function reportError(
   return exitCodes.api;
 }
 
-export async function main(argv: string[]): Promise<number> {
+/** Runs vendctl on `argv` (node-style: the first two are the runtime and the script) with `cliIo`; the exit code. */
+export function main(argv: string[], cliIo: CliIo = processIo()): Promise<number> {
+  return withIo(cliIo, () => run(argv));
+}
+
+async function run(argv: string[]): Promise<number> {
   try {
-    const program = buildProgram();
+    const program = buildProgram(argv);
     await program.parseAsync(expandJsonFields(argv, program));
     return exitCodes.ok;
   } catch (error) {
-    const colors = colorsFor(colorEnabled(process.stderr, !argv.includes("--no-color")));
+    const colors = colorsFor(colorEnabled(io().stderr, !argv.includes("--no-color")));
     return reportError(error, undefined, colors);
   }
 }

@@ -2,6 +2,7 @@ import { stringify } from "csv-stringify/sync";
 import { type Colors, colorsFor } from "./color.ts";
 import { UsageError } from "./errors.ts";
 import { parseFields, runJq, selectFields } from "./fields.ts";
+import { io } from "./io.ts";
 import { writeThroughPager } from "./pager.ts";
 import { type Column, cellValue, renderRecord, renderTable, type TableStyle } from "./table.ts";
 
@@ -75,8 +76,8 @@ export class Printer {
 
   constructor(
     private readonly options: OutputOptions,
-    private readonly out: Sink = process.stdout,
-    private readonly err: Sink = process.stderr,
+    private readonly out: Sink = io().stdout,
+    private readonly err: Sink = io().stderr,
   ) {
     this.format = options.format;
     this.style = { utc: options.utc === true, colors: options.colors ?? colorsFor(false) };

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
+import { io } from "./io.ts";
 
 /** The pager to run: $PAGER, else `less -FRX`; none when PAGER is empty or `cat`. */
-export function pagerCommand(env: NodeJS.ProcessEnv = process.env): string | undefined {
+export function pagerCommand(env: NodeJS.ProcessEnv = io().env): string | undefined {
   const pager = env.PAGER === undefined ? "less -FRX" : env.PAGER.trim();
   if (pager === "" || pager === "cat") return undefined;
   return pager;
@@ -12,7 +13,7 @@ export function pagerCommand(env: NodeJS.ProcessEnv = process.env): string | und
  * False when the pager could not be started, so the caller writes the text itself. A pager the user
  * quits before reading everything closes its stdin: that is not an error.
  */
-export function writeThroughPager(command: string, text: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+export function writeThroughPager(command: string, text: string, env: NodeJS.ProcessEnv = io().env): Promise<boolean> {
   const program = command.split(/\s+/)[0] ?? "";
   if (!Bun.which(program, { PATH: env.PATH ?? "" })) return Promise.resolve(false);
   return new Promise((resolve) => {

@@ -1,4 +1,5 @@
 import yoctoSpinner, { type Spinner } from "yocto-spinner";
+import { io, type OutputStream } from "./io.ts";
 
 /** Progress shown while a command waits: a spinner with text on stderr, only when stderr is a terminal. */
 export interface Progress {
@@ -10,8 +11,8 @@ export interface Progress {
 const silent: Progress = { update: () => {}, stop: () => {} };
 
 /** A spinner on stderr, never on stdout; silent when stderr is not a terminal, so pipes and logs stay clean. */
-export function progress(text: string, stream: NodeJS.WriteStream = process.stderr): Progress {
-  if (!stream.isTTY || process.env.TERM === "dumb") return silent;
+export function progress(text: string, stream: OutputStream = io().stderr): Progress {
+  if (!stream.isTTY || io().env.TERM === "dumb") return silent;
   const spinner: Spinner = yoctoSpinner({ text, stream, handleSignals: false }).start();
   return {
     update: (next) => {

@@ -1,14 +1,15 @@
 import { UsageError } from "./errors.ts";
+import { io } from "./io.ts";
 
 /** @inquirer/prompts is loaded on the first prompt, not on every start (about a third of `vendctl --help`). */
 const prompts = () => import("@inquirer/prompts");
 
 /** Prompts are drawn on stderr, so stdout keeps only the command's output. */
-const promptContext = { output: process.stderr };
+const promptContext = () => ({ input: io().stdin, output: io().stderr });
 
 /** True when a person can answer: stdin and stderr are terminals. */
 export function isInteractive(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY);
+  return Boolean(io().stdin.isTTY && io().stderr.isTTY);
 }
 
 /** The user declined at a prompt or pressed Ctrl-C. */
@@ -31,7 +32,7 @@ export interface Choice<T> {
 
 export async function choose<T>(message: string, choices: Choice<T>[]): Promise<T> {
   if (choices.length === 0) throw new UsageError(`nothing to choose from for "${message}"`);
-  return (await prompts()).select({ message, choices, pageSize: 12 }, promptContext);
+  return (await prompts()).select({ message, choices, pageSize: 12 }, promptContext());
 }
 
 export async function ask(
@@ -39,19 +40,19 @@ export async function ask(
   options: { default?: string; validate?: (value: string) => true | string } = {},
 ): Promise<string> {
   const { input } = await prompts();
-  return input({ message, default: options.default, required: true, validate: options.validate }, promptContext);
+  return input({ message, default: options.default, required: true, validate: options.validate }, promptContext());
 }
 
 export async function askSecret(message: string): Promise<string> {
-  return (await prompts()).password({ message, mask: "*" }, promptContext);
+  return (await prompts()).password({ message, mask: "*" }, promptContext());
 }
 
 export async function confirmOrCancel(message: string): Promise<void> {
   const { confirm } = await prompts();
-  if (!(await confirm({ message, default: false }, promptContext))) throw new CancelledError("cancelled; nothing was sent");
+  if (!(await confirm({ message, default: false }, promptContext()))) throw new CancelledError("cancelled; nothing was sent");
 }
 
 /** A line for the person at the prompts (a finding, a reason to ask again), on stderr with the prompts. */
 export function tell(text: string): void {
-  process.stderr.write(`${text}\n`);
+  io().stderr.write(`${text}\n`);
 }

@@ -21,30 +21,32 @@ interface AnomaliesListFlags extends PagingFlags {
   provider?: string;
 }
 
-const anomaliesListCommand = pagedListCommand(
-  withExample(
-    new Command("list")
-      .description("What operators must look at, newest first: double deliveries and low provider floats (admin token)")
-      .addOption(new Option("--kind <kind>", "only this kind").choices(anomalyKinds))
-      .option("--provider <name>", "only this provider's"),
-    "vendctl anomalies list --kind double_delivery --all",
-    "vendctl anomalies list --provider vtu --jsonl",
-  ),
-  {
-    columns: anomalyColumns,
-    ...resumable(),
-  },
-  (ctx, flags: AnomaliesListFlags) => {
-    const client = ctx.clients.admin();
-    const filters = { kind: flags.kind, provider: flags.provider };
-    return (page) => unwrap(client.GET("/admin/v1/anomalies", { params: { query: { ...filters, ...page } } }));
-  },
-);
+const anomaliesListCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      new Command("list")
+        .description("What operators must look at, newest first: double deliveries and low provider floats (admin token)")
+        .addOption(new Option("--kind <kind>", "only this kind").choices(anomalyKinds))
+        .option("--provider <name>", "only this provider's"),
+      "vendctl anomalies list --kind double_delivery --all",
+      "vendctl anomalies list --provider vtu --jsonl",
+    ),
+    {
+      columns: anomalyColumns,
+      ...resumable(),
+    },
+    (ctx, flags: AnomaliesListFlags) => {
+      const client = ctx.clients.admin();
+      const filters = { kind: flags.kind, provider: flags.provider };
+      return (page) => unwrap(client.GET("/admin/v1/anomalies", { params: { query: { ...filters, ...page } } }));
+    },
+  );
 
-export const anomaliesCommand = withExample(
-  new Command("anomalies")
-    .summary("Double deliveries and low provider floats (admin)")
-    .description("Anomalies raised by the providers' work (admin token): double deliveries, low floats")
-    .addCommand(anomaliesListCommand),
-  "vendctl anomalies list --kind low_balance",
-);
+export const anomaliesCommand = (): Command =>
+  withExample(
+    new Command("anomalies")
+      .summary("Double deliveries and low provider floats (admin)")
+      .description("Anomalies raised by the providers' work (admin token): double deliveries, low floats")
+      .addCommand(anomaliesListCommand()),
+    "vendctl anomalies list --kind low_balance",
+  );

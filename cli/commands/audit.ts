@@ -26,31 +26,33 @@ interface AuditListFlags extends PagingFlags {
   to?: string;
 }
 
-const auditListCommand = pagedListCommand(
-  withExample(
-    addDateRange(
-      new Command("list")
-        .description("Who changed what, newest first: every admin change, with its operator and request id")
-        .option("--operator <name>", "only this operator's entries (ADMIN_TOKEN for the bootstrap token)")
-        .option("--action <operation>", "only this action, e.g. creditWallet")
-        .option("--target <id>", "only entries about this account, key, reference, provider, product or operator"),
-      "",
+const auditListCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      addDateRange(
+        new Command("list")
+          .description("Who changed what, newest first: every admin change, with its operator and request id")
+          .option("--operator <name>", "only this operator's entries (ADMIN_TOKEN for the bootstrap token)")
+          .option("--action <operation>", "only this action, e.g. creditWallet")
+          .option("--target <id>", "only entries about this account, key, reference, provider, product or operator"),
+        "",
+      ),
+      "vendctl audit list --operator ada --action creditWallet",
+      "vendctl audit list --target 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --json",
     ),
-    "vendctl audit list --operator ada --action creditWallet",
-    "vendctl audit list --target 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --json",
-  ),
-  {
-    columns: auditColumns,
-    ...resumable(),
-  },
-  (ctx, flags: AuditListFlags) => {
-    const client = ctx.clients.admin();
-    const filters = { operator: flags.operator, action: flags.action, target_id: flags.target, from: flags.from, to: flags.to };
-    return (page) => unwrap(client.GET("/admin/v1/audit", { params: { query: { ...filters, ...page } } }));
-  },
-);
+    {
+      columns: auditColumns,
+      ...resumable(),
+    },
+    (ctx, flags: AuditListFlags) => {
+      const client = ctx.clients.admin();
+      const filters = { operator: flags.operator, action: flags.action, target_id: flags.target, from: flags.from, to: flags.to };
+      return (page) => unwrap(client.GET("/admin/v1/audit", { params: { query: { ...filters, ...page } } }));
+    },
+  );
 
-export const auditCommand = withExample(
-  new Command("audit").description("The audit trail of admin changes (admin token)").addCommand(auditListCommand),
-  "vendctl audit list --operator ada",
-);
+export const auditCommand = (): Command =>
+  withExample(
+    new Command("audit").description("The audit trail of admin changes (admin token)").addCommand(auditListCommand()),
+    "vendctl audit list --operator ada",
+  );

@@ -3,12 +3,13 @@ import { withExample } from "../context.ts";
 import { batchesGetCommand } from "./batches/get.ts";
 import { batchesListCommand } from "./batches/list.ts";
 
-export const batchesCommand = withExample(
-  new Command("batches")
-    .description(
-      "Bulk orders (vend bulk) of the API key's account and mode: list them and show one, with their orders counted by status",
-    )
-    .addCommand(batchesListCommand)
-    .addCommand(batchesGetCommand),
-  "vendctl batches list --open",
-);
+export const batchesCommand = (): Command =>
+  withExample(
+    new Command("batches")
+      .description(
+        "Bulk orders (vend bulk) of the API key's account and mode: list them and show one, with their orders counted by status",
+      )
+      .addCommand(batchesListCommand())
+      .addCommand(batchesGetCommand()),
+    "vendctl batches list --open",
+  );

@@ -4,12 +4,13 @@ import { callbacksListCommand } from "./callbacks/list.ts";
 import { callbacksReplayCommand } from "./callbacks/replay.ts";
 import { callbacksSendCommand } from "./callbacks/send.ts";
 
-export const callbacksCommand = withExample(
-  new Command("callbacks")
-    .summary("List, replay (admin) or send (QA) provider callbacks")
-    .description("Provider callbacks: list and replay stored ones (admin token), or send a signed sandbox callback (QA)")
-    .addCommand(callbacksListCommand)
-    .addCommand(callbacksReplayCommand)
-    .addCommand(callbacksSendCommand),
-  "vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful",
-);
+export const callbacksCommand = (): Command =>
+  withExample(
+    new Command("callbacks")
+      .summary("List, replay (admin) or send (QA) provider callbacks")
+      .description("Provider callbacks: list and replay stored ones (admin token), or send a signed sandbox callback (QA)")
+      .addCommand(callbacksListCommand())
+      .addCommand(callbacksReplayCommand())
+      .addCommand(callbacksSendCommand()),
+    "vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful",
+  );

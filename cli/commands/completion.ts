@@ -2,6 +2,7 @@ import { Argument, Command, type Option } from "commander";
 import { serviceCodes } from "../../generated/constants.ts";
 import { revalidated } from "../catalogue-cache.ts";
 import { contextOf, printerOf, withExample } from "../context.ts";
+import { io } from "../io.ts";
 
 /** A command path, what can follow it, and how each option's value completes. */
 interface Node {
@@ -162,58 +163,60 @@ compdef _vendctl vendctl
 `;
 }
 
-export const completionCommand = withExample(
-  new Command("completion")
-    .description("Print a shell completion script (commands, aliases, flags and flag values)")
-    .addArgument(new Argument("<shell>", "shell").choices(["bash", "zsh"])),
-  "source <(vendctl completion bash)",
-  "vendctl completion zsh > ~/.zsh/completions/_vendctl",
-).action(async (shell: "bash" | "zsh", _flags: unknown, command: Command) => {
-  const [top, ...rest] = nodesOf(rootOf(command));
-  const globals = top?.options ?? [];
-  const nodes = top ? [{ ...top, options: [] }, ...rest] : rest;
-  await printerOf(command).write(shell === "bash" ? bashScript(nodes, globals) : zshScript(nodes, globals));
-});
+export const completionCommand = (): Command =>
+  withExample(
+    new Command("completion")
+      .description("Print a shell completion script (commands, aliases, flags and flag values)")
+      .addArgument(new Argument("<shell>", "shell").choices(["bash", "zsh"])),
+    "source <(vendctl completion bash)",
+    "vendctl completion zsh > ~/.zsh/completions/_vendctl",
+  ).action(async (shell: "bash" | "zsh", _flags: unknown, command: Command) => {
+    const [top, ...rest] = nodesOf(rootOf(command));
+    const globals = top?.options ?? [];
+    const nodes = top ? [{ ...top, options: [] }, ...rest] : rest;
+    await printerOf(command).write(shell === "bash" ? bashScript(nodes, globals) : zshScript(nodes, globals));
+  });
 
 /** `vendctl __complete networks|products [service] [network]`: catalogue codes for the completion scripts. */
-export const completeCommand = withExample(
-  new Command("__complete")
-    .description("Catalogue codes for the completion scripts, one a line; nothing when they cannot be read")
-    .addArgument(new Argument("<what>", "what to list").choices(["networks", "products"]))
-    .argument("[service]", "only this service")
-    .argument("[network]", "only this network, disco or biller"),
-  "vendctl __complete products data mtn",
-).action(
-  async (
-    what: "networks" | "products",
-    service: string | undefined,
-    network: string | undefined,
-    _flags: unknown,
-    command: Command,
-  ) => {
-    try {
-      const ctx = contextOf(command);
-      const client = ctx.clients.api();
-      const signal = AbortSignal.timeout(2000);
-      const filters = { service: serviceCodes.find((s) => s === service), network: network || undefined };
-      // The answers are kept and revalidated by ETag: an unchanged catalogue comes back as a bodiless 304.
-      const key = `${ctx.config.baseUrl} ${what} ${filters.service ?? ""} ${what === "products" ? (filters.network ?? "") : ""}`;
-      const header = (etag: string | undefined) => ({ "If-None-Match": etag });
-      const { data: rows, response } =
-        what === "networks"
-          ? await revalidated(key, (etag) =>
-              client.GET("/api/v1/catalogue/networks", {
-                params: { query: { service: filters.service }, header: header(etag) },
-                signal,
-              }),
-            )
-          : await revalidated(key, (etag) =>
-              client.GET("/api/v1/catalogue/products", { params: { query: filters, header: header(etag) }, signal }),
-            );
-      if (!rows || response.status >= 400) return;
-      process.stdout.write(`${rows.map((row) => row.code).join("\n")}\n`);
-    } catch {
-      // Completion offers nothing rather than an error in the middle of the user's command line.
-    }
-  },
-);
+export const completeCommand = (): Command =>
+  withExample(
+    new Command("__complete")
+      .description("Catalogue codes for the completion scripts, one a line; nothing when they cannot be read")
+      .addArgument(new Argument("<what>", "what to list").choices(["networks", "products"]))
+      .argument("[service]", "only this service")
+      .argument("[network]", "only this network, disco or biller"),
+    "vendctl __complete products data mtn",
+  ).action(
+    async (
+      what: "networks" | "products",
+      service: string | undefined,
+      network: string | undefined,
+      _flags: unknown,
+      command: Command,
+    ) => {
+      try {
+        const ctx = contextOf(command);
+        const client = ctx.clients.api();
+        const signal = AbortSignal.timeout(2000);
+        const filters = { service: serviceCodes.find((s) => s === service), network: network || undefined };
+        // The answers are kept and revalidated by ETag: an unchanged catalogue comes back as a bodiless 304.
+        const key = `${ctx.config.baseUrl} ${what} ${filters.service ?? ""} ${what === "products" ? (filters.network ?? "") : ""}`;
+        const header = (etag: string | undefined) => ({ "If-None-Match": etag });
+        const { data: rows, response } =
+          what === "networks"
+            ? await revalidated(key, (etag) =>
+                client.GET("/api/v1/catalogue/networks", {
+                  params: { query: { service: filters.service }, header: header(etag) },
+                  signal,
+                }),
+              )
+            : await revalidated(key, (etag) =>
+                client.GET("/api/v1/catalogue/products", { params: { query: filters, header: header(etag) }, signal }),
+              );
+        if (!rows || response.status >= 400) return;
+        io().stdout.write(`${rows.map((row) => row.code).join("\n")}\n`);
+      } catch {
+        // Completion offers nothing rather than an error in the middle of the user's command line.
+      }
+    },
+  );

@@ -17,69 +17,76 @@ const operatorCreatedColumns: Column<OperatorCreated>[] = [
   { key: "token" },
 ];
 
-const operatorsListCommand = pagedListCommand(
-  withExample(new Command("list").description("Operators, newest first, revoked ones too"), "vendctl operators list --all"),
-  {
-    columns: operatorColumns,
-    ...resumable(),
-  },
-  (ctx, _flags: PagingFlags) => {
-    const client = ctx.clients.admin();
-    return (page) => unwrap(client.GET("/admin/v1/operators", { params: { query: page } }));
-  },
-);
-
-const operatorsCreateCommand = withExample(
-  new Command("create")
-    .description("Create an operator with its own token (admin role; the token is shown only now)")
-    .requiredOption("--name <name>", "the operator's name, as the audit shows it")
-    .addOption(
-      new Option("--role <role>", "viewer reads; operator also changes money and orders; admin also manages operators")
-        .choices(operatorRoles)
-        .makeOptionMandatory(),
-    ),
-  "vendctl operators create --name ada --role operator",
-).action(async (flags: { name: string; role: OperatorRole }, command: Command) => {
-  const ctx = contextOf(command);
-  const created = await unwrap(ctx.clients.admin().POST("/admin/v1/operators", { body: { name: flags.name, role: flags.role } }));
-  await ctx.printer.record(created, operatorCreatedColumns);
-});
-
-const operatorsRevokeCommand = withExample(
-  new Command("revoke")
-    .description(
-      "Revoke an operator's token; it stops working at once (admin role). Asks to confirm on a terminal; --yes without one",
-    )
-    .argument("<operator-id>", "operator id")
-    .addOption(yesOption()),
-  "vendctl operators revoke 5c1d2e3f-0000-4000-8000-000000000001 --yes",
-).action(async (operatorId: string, flags: { yes?: boolean }, command: Command) => {
-  const ctx = contextOf(command);
-  await confirmDestructive(
-    ctx,
-    flags.yes,
-    `Revoke operator ${operatorId}`,
-    "Every request made with its token fails from now on",
+const operatorsListCommand = (): Command =>
+  pagedListCommand(
+    withExample(new Command("list").description("Operators, newest first, revoked ones too"), "vendctl operators list --all"),
+    {
+      columns: operatorColumns,
+      ...resumable(),
+    },
+    (ctx, _flags: PagingFlags) => {
+      const client = ctx.clients.admin();
+      return (page) => unwrap(client.GET("/admin/v1/operators", { params: { query: page } }));
+    },
   );
-  const path = { operator_id: operatorId };
-  const revoked = await unwrap(ctx.clients.admin().DELETE("/admin/v1/operators/{operator_id}", { params: { path } }));
-  await ctx.printer.record(revoked, operatorColumns);
-});
 
-const operatorsWhoamiCommand = withExample(
-  new Command("whoami").description("The operator the configured admin token belongs to, and its role"),
-  "vendctl operators whoami",
-).action(async (_flags: unknown, command: Command) => {
-  const ctx = contextOf(command);
-  await ctx.printer.record(await unwrap(ctx.clients.admin().GET("/admin/v1/operators/me")), operatorColumns);
-});
+const operatorsCreateCommand = (): Command =>
+  withExample(
+    new Command("create")
+      .description("Create an operator with its own token (admin role; the token is shown only now)")
+      .requiredOption("--name <name>", "the operator's name, as the audit shows it")
+      .addOption(
+        new Option("--role <role>", "viewer reads; operator also changes money and orders; admin also manages operators")
+          .choices(operatorRoles)
+          .makeOptionMandatory(),
+      ),
+    "vendctl operators create --name ada --role operator",
+  ).action(async (flags: { name: string; role: OperatorRole }, command: Command) => {
+    const ctx = contextOf(command);
+    const created = await unwrap(
+      ctx.clients.admin().POST("/admin/v1/operators", { body: { name: flags.name, role: flags.role } }),
+    );
+    await ctx.printer.record(created, operatorCreatedColumns);
+  });
 
-export const operatorsCommand = withExample(
-  new Command("operators")
-    .description("People who run the service: their tokens and roles (admin token)")
-    .addCommand(operatorsListCommand)
-    .addCommand(operatorsCreateCommand)
-    .addCommand(operatorsRevokeCommand)
-    .addCommand(operatorsWhoamiCommand),
-  "vendctl operators create --name ada --role viewer",
-);
+const operatorsRevokeCommand = (): Command =>
+  withExample(
+    new Command("revoke")
+      .description(
+        "Revoke an operator's token; it stops working at once (admin role). Asks to confirm on a terminal; --yes without one",
+      )
+      .argument("<operator-id>", "operator id")
+      .addOption(yesOption()),
+    "vendctl operators revoke 5c1d2e3f-0000-4000-8000-000000000001 --yes",
+  ).action(async (operatorId: string, flags: { yes?: boolean }, command: Command) => {
+    const ctx = contextOf(command);
+    await confirmDestructive(
+      ctx,
+      flags.yes,
+      `Revoke operator ${operatorId}`,
+      "Every request made with its token fails from now on",
+    );
+    const path = { operator_id: operatorId };
+    const revoked = await unwrap(ctx.clients.admin().DELETE("/admin/v1/operators/{operator_id}", { params: { path } }));
+    await ctx.printer.record(revoked, operatorColumns);
+  });
+
+const operatorsWhoamiCommand = (): Command =>
+  withExample(
+    new Command("whoami").description("The operator the configured admin token belongs to, and its role"),
+    "vendctl operators whoami",
+  ).action(async (_flags: unknown, command: Command) => {
+    const ctx = contextOf(command);
+    await ctx.printer.record(await unwrap(ctx.clients.admin().GET("/admin/v1/operators/me")), operatorColumns);
+  });
+
+export const operatorsCommand = (): Command =>
+  withExample(
+    new Command("operators")
+      .description("People who run the service: their tokens and roles (admin token)")
+      .addCommand(operatorsListCommand())
+      .addCommand(operatorsCreateCommand())
+      .addCommand(operatorsRevokeCommand())
+      .addCommand(operatorsWhoamiCommand()),
+    "vendctl operators create --name ada --role viewer",
+  );

@@ -4,15 +4,16 @@ import { unwrap } from "../client.ts";
 import { contextOf, withExample } from "../context.ts";
 import { pricingColumns } from "../views.ts";
 
-export const pricingCommand = withExample(
-  addCatalogueFilters(
-    new Command("pricing").description("What the wallet pays per product: bundle prices, and discounts on range products"),
-    "only this network, disco or biller",
-    "only this service",
-  ),
-  "vendctl pricing --network mtn --service airtime",
-).action(async (flags: CatalogueFilters, command: Command) => {
-  const ctx = contextOf(command);
-  const query = { network: flags.network, service: flags.service };
-  await ctx.printer.listAll(pricingColumns, await unwrap(ctx.clients.api().GET("/api/v1/pricing", { params: { query } })));
-});
+export const pricingCommand = (): Command =>
+  withExample(
+    addCatalogueFilters(
+      new Command("pricing").description("What the wallet pays per product: bundle prices, and discounts on range products"),
+      "only this network, disco or biller",
+      "only this service",
+    ),
+    "vendctl pricing --network mtn --service airtime",
+  ).action(async (flags: CatalogueFilters, command: Command) => {
+    const ctx = contextOf(command);
+    const query = { network: flags.network, service: flags.service };
+    await ctx.printer.listAll(pricingColumns, await unwrap(ctx.clients.api().GET("/api/v1/pricing", { params: { query } })));
+  });

@@ -3,6 +3,7 @@ import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap, type VendClient } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
 import { type Context, contextOf, integerOption, withExample } from "../context.ts";
+import { io } from "../io.ts";
 import type { Column } from "../output.ts";
 
 type Schemas = components["schemas"];
@@ -85,21 +86,22 @@ function statsColumns(states: Map<string, ProviderStatus>): Column<ProviderStats
   ];
 }
 
-const listCommand = withExample(
-  new Command("list").description("Providers with their switch, breakers and float, then the effective live routes"),
-  "vendctl providers list",
-  "vendctl providers list --json | jq '.routes'",
-).action(async (_flags: unknown, command: Command) => {
-  const { clients, printer } = contextOf(command);
-  const overview = await unwrap(clients.admin().GET("/admin/v1/providers"));
-  if (printer.format === "json") return printer.record(overview, []);
-  await printer.listAll(providerColumns, overview.providers);
-  if (printer.format !== "table") return;
-  await printer.write("\n");
-  if (overview.routes.length === 0) await printer.write("No live routes.\n");
-  else await printer.listAll(routeColumns, overview.routes);
-  if (overview.providers_file) await printer.write(`\nProviders file: ${overview.providers_file}\n`);
-});
+const listCommand = (): Command =>
+  withExample(
+    new Command("list").description("Providers with their switch, breakers and float, then the effective live routes"),
+    "vendctl providers list",
+    "vendctl providers list --json | jq '.routes'",
+  ).action(async (_flags: unknown, command: Command) => {
+    const { clients, printer } = contextOf(command);
+    const overview = await unwrap(clients.admin().GET("/admin/v1/providers"));
+    if (printer.format === "json") return printer.record(overview, []);
+    await printer.listAll(providerColumns, overview.providers);
+    if (printer.format !== "table") return;
+    await printer.write("\n");
+    if (overview.routes.length === 0) await printer.write("No live routes.\n");
+    else await printer.listAll(routeColumns, overview.routes);
+    if (overview.providers_file) await printer.write(`\nProviders file: ${overview.providers_file}\n`);
+  });
 
 interface Snapshot {
   states: Map<string, ProviderStatus>;
@@ -145,7 +147,7 @@ async function watchSnapshots(ctx: Context, names: string[], intervalSeconds: nu
       const snapshot = await fetchSnapshot(admin, names);
       if (stop.signal.aborted) break;
       // A terminal shows one table in place; a pipe or file keeps every refresh, a blank line between them.
-      if (process.stdout.isTTY) await ctx.printer.write(clearScreen);
+      if (io().stdout.isTTY) await ctx.printer.write(clearScreen);
       else if (!first) await ctx.printer.write("\n");
       if (ctx.printer.format === "table") {
         await ctx.printer.write(`${new Date().toTimeString().slice(0, 8)}  every ${intervalSeconds}s, Ctrl-C to stop\n`);
@@ -163,19 +165,20 @@ interface StatusFlags {
   interval: number;
 }
 
-const statusCommand = withExample(
-  new Command("status")
-    .description("Figures per provider over the last 5 and 60 minutes: pending orders, success and failure rates, answer times")
-    .argument("[names...]", "providers to show (default: every provider)")
-    .option("--watch", "redraw until Ctrl-C")
-    .option("--interval <seconds>", "seconds between redraws with --watch", integerOption(1), 2),
-  "vendctl providers status",
-  "vendctl providers status vtu clubkonnect --watch --interval 5",
-).action(async (names: string[], flags: StatusFlags, command: Command) => {
-  const ctx = contextOf(command);
-  if (flags.watch) return watchSnapshots(ctx, names, flags.interval);
-  await printSnapshot(ctx, await fetchSnapshot(ctx.clients.admin(), names));
-});
+const statusCommand = (): Command =>
+  withExample(
+    new Command("status")
+      .description("Figures per provider over the last 5 and 60 minutes: pending orders, success and failure rates, answer times")
+      .argument("[names...]", "providers to show (default: every provider)")
+      .option("--watch", "redraw until Ctrl-C")
+      .option("--interval <seconds>", "seconds between redraws with --watch", integerOption(1), 2),
+    "vendctl providers status",
+    "vendctl providers status vtu clubkonnect --watch --interval 5",
+  ).action(async (names: string[], flags: StatusFlags, command: Command) => {
+    const ctx = contextOf(command);
+    if (flags.watch) return watchSnapshots(ctx, names, flags.interval);
+    await printSnapshot(ctx, await fetchSnapshot(ctx.clients.admin(), names));
+  });
 
 /** One line for a person, or the API's data for a program. */
 async function printSwitched(ctx: Context, status: ProviderStatus): Promise<void> {
@@ -184,43 +187,46 @@ async function printSwitched(ctx: Context, status: ProviderStatus): Promise<void
   await ctx.printer.write(`Provider ${status.name}: ${stateOf(status)}${reason}\n`);
 }
 
-const disableCommand = withExample(
-  new Command("disable")
-    .description(
-      "Take a provider out of every route; orders already with it stay with it. Asks to confirm on a terminal; --yes without one",
-    )
-    .argument("<name>", "provider name")
-    .requiredOption("--reason <text>", "why; shown to other operators")
-    .addOption(yesOption()),
-  'vendctl providers disable vtu --reason "MTN data outage at VTpass, ticket 4411" --yes',
-).action(async (name: string, flags: { reason: string; yes?: boolean }, command: Command) => {
-  const ctx = contextOf(command);
-  await confirmDestructive(
-    ctx,
-    flags.yes,
-    `Disable provider ${name}`,
-    "Its routes go to the next provider, or refuse orders where it is the only one, until it is enabled",
+const disableCommand = (): Command =>
+  withExample(
+    new Command("disable")
+      .description(
+        "Take a provider out of every route; orders already with it stay with it. Asks to confirm on a terminal; --yes without one",
+      )
+      .argument("<name>", "provider name")
+      .requiredOption("--reason <text>", "why; shown to other operators")
+      .addOption(yesOption()),
+    'vendctl providers disable vtu --reason "MTN data outage at VTpass, ticket 4411" --yes',
+  ).action(async (name: string, flags: { reason: string; yes?: boolean }, command: Command) => {
+    const ctx = contextOf(command);
+    await confirmDestructive(
+      ctx,
+      flags.yes,
+      `Disable provider ${name}`,
+      "Its routes go to the next provider, or refuse orders where it is the only one, until it is enabled",
+    );
+    const request = { params: { path: { name } }, body: { reason: flags.reason } };
+    await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/disable", request)));
+  });
+
+const enableCommand = (): Command =>
+  withExample(
+    new Command("enable").description("Put a disabled provider back into its routes").argument("<name>", "provider name"),
+    "vendctl providers enable vtu",
+  ).action(async (name: string, _flags: unknown, command: Command) => {
+    const ctx = contextOf(command);
+    const request = { params: { path: { name } } };
+    await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/enable", request)));
+  });
+
+export const providersCommand = (): Command =>
+  withExample(
+    new Command("providers")
+      .summary("Providers, routes and figures; switch a provider off or on (admin)")
+      .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches")
+      .addCommand(listCommand())
+      .addCommand(statusCommand())
+      .addCommand(disableCommand())
+      .addCommand(enableCommand()),
+    "vendctl providers status --watch",
   );
-  const request = { params: { path: { name } }, body: { reason: flags.reason } };
-  await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/disable", request)));
-});
-
-const enableCommand = withExample(
-  new Command("enable").description("Put a disabled provider back into its routes").argument("<name>", "provider name"),
-  "vendctl providers enable vtu",
-).action(async (name: string, _flags: unknown, command: Command) => {
-  const ctx = contextOf(command);
-  const request = { params: { path: { name } } };
-  await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/enable", request)));
-});
-
-export const providersCommand = withExample(
-  new Command("providers")
-    .summary("Providers, routes and figures; switch a provider off or on (admin)")
-    .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches")
-    .addCommand(listCommand)
-    .addCommand(statusCommand)
-    .addCommand(disableCommand)
-    .addCommand(enableCommand),
-  "vendctl providers status --watch",
-);

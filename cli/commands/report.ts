@@ -51,31 +51,33 @@ interface SettlementFlags {
   mode: Mode;
 }
 
-const settlementCommand = withExample(
-  new Command("settlement")
-    .description(
-      "Successful orders of one provider on one day by our records, per service and network and in total, to set " +
-        "against the provider's statement; the day is a calendar day in Africa/Lagos time (UTC+01:00) (admin token)",
-    )
-    .requiredOption("--provider <name>", "the provider (vtu, clubkonnect, sandbox, …)")
-    .requiredOption("--date <YYYY-MM-DD>", "the day, in Africa/Lagos time")
-    .addOption(new Option("--mode <mode>", "live orders, or test orders (the sandbox's)").choices(modes).default("live")),
-  "vendctl report settlement --provider vtu --date 2026-11-21",
-  "vendctl report settlement --provider vtu --date 2026-11-21 --csv > vtu-2026-11-21.csv",
-).action(async (flags: SettlementFlags, command: Command) => {
-  const { clients, printer } = contextOf(command);
-  const query = { provider: flags.provider, date: flags.date, mode: flags.mode };
-  const report = await unwrap(clients.admin().GET("/admin/v1/reports/settlement", { params: { query } }));
-  if (printer.format === "json") return printer.record(report, []);
-  if (printer.format === "table") {
-    await printer.write(
-      `Settlement ${report.provider} (${report.mode}) for ${report.date}, ${report.timezone}: ${report.from} to ${report.to}\n`,
-    );
-  }
-  await printer.listAll(settlementColumns, settlementRows(report));
-});
+const settlementCommand = (): Command =>
+  withExample(
+    new Command("settlement")
+      .description(
+        "Successful orders of one provider on one day by our records, per service and network and in total, to set " +
+          "against the provider's statement; the day is a calendar day in Africa/Lagos time (UTC+01:00) (admin token)",
+      )
+      .requiredOption("--provider <name>", "the provider (vtu, clubkonnect, sandbox, …)")
+      .requiredOption("--date <YYYY-MM-DD>", "the day, in Africa/Lagos time")
+      .addOption(new Option("--mode <mode>", "live orders, or test orders (the sandbox's)").choices(modes).default("live")),
+    "vendctl report settlement --provider vtu --date 2026-11-21",
+    "vendctl report settlement --provider vtu --date 2026-11-21 --csv > vtu-2026-11-21.csv",
+  ).action(async (flags: SettlementFlags, command: Command) => {
+    const { clients, printer } = contextOf(command);
+    const query = { provider: flags.provider, date: flags.date, mode: flags.mode };
+    const report = await unwrap(clients.admin().GET("/admin/v1/reports/settlement", { params: { query } }));
+    if (printer.format === "json") return printer.record(report, []);
+    if (printer.format === "table") {
+      await printer.write(
+        `Settlement ${report.provider} (${report.mode}) for ${report.date}, ${report.timezone}: ${report.from} to ${report.to}\n`,
+      );
+    }
+    await printer.listAll(settlementColumns, settlementRows(report));
+  });
 
-export const reportCommand = withExample(
-  new Command("report").description("Reports for operators (admin token)").addCommand(settlementCommand),
-  "vendctl report settlement --provider vtu --date 2026-11-21 --csv",
-);
+export const reportCommand = (): Command =>
+  withExample(
+    new Command("report").description("Reports for operators (admin token)").addCommand(settlementCommand()),
+    "vendctl report settlement --provider vtu --date 2026-11-21 --csv",
+  );

@@ -6,19 +6,20 @@ import { cableCommand } from "./vend/cable.ts";
 import { dataCommand } from "./vend/data.ts";
 import { electricityCommand } from "./vend/electricity.ts";
 
-export const vendCommand = withExample(
-  new Command("vend")
-    .summary("Buy airtime, data, electricity or cable TV")
-    .description(
-      "Buy airtime, data, electricity or cable TV, one order or a CSV file of them (vend bulk). On a terminal, missing inputs are asked for and the price is confirmed; " +
-        "without a terminal or with --yes nothing is asked. The Idempotency-Key used is always printed (on stderr with --json).",
-    )
-    .addCommand(airtimeCommand)
-    .addCommand(dataCommand)
-    .addCommand(electricityCommand)
-    .addCommand(cableCommand)
-    .addCommand(bulkCommand),
-  "vendctl vend airtime --network mtn --phone 08031234567 --amount 100 --yes",
-  "vendctl vend data                       # on a terminal: pick network and bundle, confirm",
-  "vendctl vend bulk orders.csv            # every row of a CSV file; results in orders.csv.results.csv",
-);
+export const vendCommand = (): Command =>
+  withExample(
+    new Command("vend")
+      .summary("Buy airtime, data, electricity or cable TV")
+      .description(
+        "Buy airtime, data, electricity or cable TV, one order or a CSV file of them (vend bulk). On a terminal, missing inputs are asked for and the price is confirmed; " +
+          "without a terminal or with --yes nothing is asked. The Idempotency-Key used is always printed (on stderr with --json).",
+      )
+      .addCommand(airtimeCommand())
+      .addCommand(dataCommand())
+      .addCommand(electricityCommand())
+      .addCommand(cableCommand())
+      .addCommand(bulkCommand()),
+    "vendctl vend airtime --network mtn --phone 08031234567 --amount 100 --yes",
+    "vendctl vend data                       # on a terminal: pick network and bundle, confirm",
+    "vendctl vend bulk orders.csv            # every row of a CSV file; results in orders.csv.results.csv",
+  );

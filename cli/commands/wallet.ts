@@ -6,14 +6,15 @@ import { walletFundCommand } from "./wallet/fund.ts";
 import { walletReconcileCommand } from "./wallet/reconcile.ts";
 import { walletStatementCommand } from "./wallet/statement.ts";
 
-export const walletCommand = withExample(
-  new Command("wallet")
-    .description("Wallet balance, statement, funding and low-balance alert; check the books (admin token)")
-    .addCommand(walletBalanceCommand)
-    .addCommand(walletStatementCommand)
-    .addCommand(walletFundCommand)
-    .addCommand(walletAlertCommand)
-    .addCommand(walletReconcileCommand),
-  "vendctl wallet fund 5000 && vendctl wallet balance",
-  "vendctl wallet statement --all --csv > statement.csv",
-);
+export const walletCommand = (): Command =>
+  withExample(
+    new Command("wallet")
+      .description("Wallet balance, statement, funding and low-balance alert; check the books (admin token)")
+      .addCommand(walletBalanceCommand())
+      .addCommand(walletStatementCommand())
+      .addCommand(walletFundCommand())
+      .addCommand(walletAlertCommand())
+      .addCommand(walletReconcileCommand()),
+    "vendctl wallet fund 5000 && vendctl wallet balance",
+    "vendctl wallet statement --all --csv > statement.csv",
+  );

@@ -10,21 +10,22 @@ import { webhooksResendFailedCommand } from "./webhooks/resend-failed.ts";
 import { webhooksRotateSecretCommand } from "./webhooks/rotate-secret.ts";
 import { webhooksUpdateCommand } from "./webhooks/update.ts";
 
-export const webhooksCommand = withExample(
-  new Command("webhooks")
-    .summary("Webhook endpoints, and a local receiver that checks signatures")
-    .description("Webhook endpoints of the API key's account and mode, and a local receiver for testing")
-    .addCommand(webhooksAddCommand)
-    .addCommand(webhooksListCommand)
-    .addCommand(webhooksGetCommand)
-    .addCommand(webhooksUpdateCommand)
-    .addCommand(webhooksRotateSecretCommand)
-    .addCommand(webhooksPingCommand)
-    .addCommand(webhooksResendFailedCommand)
-    .addCommand(webhooksRemoveCommand)
-    .addCommand(webhooksListenCommand),
-  "vendctl webhooks listen --forward-to http://localhost:3000/hooks   # a temporary test-mode endpoint",
-  "vendctl webhooks add http://127.0.0.1:4242/ --json   # note the secret",
-  "vendctl webhooks listen --port 4242 --secret whsec_…",
-  "vendctl webhooks update ID --enable && vendctl webhooks resend-failed --from 2026-11-20 --to 2026-11-22",
-);
+export const webhooksCommand = (): Command =>
+  withExample(
+    new Command("webhooks")
+      .summary("Webhook endpoints, and a local receiver that checks signatures")
+      .description("Webhook endpoints of the API key's account and mode, and a local receiver for testing")
+      .addCommand(webhooksAddCommand())
+      .addCommand(webhooksListCommand())
+      .addCommand(webhooksGetCommand())
+      .addCommand(webhooksUpdateCommand())
+      .addCommand(webhooksRotateSecretCommand())
+      .addCommand(webhooksPingCommand())
+      .addCommand(webhooksResendFailedCommand())
+      .addCommand(webhooksRemoveCommand())
+      .addCommand(webhooksListenCommand()),
+    "vendctl webhooks listen --forward-to http://localhost:3000/hooks   # a temporary test-mode endpoint",
+    "vendctl webhooks add http://127.0.0.1:4242/ --json   # note the secret",
+    "vendctl webhooks listen --port 4242 --secret whsec_…",
+    "vendctl webhooks update ID --enable && vendctl webhooks resend-failed --from 2026-11-20 --to 2026-11-22",
+  );

@@ -5,7 +5,8 @@ import { cliEnv, cliServer, runCli, runJson } from "./cli.ts";
 
 type Schemas = components["schemas"];
 
-const cli = cliServer();
+// Revocations take effect KEY_PROPAGATION_MS after the call: the shortest allowed, so waiting for one is short.
+const cli = cliServer({ config: { keyPropagationMs: 200 } });
 const admin = () => cli.adminEnv();
 
 const testKeyOf = (created: Schemas["AccountCreated"]) => created.keys.find((k) => k.mode === "test")?.key ?? "";

@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Readable, Writable } from "node:stream";
+import { main } from "../../cli/index.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { childEnv } from "../helpers/process.ts";
 import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
@@ -37,9 +39,94 @@ export function cliEnv(overrides: Record<string, string | undefined> = {}): Reco
   return { ...env, NO_COLOR: "1", VENDCTL_CONFIG_DIR: freshConfigDir(), ...overrides };
 }
 
-/** Runs vendctl to completion without a terminal (stdin is /dev/null). */
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<CliResult> {
-  return runCommand(cliCommand(args), env);
+/** Collects what vendctl writes, as it writes it; not a terminal. */
+class Capture extends Writable {
+  text = "";
+  constructor(private readonly written: (text: string) => void) {
+    super();
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    const text = chunk.toString("utf8");
+    this.text += text;
+    this.written(text);
+    done();
+  }
+}
+
+/**
+ * Local time comes from the process's TZ, which the CLI in this process shares: the run's TZ is set for its
+ * duration, as a spawned vendctl would have it.
+ */
+async function inTimeZone<T>(tz: string | undefined, work: () => Promise<T>): Promise<T> {
+  const before = process.env.TZ;
+  if (tz === undefined || tz === before) return work();
+  process.env.TZ = tz;
+  try {
+    return await work();
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
+}
+
+export interface StartCliOptions {
+  /** What stdin holds (empty by default). */
+  input?: string;
+  /** Called with each piece of stdout as vendctl writes it. */
+  onStdout?: (text: string) => void;
+}
+
+/** A vendctl run in progress in this process. */
+export interface RunningCli {
+  /** stdout and stderr so far, in the order they were written. */
+  output(): string;
+  /** The first match of `pattern` in the output; fails after `timeoutMs` when it has not appeared. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  done: Promise<CliResult>;
+}
+
+/**
+ * Starts vendctl in this process (no start-up cost) without a terminal: stdin is empty unless `input` is
+ * given, stdout and stderr are captured, `env` is its whole environment.
+ */
+export function startCli(args: string[], env: Record<string, string | undefined>, options: StartCliOptions = {}): RunningCli {
+  let both = "";
+  const stdout = new Capture((text) => {
+    both += text;
+    options.onStdout?.(text);
+  });
+  const stderr = new Capture((text) => {
+    both += text;
+  });
+  const stdin = Readable.from(options.input ? [Buffer.from(options.input)] : []);
+  const io = { stdout, stderr, stdin, env: { ...env } };
+  let finished = false;
+  const done = inTimeZone(env.TZ, () => main(cliCommand(args), io)).then((code) => {
+    finished = true;
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  });
+  return {
+    output: () => both,
+    async waitFor(pattern, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = both.match(pattern);
+        if (match) return match;
+        if (finished || Date.now() > deadline) {
+          throw new Error(
+            `vendctl ${args.join(" ")}: no ${pattern} in its output${finished ? " before it exited" : ""}:\n${both}`,
+          );
+        }
+        await Bun.sleep(25);
+      }
+    },
+    done,
+  };
+}
+
+/** Runs vendctl to completion in this process (see `startCli`). */
+export function runCli(args: string[], env: Record<string, string | undefined>, input = ""): Promise<CliResult> {
+  return startCli(args, env, { input }).done;
 }
 
 /** Runs a command to completion without a terminal (stdin is /dev/null); not spawnSync, so a server in this process answers. */
@@ -77,6 +164,15 @@ export async function droppingTarget(): Promise<{ url: string; close(): Promise<
     url: `http://127.0.0.1:${port}/hooks`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** Polls `check` until it holds; at `timeoutMs` fails with `failure`, which says what did not happen. */
+export async function waitUntil(check: () => Promise<boolean> | boolean, failure: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(failure);
+    await Bun.sleep(25);
+  }
 }
 
 /** A port nothing listens on: bound once, then released. */

@@ -17,19 +17,6 @@ function withProfiles(profiles: Record<string, Record<string, string>>, extra: E
 
 const savedFile = (env: Env) => JSON.parse(readFileSync(join(env.VENDCTL_CONFIG_DIR ?? "", "config.json"), "utf8"));
 
-/** vendctl with `input` on its stdin. */
-async function runWithStdin(args: string[], env: Env, input: string) {
-  const proc = Bun.spawn(cliCommand(args), { env: env as Record<string, string>, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-  proc.stdin.write(input);
-  await proc.stdin.end();
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
-}
-
 describe("--profile names a profile that does not exist: exit 2, naming those that do", () => {
   test("some profiles exist", async () => {
     const env = withProfiles({ default: { baseUrl: cli.server.url }, qa: { baseUrl: cli.server.url } });
@@ -51,7 +38,7 @@ describe("vendctl config list|get|set|unset", () => {
   test("set writes the active profile (creating it), get reads it back, list masks the secrets", async () => {
     const env = cliEnv();
     expect((await runCli(["config", "set", "base_url", `${cli.server.url}/`], env)).code).toBe(0);
-    const viaStdin = await runWithStdin(["config", "set", "api_key", "-"], env, `${testKey()}\n`);
+    const viaStdin = await runCli(["config", "set", "api_key", "-"], env, `${testKey()}\n`);
     expect(viaStdin.code).toBe(0);
     expect(viaStdin.stderr).toContain('Saved api_key in profile "default"');
     expect((await runCli(["config", "set", "base_url", cli.server.url, "--profile", "qa"], env)).code).toBe(0);

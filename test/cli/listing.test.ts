@@ -3,7 +3,7 @@ import { parse } from "csv-parse/sync";
 import type { components } from "../../generated/openapi-types.ts";
 import { insertTransactions } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { cliCommand, cliEnv, removeConfigDirs, runCli } from "./cli.ts";
+import { cliEnv, removeConfigDirs, runCli, startCli } from "./cli.ts";
 
 type Transaction = components["schemas"]["Transaction"];
 
@@ -74,20 +74,13 @@ describe("transactions list --all", () => {
     const lines = () => stdout.split("\n").length - 1;
     const proxy = gatedProxy(100, lines);
     try {
-      const child = Bun.spawn(cliCommand(["transactions", "list", "--all", "--jsonl"]), {
-        env: { ...env, VENDCTL_BASE_URL: proxy.url } as Record<string, string>,
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
       let firstRowsAt = -1;
-      const decoder = new TextDecoder();
-      const reader = child.stdout.getReader();
-      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
-        stdout += decoder.decode(chunk.value);
+      const onStdout = (text: string) => {
+        stdout += text;
         if (firstRowsAt < 0 && lines() > 0) firstRowsAt = proxy.gates.length;
-      }
-      expect(await child.exited).toBe(0);
+      };
+      const child = startCli(["transactions", "list", "--all", "--jsonl"], { ...env, VENDCTL_BASE_URL: proxy.url }, { onStdout });
+      expect((await child.done).code).toBe(0);
       // The first rows were on stdout while at most page 2 had been asked for (and was being held).
       expect(firstRowsAt).toBeGreaterThanOrEqual(1);
       expect(firstRowsAt).toBeLessThanOrEqual(2);

@@ -13,7 +13,11 @@ import { onTerminal, script } from "./terminal.ts";
 type Schemas = components["schemas"];
 type Env = Record<string, string | undefined>;
 
-const cli = cliServer({ config: fastProcessing(), account: { name: "confirmations", kobo: 1_000_000 } });
+// Revocations take effect KEY_PROPAGATION_MS after the call: the shortest allowed, so waiting for one is short.
+const cli = cliServer({
+  config: fastProcessing({ keyPropagationMs: 200 }),
+  account: { name: "confirmations", kobo: 1_000_000 },
+});
 const server = () => cli.server;
 const db = () => server().database.handle.db;
 

@@ -143,7 +143,7 @@ describe("vend bulk interrupted, then run again", () => {
     try {
       const first = spawnBulk(bulk(run.file), { ...run.env, VENDCTL_BASE_URL: gate.url });
       for (let i = 0; i < 6000 && gate.held() === 0 && first.exitCode === null; i++) await Bun.sleep(10);
-      expect(gate.held()).toBe(1);
+      expect(gate.held(), "the first run's second batch did not reach the gate within 60 s").toBe(1);
       first.kill("SIGKILL");
       await first.exited;
       expect(first.signalCode).toBe("SIGKILL");
@@ -189,7 +189,7 @@ describe("vend bulk interrupted, then run again", () => {
     first.kill("SIGKILL");
     await first.exited;
     expect(first.signalCode).toBe("SIGKILL");
-    expect(seen).toBeGreaterThan(0);
+    expect(seen, "the first run created no order within 60 s").toBeGreaterThan(0);
     const afterKill = await run.transactions();
     const second = await runCli(["vend", "bulk", run.file, "--batch-size", "50", "--json"], run.env);
     expect(second.stderr).toBe("");

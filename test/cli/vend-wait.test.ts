@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
-import { spawnProcess } from "../helpers/process.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { cliCommand, cliEnv, removeConfigDirs, runCli } from "./cli.ts";
+import { cliEnv, removeConfigDirs, runCli, startCli, waitUntil } from "./cli.ts";
 import { onTerminal, script } from "./terminal.ts";
 
 type Transaction = components["schemas"]["Transaction"];
@@ -83,12 +82,12 @@ test("the server going away during the wait: the accepted transaction is still p
   try {
     const account = await fundedAccount(own, 1_000_000, "wait-gone");
     const ownEnv = cliEnv({ VENDCTL_BASE_URL: own.url, VENDCTL_API_KEY: account.testKey });
-    const vend = spawnProcess(cliCommand(airtime("08031234444", "--wait", "30", "--json")), ownEnv);
+    const vend = startCli(airtime("08031234444", "--wait", "30", "--json"), ownEnv);
     const client = own.client(account.testKey);
     const accepted = async () => (await client.get("/api/v1/transactions")).json.data.items.length > 0;
-    while (!(await accepted())) await Bun.sleep(50);
+    await waitUntil(accepted, "the vend was not accepted (no transaction) within 20 s");
     await own.close();
-    expect(await vend.proc.exited).toBe(0);
+    expect((await vend.done).code).toBe(0);
     const output = vend.output();
     expect(output).toMatch(/Stopped waiting for txn_\w+: cannot reach/);
     expect(output).toMatch(/"status": "queued"/);

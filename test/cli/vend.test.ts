@@ -2,9 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { transactions } from "../../src/db/schema/index.ts";
-import { spawnProcess } from "../helpers/process.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { cliCommand, cliEnv, removeConfigDirs, runCli, runJson } from "./cli.ts";
+import { cliEnv, removeConfigDirs, runCli, runJson, startCli } from "./cli.ts";
 
 type Schemas = components["schemas"];
 type Transaction = Schemas["Transaction"];
@@ -156,13 +155,13 @@ describe("transactions watch", () => {
       ["vend", "airtime", "--network", "glo", "--phone", "08051234567", "--amount", "50", "--yes"],
       env,
     );
-    const watch = spawnProcess(cliCommand(["transactions", "watch", vended.reference, "--wait", "1", "--jsonl"]), env);
+    const watch = startCli(["transactions", "watch", vended.reference, "--wait", "1", "--jsonl"], env);
     await watch.waitFor(/"status":"queued"/);
     await server.database.handle.db
       .update(transactions)
       .set({ status: "successful", completedAt: new Date() })
       .where(eq(transactions.reference, vended.reference));
-    expect(await watch.proc.exited).toBe(0);
+    expect((await watch.done).code).toBe(0);
     const states = watch
       .output()
       .trim()

@@ -6,16 +6,17 @@ import { accountColumns } from "../../views.ts";
 
 type AccountsListFlags = PagingFlags & { search?: string };
 
-export const accountsListCommand = pagedListCommand(
-  withExample(
-    new Command("list")
-      .description("List accounts, newest first")
-      .option("--search <text>", "case-insensitive match on the name"),
-    "vendctl accounts list --search acme --all",
-  ),
-  { columns: accountColumns, ...resumable("accounts") },
-  (ctx, flags: AccountsListFlags) => {
-    const client = ctx.clients.admin();
-    return (page) => unwrap(client.GET("/admin/v1/accounts", { params: { query: { search: flags.search, ...page } } }));
-  },
-);
+export const accountsListCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      new Command("list")
+        .description("List accounts, newest first")
+        .option("--search <text>", "case-insensitive match on the name"),
+      "vendctl accounts list --search acme --all",
+    ),
+    { columns: accountColumns, ...resumable("accounts") },
+    (ctx, flags: AccountsListFlags) => {
+      const client = ctx.clients.admin();
+      return (page) => unwrap(client.GET("/admin/v1/accounts", { params: { query: { search: flags.search, ...page } } }));
+    },
+  );

@@ -33,45 +33,48 @@ const adminListColumns: Column<AdminTransaction>[] = [
   { key: "provider" },
 ];
 
-const adminListOptions = addDateRange(
-  addCatalogueFilters(
-    new Command("list")
-      .description("Search transactions across accounts, newest first (admin token)")
-      .option("--account <id>", "only this account's transactions")
-      .addOption(new Option("--mode <mode>", "only this mode").choices(modes))
-      .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
-      .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
-    "only this network, disco or biller",
-    "only this service",
-  ),
-)
-  .option("--search <text>", "reference, client reference (prefix) or phone, meter or smartcard digits")
-  .option("--stuck", "only stuck orders: pending past STUCK_AFTER_MINUTES");
+const adminListOptions = (): Command =>
+  addDateRange(
+    addCatalogueFilters(
+      new Command("list")
+        .description("Search transactions across accounts, newest first (admin token)")
+        .option("--account <id>", "only this account's transactions")
+        .addOption(new Option("--mode <mode>", "only this mode").choices(modes))
+        .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
+        .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
+      "only this network, disco or biller",
+      "only this service",
+    ),
+  )
+    .option("--search <text>", "reference, client reference (prefix) or phone, meter or smartcard digits")
+    .option("--stuck", "only stuck orders: pending past STUCK_AFTER_MINUTES");
 
-const adminTransactionsListCommand = pagedListCommand(
+const adminTransactionsListCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      adminListOptions(),
+      "vendctl admin transactions list --search 08031234567 --from 2026-11-22",
+      "vendctl admin transactions list --account 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --status failed --all --jsonl",
+    ),
+    { columns: adminListColumns, ...resumable("transactions") },
+    (ctx, flags: AdminListFlags) => {
+      const client = ctx.clients.admin();
+      const { mode, status, destination, network, service, from, to, search } = flags;
+      const filters = {
+        account_id: flags.account,
+        ...{ mode, status, destination, network, service, from, to, search },
+        ...(flags.stuck ? { stuck: true } : {}),
+      };
+      return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
+    },
+  );
+
+export const adminTransactionsCommand = (): Command =>
   withExample(
-    adminListOptions,
-    "vendctl admin transactions list --search 08031234567 --from 2026-11-22",
-    "vendctl admin transactions list --account 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --status failed --all --jsonl",
-  ),
-  { columns: adminListColumns, ...resumable("transactions") },
-  (ctx, flags: AdminListFlags) => {
-    const client = ctx.clients.admin();
-    const { mode, status, destination, network, service, from, to, search } = flags;
-    const filters = {
-      account_id: flags.account,
-      ...{ mode, status, destination, network, service, from, to, search },
-      ...(flags.stuck ? { stuck: true } : {}),
-    };
-    return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
-  },
-);
-
-export const adminTransactionsCommand = withExample(
-  new Command("transactions")
-    .alias("txn")
-    .description("Transactions of every account (admin token)")
-    .addCommand(adminTransactionsListCommand)
-    .addCommand(adminGetCommand("get", "vendctl admin transactions get txn_4kq9Zr2mXc81LwPb7sTfYhQe")),
-  "vendctl admin transactions list --status pending --all",
-);
+    new Command("transactions")
+      .alias("txn")
+      .description("Transactions of every account (admin token)")
+      .addCommand(adminTransactionsListCommand())
+      .addCommand(adminGetCommand("get", "vendctl admin transactions get txn_4kq9Zr2mXc81LwPb7sTfYhQe")),
+    "vendctl admin transactions list --status pending --all",
+  );

@@ -7,16 +7,17 @@ import { eventColumns } from "../../views.ts";
 
 type EventsListFlags = PagingFlags & { type?: EventType };
 
-export const eventsListCommand = pagedListCommand(
-  withExample(
-    new Command("list")
-      .description("Webhook events, newest first, with their delivery state per endpoint")
-      .addOption(new Option("--type <type>", "only this event type").choices(eventTypes)),
-    "vendctl events list --type transaction.failed --all --jsonl",
-  ),
-  { columns: eventColumns, ...resumable("events") },
-  (ctx, flags: EventsListFlags) => {
-    const client = ctx.clients.api();
-    return (page) => unwrap(client.GET("/api/v1/events", { params: { query: { type: flags.type, ...page } } }));
-  },
-);
+export const eventsListCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      new Command("list")
+        .description("Webhook events, newest first, with their delivery state per endpoint")
+        .addOption(new Option("--type <type>", "only this event type").choices(eventTypes)),
+      "vendctl events list --type transaction.failed --all --jsonl",
+    ),
+    { columns: eventColumns, ...resumable("events") },
+    (ctx, flags: EventsListFlags) => {
+      const client = ctx.clients.api();
+      return (page) => unwrap(client.GET("/api/v1/events", { params: { query: { type: flags.type, ...page } } }));
+    },
+  );

@@ -47,41 +47,42 @@ async function shouldSave(ctx: Context, save: boolean | undefined): Promise<bool
   }
 }
 
-export const keysRollCommand = withExample(
-  new Command("roll")
-    .description(
-      "Replace the API key in use with a new one (same account, mode and allowed IPs); the old key keeps working " +
-        "for --grace, then is refused. The new key is shown only now; --save puts it in the profile. " +
-        "--grace 0 asks to confirm on a terminal; --yes without one",
-    )
-    .option("--grace <duration>", "how long the old key keeps working: 0 to 24h (90s, 10m, 1h)", parseGrace, 3600)
-    .option("--save", "save the new key in the active profile")
-    .option("--no-save", "do not save it (and do not ask)")
-    .addOption(yesOption("with --grace 0")),
-  "vendctl keys roll --grace 1h --save",
-  "vendctl keys roll --grace 10m --no-save --json",
-).action(async (flags: { grace: number; save?: boolean; yes?: boolean }, command: Command) => {
-  const ctx = contextOf(command);
-  if (flags.grace === 0) {
-    await confirmDestructive(ctx, flags.yes, "Roll the API key in use with no grace", "The old key stops working at once");
-  }
-  const rolled = await unwrap(ctx.clients.api().POST("/api/v1/keys/roll", { body: { grace_seconds: flags.grace } }));
-  await ctx.printer.record(rolled, rolledColumns);
-  const oldUntil = rolled.previous.expires_at ?? "its expiry";
-  await warnShownOnce(
-    `Save this key now: it is shown only once. The old key (${rolled.previous.prefix}…) works until ${oldUntil}.`,
-  );
-  if (!(await shouldSave(ctx, flags.save))) {
-    if (flags.save === undefined)
-      tell(`Not saved: profile "${ctx.config.profile}" keeps the old key (vendctl config set api_key - saves one).`);
-    return;
-  }
-  const name = ctx.config.profile;
-  const path = writeProfile(name, { ...readConfigFile().profiles[name], apiKey: rolled.key.key });
-  tell(`Saved the new key in profile "${name}" (${path}).`);
-  if (ctx.config.sources.apiKey === "env" || ctx.config.sources.apiKey === "flag") {
-    tell(
-      `The key in use came from ${ctx.config.sources.apiKey === "env" ? "VENDCTL_API_KEY" : "--api-key"}: update it there too.`,
+export const keysRollCommand = (): Command =>
+  withExample(
+    new Command("roll")
+      .description(
+        "Replace the API key in use with a new one (same account, mode and allowed IPs); the old key keeps working " +
+          "for --grace, then is refused. The new key is shown only now; --save puts it in the profile. " +
+          "--grace 0 asks to confirm on a terminal; --yes without one",
+      )
+      .option("--grace <duration>", "how long the old key keeps working: 0 to 24h (90s, 10m, 1h)", parseGrace, 3600)
+      .option("--save", "save the new key in the active profile")
+      .option("--no-save", "do not save it (and do not ask)")
+      .addOption(yesOption("with --grace 0")),
+    "vendctl keys roll --grace 1h --save",
+    "vendctl keys roll --grace 10m --no-save --json",
+  ).action(async (flags: { grace: number; save?: boolean; yes?: boolean }, command: Command) => {
+    const ctx = contextOf(command);
+    if (flags.grace === 0) {
+      await confirmDestructive(ctx, flags.yes, "Roll the API key in use with no grace", "The old key stops working at once");
+    }
+    const rolled = await unwrap(ctx.clients.api().POST("/api/v1/keys/roll", { body: { grace_seconds: flags.grace } }));
+    await ctx.printer.record(rolled, rolledColumns);
+    const oldUntil = rolled.previous.expires_at ?? "its expiry";
+    await warnShownOnce(
+      `Save this key now: it is shown only once. The old key (${rolled.previous.prefix}…) works until ${oldUntil}.`,
     );
-  }
-});
+    if (!(await shouldSave(ctx, flags.save))) {
+      if (flags.save === undefined)
+        tell(`Not saved: profile "${ctx.config.profile}" keeps the old key (vendctl config set api_key - saves one).`);
+      return;
+    }
+    const name = ctx.config.profile;
+    const path = writeProfile(name, { ...readConfigFile().profiles[name], apiKey: rolled.key.key });
+    tell(`Saved the new key in profile "${name}" (${path}).`);
+    if (ctx.config.sources.apiKey === "env" || ctx.config.sources.apiKey === "flag") {
+      tell(
+        `The key in use came from ${ctx.config.sources.apiKey === "env" ? "VENDCTL_API_KEY" : "--api-key"}: update it there too.`,
+      );
+    }
+  });

@@ -15,19 +15,20 @@ export const operatorProductColumns: Column<Product>[] = [
 ];
 
 /** The products on sale now, with everything `products update` can change. */
-export const productsListCommand = withExample(
-  addCatalogueFilters(
-    new Command("list").description(
-      "Products on sale, with price, range, discount and whether active (API key: the catalogue; disabled products are not listed)",
+export const productsListCommand = (): Command =>
+  withExample(
+    addCatalogueFilters(
+      new Command("list").description(
+        "Products on sale, with price, range, discount and whether active (API key: the catalogue; disabled products are not listed)",
+      ),
+      "only this network, disco or biller",
+      "only this service",
     ),
-    "only this network, disco or biller",
-    "only this service",
-  ),
-  "vendctl products list --service data --network mtn",
-  "vendctl products list --csv > products.csv",
-).action(async (flags: CatalogueFilters, command: Command) => {
-  const ctx = contextOf(command);
-  const query = { network: flags.network, service: flags.service };
-  const products = await unwrap(ctx.clients.api().GET("/api/v1/catalogue/products", { params: { query } }));
-  await ctx.printer.listAll(operatorProductColumns, products);
-});
+    "vendctl products list --service data --network mtn",
+    "vendctl products list --csv > products.csv",
+  ).action(async (flags: CatalogueFilters, command: Command) => {
+    const ctx = contextOf(command);
+    const query = { network: flags.network, service: flags.service };
+    const products = await unwrap(ctx.clients.api().GET("/api/v1/catalogue/products", { params: { query } }));
+    await ctx.printer.listAll(operatorProductColumns, products);
+  });

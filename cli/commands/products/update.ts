@@ -49,30 +49,36 @@ const describeChange = ([field, value]: [string, unknown]) =>
     : `${field} = ${String(value)}`;
 
 /** An operator edits a product for every account at once; asks to confirm on a terminal, --yes without one. */
-export const productsUpdateCommand = withExample(
-  new Command("update")
-    .description(
-      "Change a product's name, price, range, discount or whether it is on sale (admin token, operator role). " +
-        "Asks to confirm on a terminal; --yes without one",
-    )
-    .argument("<code>", "product code, e.g. mtn-data-1gb-1d")
-    .option("--name <name>", "new display name")
-    .option("--price <ngn>", "price of a fixed-price product, in NGN")
-    .option("--discount-bps <n>", "discount of a range product in basis points, 0 to 10000 (250 = 2.5%)", basisPoints)
-    .option("--min <ngn>", "smallest amount of a range product, in NGN")
-    .option("--max <ngn>", "largest amount of a range product, in NGN")
-    .option("--enable", "put the product on sale")
-    .option("--disable", "take the product off sale (it leaves the catalogue)")
-    .addOption(yesOption()),
-  "vendctl products update mtn-data-1gb-1d --price 300 --yes",
-  "vendctl products update ikedc-prepaid --discount-bps 250",
-  "vendctl products update dstv-padi --disable --yes",
-).action(async (code: string, flags: UpdateFlags, command: Command) => {
-  const patch = patchOf(flags);
-  const ctx = contextOf(command);
-  const client = ctx.clients.admin();
-  const changes = Object.entries(patch).map(describeChange).join(", ");
-  await confirmDestructive(ctx, flags.yes, `Update ${code} for every account: ${changes}`, "Every account's next order sees it");
-  const product = await unwrap(client.PATCH("/admin/v1/products/{code}", { params: { path: { code } }, body: patch }));
-  await ctx.printer.record(product, operatorProductColumns);
-});
+export const productsUpdateCommand = (): Command =>
+  withExample(
+    new Command("update")
+      .description(
+        "Change a product's name, price, range, discount or whether it is on sale (admin token, operator role). " +
+          "Asks to confirm on a terminal; --yes without one",
+      )
+      .argument("<code>", "product code, e.g. mtn-data-1gb-1d")
+      .option("--name <name>", "new display name")
+      .option("--price <ngn>", "price of a fixed-price product, in NGN")
+      .option("--discount-bps <n>", "discount of a range product in basis points, 0 to 10000 (250 = 2.5%)", basisPoints)
+      .option("--min <ngn>", "smallest amount of a range product, in NGN")
+      .option("--max <ngn>", "largest amount of a range product, in NGN")
+      .option("--enable", "put the product on sale")
+      .option("--disable", "take the product off sale (it leaves the catalogue)")
+      .addOption(yesOption()),
+    "vendctl products update mtn-data-1gb-1d --price 300 --yes",
+    "vendctl products update ikedc-prepaid --discount-bps 250",
+    "vendctl products update dstv-padi --disable --yes",
+  ).action(async (code: string, flags: UpdateFlags, command: Command) => {
+    const patch = patchOf(flags);
+    const ctx = contextOf(command);
+    const client = ctx.clients.admin();
+    const changes = Object.entries(patch).map(describeChange).join(", ");
+    await confirmDestructive(
+      ctx,
+      flags.yes,
+      `Update ${code} for every account: ${changes}`,
+      "Every account's next order sees it",
+    );
+    const product = await unwrap(client.PATCH("/admin/v1/products/{code}", { params: { path: { code } }, body: patch }));
+    await ctx.printer.record(product, operatorProductColumns);
+  });

@@ -49,4 +49,5 @@ export function adminGetCommand(name: string, example: string): Command {
   });
 }
 
-export const transactionsInspectCommand = adminGetCommand("inspect", "vendctl transactions inspect txn_4kq9Zr2mXc81LwPb7sTfYhQe");
+export const transactionsInspectCommand = (): Command =>
+  adminGetCommand("inspect", "vendctl transactions inspect txn_4kq9Zr2mXc81LwPb7sTfYhQe");

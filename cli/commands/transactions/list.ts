@@ -17,47 +17,49 @@ interface ListFlags extends PagingFlags, CatalogueFilters {
   batchId?: string;
 }
 
-const filterOptions = addDateRange(
-  addCatalogueFilters(
-    new Command("list")
-      .description("List transactions, newest first; follows cursors with --all or --max and prints each page as it arrives")
-      .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
-      .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
-    "only this network, disco or biller",
-    "only this service",
-  ),
-)
-  .option("--search <text>", "match reference, client reference or destination")
-  .option("--client-reference <ref>", "only this client_reference, exactly (find an order whose answer was lost)")
-  .option("--batch-id <id>", "only the orders of this batch (vend bulk --json names its batches)");
+const filterOptions = (): Command =>
+  addDateRange(
+    addCatalogueFilters(
+      new Command("list")
+        .description("List transactions, newest first; follows cursors with --all or --max and prints each page as it arrives")
+        .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
+        .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
+      "only this network, disco or biller",
+      "only this service",
+    ),
+  )
+    .option("--search <text>", "match reference, client reference or destination")
+    .option("--client-reference <ref>", "only this client_reference, exactly (find an order whose answer was lost)")
+    .option("--batch-id <id>", "only the orders of this batch (vend bulk --json names its batches)");
 
-export const transactionsListCommand = pagedListCommand(
-  withExample(
-    filterOptions,
-    "vendctl transactions list --status successful --all --limit 50 --jsonl",
-    "vendctl transactions list --service electricity --max 500 --csv > electricity.csv",
-    "vendctl transactions list --from 2026-11-01 --to 2026-11-30 --all --jsonl",
-    "vendctl transactions list --client-reference order-1001",
-    "vendctl transactions list --batch-id 5b0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --all --csv",
-  ),
-  {
-    columns: transactionColumns,
-    ...resumable(),
-  },
-  (ctx, flags: ListFlags) => {
-    const client = ctx.clients.api();
-    const { status, destination, network, service, from, to, search, clientReference, batchId } = flags;
-    const filters = {
-      status,
-      destination,
-      network,
-      service,
-      from,
-      to,
-      search,
-      client_reference: clientReference,
-      batch_id: batchId,
-    };
-    return (page) => unwrap(client.GET("/api/v1/transactions", { params: { query: { ...filters, ...page } } }));
-  },
-);
+export const transactionsListCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      filterOptions(),
+      "vendctl transactions list --status successful --all --limit 50 --jsonl",
+      "vendctl transactions list --service electricity --max 500 --csv > electricity.csv",
+      "vendctl transactions list --from 2026-11-01 --to 2026-11-30 --all --jsonl",
+      "vendctl transactions list --client-reference order-1001",
+      "vendctl transactions list --batch-id 5b0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --all --csv",
+    ),
+    {
+      columns: transactionColumns,
+      ...resumable(),
+    },
+    (ctx, flags: ListFlags) => {
+      const client = ctx.clients.api();
+      const { status, destination, network, service, from, to, search, clientReference, batchId } = flags;
+      const filters = {
+        status,
+        destination,
+        network,
+        service,
+        from,
+        to,
+        search,
+        client_reference: clientReference,
+        batch_id: batchId,
+      };
+      return (page) => unwrap(client.GET("/api/v1/transactions", { params: { query: { ...filters, ...page } } }));
+    },
+  );

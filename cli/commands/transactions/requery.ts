@@ -7,15 +7,16 @@ import { printAdminTransaction } from "./inspect.ts";
  * Asks the provider for the order's state now; a final answer is applied through the normal transition path.
  * Safe to repeat, so it does not ask to confirm.
  */
-export const transactionsRequeryCommand = withExample(
-  new Command("requery")
-    .description("Ask the provider for an order's state now and apply a final answer (admin token, operator role)")
-    .argument("<reference>", "transaction reference (txn_…)"),
-  "vendctl transactions requery txn_4kq9Zr2mXc81LwPb7sTfYhQe",
-).action(async (reference: string, _flags: unknown, command: Command) => {
-  const { clients, printer } = contextOf(command);
-  const transaction = await unwrap(
-    clients.admin().POST("/admin/v1/transactions/{reference}/requery", { params: { path: { reference } } }),
-  );
-  await printAdminTransaction(printer, transaction);
-});
+export const transactionsRequeryCommand = (): Command =>
+  withExample(
+    new Command("requery")
+      .description("Ask the provider for an order's state now and apply a final answer (admin token, operator role)")
+      .argument("<reference>", "transaction reference (txn_…)"),
+    "vendctl transactions requery txn_4kq9Zr2mXc81LwPb7sTfYhQe",
+  ).action(async (reference: string, _flags: unknown, command: Command) => {
+    const { clients, printer } = contextOf(command);
+    const transaction = await unwrap(
+      clients.admin().POST("/admin/v1/transactions/{reference}/requery", { params: { path: { reference } } }),
+    );
+    await printAdminTransaction(printer, transaction);
+  });

@@ -26,18 +26,19 @@ const stuckColumns: Column<AdminTransaction>[] = [
 ];
 
 /** Stuck orders: still pending past STUCK_AFTER_MINUTES, newest first, for an operator to re-query or resolve. */
-export const transactionsStuckCommand = pagedListCommand(
-  withExample(
-    new Command("stuck")
-      .description("List stuck orders: pending longer than STUCK_AFTER_MINUTES, any account (admin token)")
-      .option("--account <id>", "only this account's orders")
-      .addOption(new Option("--mode <mode>", "only this mode").choices(modes)),
-    "vendctl transactions stuck --all --jsonl",
-  ),
-  { columns: stuckColumns, more: "stuck orders" },
-  (ctx, flags: StuckFlags) => {
-    const client = ctx.clients.admin();
-    const filters = { stuck: true, account_id: flags.account, mode: flags.mode };
-    return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
-  },
-);
+export const transactionsStuckCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      new Command("stuck")
+        .description("List stuck orders: pending longer than STUCK_AFTER_MINUTES, any account (admin token)")
+        .option("--account <id>", "only this account's orders")
+        .addOption(new Option("--mode <mode>", "only this mode").choices(modes)),
+      "vendctl transactions stuck --all --jsonl",
+    ),
+    { columns: stuckColumns, more: "stuck orders" },
+    (ctx, flags: StuckFlags) => {
+      const client = ctx.clients.admin();
+      const filters = { stuck: true, account_id: flags.account, mode: flags.mode };
+      return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
+    },
+  );

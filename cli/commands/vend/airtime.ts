@@ -25,13 +25,14 @@ async function buyAirtime(flags: AirtimeFlags, command: Command): Promise<void> 
   await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/vend", { params, body }));
 }
 
-export const airtimeCommand = vendCommand(
-  new Command("airtime")
-    .description("Buy airtime for a phone number (POST /api/v1/vend)")
-    .option("--network <code>", "mtn, airtel, glo or 9mobile")
-    .addOption(phoneOption("the phone number to top up"))
-    .addOption(amountOption("face value in NGN, e.g. 100 or 100.50"))
-    .addOption(productOption("product code (default: the network's airtime product)")),
-  "vendctl vend airtime --network mtn --phone 08031234567 --amount 100 --wait 20 --yes --json",
-  buyAirtime,
-);
+export const airtimeCommand = (): Command =>
+  vendCommand(
+    new Command("airtime")
+      .description("Buy airtime for a phone number (POST /api/v1/vend)")
+      .option("--network <code>", "mtn, airtel, glo or 9mobile")
+      .addOption(phoneOption("the phone number to top up"))
+      .addOption(amountOption("face value in NGN, e.g. 100 or 100.50"))
+      .addOption(productOption("product code (default: the network's airtime product)")),
+    "vendctl vend airtime --network mtn --phone 08031234567 --amount 100 --wait 20 --yes --json",
+    buyAirtime,
+  );

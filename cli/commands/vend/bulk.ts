@@ -201,25 +201,26 @@ Progress (orders sent, final, failed) is shown on stderr when it is a terminal. 
 failed or were refused: read the results. A batch the API refuses whole is its error (exit 1, or 3 when the
 server cannot be reached), after writing the results so far.`;
 
-export const bulkCommand = withExample(
-  new Command("bulk")
-    .description(
-      "Vend every row of a CSV file (POST /api/v1/vend/batches, up to 1,000 orders a batch), following them until " +
-        "final, and write a results CSV. Safe to run again: what was sent is replayed, never vended twice.",
-    )
-    .argument("<file>", "the orders: CSV with a header row (see below)")
-    .option("-o, --out <path>", "where to write the results CSV (default: <file>.results.csv)")
-    .option("--batch-size <n>", `orders per batch, 1 to ${maxBatchSize}`, batchSize, maxBatchSize)
-    .option(
-      "--wait <seconds>",
-      "follow the orders this long until every batch is final (progress on a terminal)",
-      integerOption(0),
-      defaultWaitSeconds,
-    )
-    .option("--no-wait", "stop once every batch is sent; the results show the orders as accepted")
-    .addHelpText("after", fileHelp)
-    .action(vendBulk),
-  "vendctl vend bulk orders.csv                       # writes orders.csv.results.csv",
-  "vendctl vend bulk orders.csv --out results.csv --json",
-  "printf 'service,network,destination,amount,client_reference\\nairtime,mtn,08031234567,100,inv-1\\n' > orders.csv",
-);
+export const bulkCommand = (): Command =>
+  withExample(
+    new Command("bulk")
+      .description(
+        "Vend every row of a CSV file (POST /api/v1/vend/batches, up to 1,000 orders a batch), following them until " +
+          "final, and write a results CSV. Safe to run again: what was sent is replayed, never vended twice.",
+      )
+      .argument("<file>", "the orders: CSV with a header row (see below)")
+      .option("-o, --out <path>", "where to write the results CSV (default: <file>.results.csv)")
+      .option("--batch-size <n>", `orders per batch, 1 to ${maxBatchSize}`, batchSize, maxBatchSize)
+      .option(
+        "--wait <seconds>",
+        "follow the orders this long until every batch is final (progress on a terminal)",
+        integerOption(0),
+        defaultWaitSeconds,
+      )
+      .option("--no-wait", "stop once every batch is sent; the results show the orders as accepted")
+      .addHelpText("after", fileHelp)
+      .action(vendBulk),
+    "vendctl vend bulk orders.csv                       # writes orders.csv.results.csv",
+    "vendctl vend bulk orders.csv --out results.csv --json",
+    "printf 'service,network,destination,amount,client_reference\\nairtime,mtn,08031234567,100,inv-1\\n' > orders.csv",
+  );

@@ -42,14 +42,15 @@ async function payCable(flags: CableFlags, command: Command): Promise<void> {
   await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/bills/cable", { params, body }));
 }
 
-export const cableCommand = vendCommand(
-  new Command("cable")
-    .description("Pay a cable TV bouquet (POST /api/v1/bills/cable)")
-    .addOption(billerOption())
-    .option("--smartcard <number>", "smartcard or IUC number (10 to 12 digits)")
-    .addOption(productOption("bouquet code from `vendctl catalogue products --service cable`"))
-    .addOption(phoneOption("customer phone number"))
-    .addOption(amountOption("optional: a bouquet has a fixed price; if given, it must be that price")),
-  "vendctl vend cable --biller dstv --smartcard 7031234567 --product dstv-compact --yes",
-  payCable,
-);
+export const cableCommand = (): Command =>
+  vendCommand(
+    new Command("cable")
+      .description("Pay a cable TV bouquet (POST /api/v1/bills/cable)")
+      .addOption(billerOption())
+      .option("--smartcard <number>", "smartcard or IUC number (10 to 12 digits)")
+      .addOption(productOption("bouquet code from `vendctl catalogue products --service cable`"))
+      .addOption(phoneOption("customer phone number"))
+      .addOption(amountOption("optional: a bouquet has a fixed price; if given, it must be that price")),
+    "vendctl vend cable --biller dstv --smartcard 7031234567 --product dstv-compact --yes",
+    payCable,
+  );

@@ -34,13 +34,14 @@ async function buyData(flags: DataFlags, command: Command): Promise<void> {
   await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/vend", { params, body }));
 }
 
-export const dataCommand = vendCommand(
-  new Command("data")
-    .description("Buy a data bundle for a phone number (POST /api/v1/vend)")
-    .addOption(productOption("bundle code from `vendctl catalogue products --service data`"))
-    .addOption(phoneOption("the phone number that receives the bundle"))
-    .option("--network <code>", "mtn, airtel, glo or 9mobile (checked against the bundle)")
-    .addOption(amountOption("optional: a bundle has a fixed price; if given, it must be that price")),
-  "vendctl vend data --product mtn-data-1gb-1d --phone 08031234567 --yes",
-  buyData,
-);
+export const dataCommand = (): Command =>
+  vendCommand(
+    new Command("data")
+      .description("Buy a data bundle for a phone number (POST /api/v1/vend)")
+      .addOption(productOption("bundle code from `vendctl catalogue products --service data`"))
+      .addOption(phoneOption("the phone number that receives the bundle"))
+      .option("--network <code>", "mtn, airtel, glo or 9mobile (checked against the bundle)")
+      .addOption(amountOption("optional: a bundle has a fixed price; if given, it must be that price")),
+    "vendctl vend data --product mtn-data-1gb-1d --phone 08031234567 --yes",
+    buyData,
+  );

@@ -61,15 +61,16 @@ async function buyElectricity(flags: ElectricityFlags, command: Command): Promis
   await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/bills/electricity", { params, body }));
 }
 
-export const electricityCommand = vendCommand(
-  new Command("electricity")
-    .description("Buy electricity for a prepaid or postpaid meter (POST /api/v1/bills/electricity)")
-    .option("--disco <code>", "distribution company: ikedc, ekedc, aedc, …")
-    .option("--meter <number>", "meter number (11 to 13 digits)")
-    .addOption(new Option("--meter-type <type>", "meter type (default prepaid)").choices(meterTypes))
-    .addOption(amountOption("amount in NGN, at least 1000"))
-    .addOption(phoneOption("customer phone number that receives the token"))
-    .addOption(productOption("product code (default: the disco's product for the meter type)")),
-  "vendctl vend electricity --disco ikedc --meter 45031234567 --meter-type prepaid --amount 5000 --yes",
-  buyElectricity,
-);
+export const electricityCommand = (): Command =>
+  vendCommand(
+    new Command("electricity")
+      .description("Buy electricity for a prepaid or postpaid meter (POST /api/v1/bills/electricity)")
+      .option("--disco <code>", "distribution company: ikedc, ekedc, aedc, …")
+      .option("--meter <number>", "meter number (11 to 13 digits)")
+      .addOption(new Option("--meter-type <type>", "meter type (default prepaid)").choices(meterTypes))
+      .addOption(amountOption("amount in NGN, at least 1000"))
+      .addOption(phoneOption("customer phone number that receives the token"))
+      .addOption(productOption("product code (default: the disco's product for the meter type)")),
+    "vendctl vend electricity --disco ikedc --meter 45031234567 --meter-type prepaid --amount 5000 --yes",
+    buyElectricity,
+  );

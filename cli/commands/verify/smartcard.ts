@@ -9,15 +9,16 @@ interface SmartcardFlags {
   smartcard: string;
 }
 
-export const verifySmartcardCommand = withExample(
-  new Command("smartcard")
-    .description("Look up the customer and current bouquet behind a smartcard (nothing is charged)")
-    .addOption(billerOption().makeOptionMandatory())
-    .requiredOption("--smartcard <number>", "smartcard or IUC number"),
-  "vendctl verify smartcard --biller dstv --smartcard 7031234567",
-).action(async (flags: SmartcardFlags, command: Command) => {
-  const ctx = contextOf(command);
-  const body = { network: flags.biller, smartcard_number: flags.smartcard };
-  const found = await unwrap(ctx.clients.api().POST("/api/v1/bills/cable/verify", { body }));
-  await ctx.printer.record(found, smartcardColumns);
-});
+export const verifySmartcardCommand = (): Command =>
+  withExample(
+    new Command("smartcard")
+      .description("Look up the customer and current bouquet behind a smartcard (nothing is charged)")
+      .addOption(billerOption().makeOptionMandatory())
+      .requiredOption("--smartcard <number>", "smartcard or IUC number"),
+    "vendctl verify smartcard --biller dstv --smartcard 7031234567",
+  ).action(async (flags: SmartcardFlags, command: Command) => {
+    const ctx = contextOf(command);
+    const body = { network: flags.biller, smartcard_number: flags.smartcard };
+    const found = await unwrap(ctx.clients.api().POST("/api/v1/bills/cable/verify", { body }));
+    await ctx.printer.record(found, smartcardColumns);
+  });

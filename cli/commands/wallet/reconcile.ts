@@ -47,7 +47,8 @@ export function reconcileCommandNamed(path: "wallet reconcile" | "reconcile", de
   });
 }
 
-export const walletReconcileCommand = reconcileCommandNamed(
-  "wallet reconcile",
-  "Check every wallet (or one account's with --account) against its ledger (admin token); exits 1 and lists the wallets that differ when the books do not balance",
-);
+export const walletReconcileCommand = (): Command =>
+  reconcileCommandNamed(
+    "wallet reconcile",
+    "Check every wallet (or one account's with --account) against its ledger (admin token); exits 1 and lists the wallets that differ when the books do not balance",
+  );

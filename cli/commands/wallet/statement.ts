@@ -29,24 +29,25 @@ const statementColumns: Column<StatementEntry>[] = [
   { key: "note" },
 ];
 
-export const walletStatementCommand = pagedListCommand(
-  withExample(
-    addDateRange(
-      new Command("statement").description(
-        "The wallet's ledger entries, newest first, each with how it moved the balance and the hold and the wallet after it " +
-          "(the API key's account and mode); follows cursors with --all or --max",
-      ),
-    ).addOption(new Option("--kind <kind>", "only entries of this kind").choices(ledgerEntryKinds)),
-    "vendctl wallet statement --from 2026-11-01 --to 2026-11-30 --all --csv > november.csv",
-    "vendctl wallet statement --kind capture --max 50",
-  ),
-  {
-    columns: statementColumns,
-    ...resumable("entries"),
-  },
-  (ctx, flags: StatementFlags) => {
-    const client = ctx.clients.api();
-    const filters = { from: flags.from, to: flags.to, kind: flags.kind };
-    return (page) => unwrap(client.GET("/api/v1/wallet/ledger", { params: { query: { ...filters, ...page } } }));
-  },
-);
+export const walletStatementCommand = (): Command =>
+  pagedListCommand(
+    withExample(
+      addDateRange(
+        new Command("statement").description(
+          "The wallet's ledger entries, newest first, each with how it moved the balance and the hold and the wallet after it " +
+            "(the API key's account and mode); follows cursors with --all or --max",
+        ),
+      ).addOption(new Option("--kind <kind>", "only entries of this kind").choices(ledgerEntryKinds)),
+      "vendctl wallet statement --from 2026-11-01 --to 2026-11-30 --all --csv > november.csv",
+      "vendctl wallet statement --kind capture --max 50",
+    ),
+    {
+      columns: statementColumns,
+      ...resumable("entries"),
+    },
+    (ctx, flags: StatementFlags) => {
+      const client = ctx.clients.api();
+      const filters = { from: flags.from, to: flags.to, kind: flags.kind };
+      return (page) => unwrap(client.GET("/api/v1/wallet/ledger", { params: { query: { ...filters, ...page } } }));
+    },
+  );

@@ -3,10 +3,11 @@ import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
 import { endpointColumns } from "../../views.ts";
 
-export const webhooksListCommand = withExample(
-  new Command("list").description("List the webhook endpoints of the API key's account and mode"),
-  "vendctl webhooks list --json",
-).action(async (_flags: unknown, command: Command) => {
-  const ctx = contextOf(command);
-  await ctx.printer.listAll(endpointColumns, await unwrap(ctx.clients.api().GET("/api/v1/webhook-endpoints")));
-});
+export const webhooksListCommand = (): Command =>
+  withExample(
+    new Command("list").description("List the webhook endpoints of the API key's account and mode"),
+    "vendctl webhooks list --json",
+  ).action(async (_flags: unknown, command: Command) => {
+    const ctx = contextOf(command);
+    await ctx.printer.listAll(endpointColumns, await unwrap(ctx.clients.api().GET("/api/v1/webhook-endpoints")));
+  });

@@ -1,6 +1,7 @@
 import { unwrap } from "../../client.ts";
 import type { Context } from "../../context.ts";
 import { ApiError, UsageError } from "../../errors.ts";
+import { io } from "../../io.ts";
 
 export interface TemporaryEndpoint {
   id: string;
@@ -26,7 +27,7 @@ export async function createTemporaryEndpoint(ctx: Context, url: string): Promis
     ctx.clients.api().POST("/api/v1/webhook-endpoints", { body, signal: AbortSignal.timeout(requestTimeoutMs) }),
   ).catch((error: unknown) => {
     if (error instanceof ApiError && error.problems.some((p) => p.field === "url")) {
-      process.stderr.write(
+      io().stderr.write(
         `The server does not deliver to ${url} (WEBHOOK_ALLOW_PRIVATE_URLS off?): pass --endpoint-url with an address it can reach, such as a tunnel, or --secret of an endpoint you added.\n`,
       );
     }
@@ -45,7 +46,7 @@ export async function removeTemporaryEndpoint(ctx: Context, endpoint: TemporaryE
       }),
     );
   } catch (error) {
-    process.stderr.write(
+    io().stderr.write(
       `could not remove the temporary endpoint ${endpoint.id}; remove it with: vendctl webhooks remove ${endpoint.id} --yes\n`,
     );
     throw error;

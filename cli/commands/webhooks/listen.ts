@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { Webhook } from "standardwebhooks";
 import { type Context, contextOf, integerOption, withExample } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
+import { io } from "../../io.ts";
 import { warnShownOnce } from "../../shown-once.ts";
 import { createTemporaryEndpoint, removeTemporaryEndpoint, requireTestKey, type TemporaryEndpoint } from "./listen-endpoint.ts";
 import { describeForward, type ForwardResult, forwardDelivery, forwardJson } from "./listen-forward.ts";
@@ -88,61 +89,65 @@ async function announceEndpoint(ctx: Context, endpoint: TemporaryEndpoint): Prom
   await warnShownOnce("This secret is temporary: the endpoint and its secret are removed when listen stops.");
 }
 
-export const webhooksListenCommand = withExample(
-  new Command("listen")
-    .description(
-      "Run a local webhook receiver, like `stripe listen`. Without --secret it registers itself as a temporary " +
-        "test-mode endpoint (removed when it stops) and verifies each delivery with that endpoint's secret; with " +
-        "--secret it verifies with yours. Prints each event, optionally forwards it to your app. Ctrl-C stops it (exit 0).",
-    )
-    .option("--port <n>", "port to listen on (0: any free port)", integerOption(0), 4242)
-    .option("--host <host>", "interface to listen on", "127.0.0.1")
-    .option(
-      "--secret <whsec>",
-      "the signing secret of an endpoint you added (env VENDCTL_WEBHOOK_SECRET); without it a temporary endpoint is created",
-    )
-    .option("--forward-to <url>", "also pass each delivery (body and webhook-* headers) to this URL; print its status")
-    .addOption(new Option("--forward <url>", "same as --forward-to").hideHelp())
-    .option("--endpoint-url <url>", "the URL the temporary endpoint delivers to (default: http://<host>:<port>/), e.g. a tunnel"),
-  "vendctl webhooks listen --forward-to http://localhost:3000/hooks/vend",
-  "vendctl webhooks listen --port 4242 --secret whsec_… --json",
-).action(async (flags: ListenFlags, command: Command) => {
-  const ctx = contextOf(command);
-  const secret = flags.secret || process.env.VENDCTL_WEBHOOK_SECRET;
-  let verifier = secret ? verifierFor(secret) : undefined;
-  if (!secret) requireTestKey(ctx);
-  const forwardTo = flags.forwardTo ?? flags.forward;
-  const stopped = untilStopped();
-  const server = Bun.serve({
-    port: flags.port,
-    hostname: flags.host,
-    fetch: async (request) => {
-      const raw = await request.text();
-      const headers: Record<string, string> = {};
-      request.headers.forEach((value, key) => {
-        headers[key] = value;
-      });
-      const verdict = verdictOf(verifier, raw, headers);
-      const forwarded = forwardTo ? await forwardDelivery(forwardTo, request, raw) : undefined;
-      await printDelivery(ctx, raw, headers, verdict, forwarded);
-      if (forwarded) return "answer" in forwarded ? forwarded.answer : new Response("forward failed\n", { status: 502 });
-      return verdict === "INVALID" ? new Response("invalid signature\n", { status: 400 }) : new Response("ok\n");
-    },
-  });
-  const host = flags.host === "0.0.0.0" || flags.host === "::" ? "127.0.0.1" : flags.host;
-  let endpoint: TemporaryEndpoint | undefined;
-  try {
-    if (!secret) {
-      endpoint = await createTemporaryEndpoint(ctx, flags.endpointUrl ?? `http://${host}:${server.port}/`);
-      verifier = verifierFor(endpoint.secret);
-      await announceEndpoint(ctx, endpoint);
+export const webhooksListenCommand = (): Command =>
+  withExample(
+    new Command("listen")
+      .description(
+        "Run a local webhook receiver, like `stripe listen`. Without --secret it registers itself as a temporary " +
+          "test-mode endpoint (removed when it stops) and verifies each delivery with that endpoint's secret; with " +
+          "--secret it verifies with yours. Prints each event, optionally forwards it to your app. Ctrl-C stops it (exit 0).",
+      )
+      .option("--port <n>", "port to listen on (0: any free port)", integerOption(0), 4242)
+      .option("--host <host>", "interface to listen on", "127.0.0.1")
+      .option(
+        "--secret <whsec>",
+        "the signing secret of an endpoint you added (env VENDCTL_WEBHOOK_SECRET); without it a temporary endpoint is created",
+      )
+      .option("--forward-to <url>", "also pass each delivery (body and webhook-* headers) to this URL; print its status")
+      .addOption(new Option("--forward <url>", "same as --forward-to").hideHelp())
+      .option(
+        "--endpoint-url <url>",
+        "the URL the temporary endpoint delivers to (default: http://<host>:<port>/), e.g. a tunnel",
+      ),
+    "vendctl webhooks listen --forward-to http://localhost:3000/hooks/vend",
+    "vendctl webhooks listen --port 4242 --secret whsec_… --json",
+  ).action(async (flags: ListenFlags, command: Command) => {
+    const ctx = contextOf(command);
+    const secret = flags.secret || io().env.VENDCTL_WEBHOOK_SECRET;
+    let verifier = secret ? verifierFor(secret) : undefined;
+    if (!secret) requireTestKey(ctx);
+    const forwardTo = flags.forwardTo ?? flags.forward;
+    const stopped = untilStopped();
+    const server = Bun.serve({
+      port: flags.port,
+      hostname: flags.host,
+      fetch: async (request) => {
+        const raw = await request.text();
+        const headers: Record<string, string> = {};
+        request.headers.forEach((value, key) => {
+          headers[key] = value;
+        });
+        const verdict = verdictOf(verifier, raw, headers);
+        const forwarded = forwardTo ? await forwardDelivery(forwardTo, request, raw) : undefined;
+        await printDelivery(ctx, raw, headers, verdict, forwarded);
+        if (forwarded) return "answer" in forwarded ? forwarded.answer : new Response("forward failed\n", { status: 502 });
+        return verdict === "INVALID" ? new Response("invalid signature\n", { status: 400 }) : new Response("ok\n");
+      },
+    });
+    const host = flags.host === "0.0.0.0" || flags.host === "::" ? "127.0.0.1" : flags.host;
+    let endpoint: TemporaryEndpoint | undefined;
+    try {
+      if (!secret) {
+        endpoint = await createTemporaryEndpoint(ctx, flags.endpointUrl ?? `http://${host}:${server.port}/`);
+        verifier = verifierFor(endpoint.secret);
+        await announceEndpoint(ctx, endpoint);
+      }
+      const checking = secret ? "verifying signatures with --secret" : "verifying signatures";
+      await ctx.printer.note(`Listening on http://${host}:${server.port} (${checking}; Ctrl-C to stop)`);
+      if (forwardTo) await ctx.printer.note(`Forwarding each delivery to ${forwardTo}`);
+      await stopped;
+    } finally {
+      await server.stop(true);
+      if (endpoint) await removeTemporaryEndpoint(ctx, endpoint);
     }
-    const checking = secret ? "verifying signatures with --secret" : "verifying signatures";
-    await ctx.printer.note(`Listening on http://${host}:${server.port} (${checking}; Ctrl-C to stop)`);
-    if (forwardTo) await ctx.printer.note(`Forwarding each delivery to ${forwardTo}`);
-    await stopped;
-  } finally {
-    await server.stop(true);
-    if (endpoint) await removeTemporaryEndpoint(ctx, endpoint);
-  }
-});
+  });

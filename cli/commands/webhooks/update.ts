@@ -17,34 +17,35 @@ interface UpdateFlags {
   yes?: boolean;
 }
 
-export const webhooksUpdateCommand = withExample(
-  new Command("update")
-    .description(
-      "Change a webhook endpoint: URL, description, enabled, subscribed event types. Enabling clears why it was disabled; " +
-        "what it missed can be sent again with `webhooks resend-failed`. --disable asks to confirm on a terminal; --yes without one",
-    )
-    .argument("<id>", "endpoint id")
-    .option("--url <url>", "a new URL (checked like on `webhooks add`)")
-    .option("--description <text>", "a new description ('' clears it)")
-    .addOption(new Option("--enable", "enable the endpoint (again)").conflicts("disable"))
-    .addOption(new Option("--disable", "disable the endpoint: it gets no events until enabled").conflicts("enable"))
-    .option("--events <types>", "subscribe to these event types only, comma-separated, or `all`", parseEventTypes)
-    .addOption(yesOption("with --disable")),
-  "vendctl webhooks update 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --enable",
-  "vendctl webhooks update 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --events transaction.failed,batch.completed",
-).action(async (id: string, flags: UpdateFlags & { disable?: boolean }, command: Command) => {
-  const ctx = contextOf(command);
-  const body: UpdateRequest = {
-    ...(flags.url === undefined ? {} : { url: flags.url }),
-    ...(flags.description === undefined ? {} : { description: flags.description === "" ? null : flags.description }),
-    ...(flags.enable ? { enabled: true } : flags.disable ? { enabled: false } : {}),
-    ...(flags.events === undefined ? {} : { event_types: flags.events === "all" ? null : flags.events }),
-  };
-  if (Object.keys(body).length === 0)
-    throw new UsageError("nothing to change: give --url, --description, --enable, --disable or --events");
-  if (flags.disable) {
-    await confirmDestructive(ctx, flags.yes, `Disable webhook endpoint ${id}`, "It gets no events until it is enabled again");
-  }
-  const updated = await unwrap(ctx.clients.api().PATCH("/api/v1/webhook-endpoints/{id}", { params: { path: { id } }, body }));
-  await ctx.printer.record(updated, [...endpointColumns, { key: "disabled_message", hideEmpty: true }]);
-});
+export const webhooksUpdateCommand = (): Command =>
+  withExample(
+    new Command("update")
+      .description(
+        "Change a webhook endpoint: URL, description, enabled, subscribed event types. Enabling clears why it was disabled; " +
+          "what it missed can be sent again with `webhooks resend-failed`. --disable asks to confirm on a terminal; --yes without one",
+      )
+      .argument("<id>", "endpoint id")
+      .option("--url <url>", "a new URL (checked like on `webhooks add`)")
+      .option("--description <text>", "a new description ('' clears it)")
+      .addOption(new Option("--enable", "enable the endpoint (again)").conflicts("disable"))
+      .addOption(new Option("--disable", "disable the endpoint: it gets no events until enabled").conflicts("enable"))
+      .option("--events <types>", "subscribe to these event types only, comma-separated, or `all`", parseEventTypes)
+      .addOption(yesOption("with --disable")),
+    "vendctl webhooks update 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --enable",
+    "vendctl webhooks update 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --events transaction.failed,batch.completed",
+  ).action(async (id: string, flags: UpdateFlags & { disable?: boolean }, command: Command) => {
+    const ctx = contextOf(command);
+    const body: UpdateRequest = {
+      ...(flags.url === undefined ? {} : { url: flags.url }),
+      ...(flags.description === undefined ? {} : { description: flags.description === "" ? null : flags.description }),
+      ...(flags.enable ? { enabled: true } : flags.disable ? { enabled: false } : {}),
+      ...(flags.events === undefined ? {} : { event_types: flags.events === "all" ? null : flags.events }),
+    };
+    if (Object.keys(body).length === 0)
+      throw new UsageError("nothing to change: give --url, --description, --enable, --disable or --events");
+    if (flags.disable) {
+      await confirmDestructive(ctx, flags.yes, `Disable webhook endpoint ${id}`, "It gets no events until it is enabled again");
+    }
+    const updated = await unwrap(ctx.clients.api().PATCH("/api/v1/webhook-endpoints/{id}", { params: { path: { id } }, body }));
+    await ctx.printer.record(updated, [...endpointColumns, { key: "disabled_message", hideEmpty: true }]);
+  });
