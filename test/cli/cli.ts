@@ -166,15 +166,6 @@ export async function droppingTarget(): Promise<{ url: string; close(): Promise<
   };
 }
 
-/** Polls `check` until it holds; at `timeoutMs` fails with `failure`, which says what did not happen. */
-export async function waitUntil(check: () => Promise<boolean> | boolean, failure: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(failure);
-    await Bun.sleep(25);
-  }
-}
-
 /** A port nothing listens on: bound once, then released. */
 export function closedPort(): number {
   const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });

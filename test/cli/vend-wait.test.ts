@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { cliEnv, removeConfigDirs, runCli, startCli, waitUntil } from "./cli.ts";
+import { waitUntil } from "../helpers/wait.ts";
+import { cliEnv, removeConfigDirs, runCli, startCli } from "./cli.ts";
 import { onTerminal, script } from "./terminal.ts";
 
 type Transaction = components["schemas"]["Transaction"];
@@ -85,7 +86,7 @@ test("the server going away during the wait: the accepted transaction is still p
     const vend = startCli(airtime("08031234444", "--wait", "30", "--json"), ownEnv);
     const client = own.client(account.testKey);
     const accepted = async () => (await client.get("/api/v1/transactions")).json.data.items.length > 0;
-    await waitUntil(accepted, "the vend was not accepted (no transaction) within 20 s");
+    await waitUntil(accepted, { what: "the vend accepted (a transaction)" });
     await own.close();
     expect((await vend.done).code).toBe(0);
     const output = vend.output();
