@@ -23,7 +23,7 @@ export interface HeldLease extends LeaseWatch {
 export interface LeaseKeeper {
   /** Heart-beats a claim's lease until released; `claimedAt` is `performance.now()` taken before the claim was sent. */
   watch(claim: ClaimedTransaction, claimedAt: number): HeldLease;
-  /** One heartbeat sent from now on, after the one in flight if any (the timer sends one every third of the lease). */
+  /** One heartbeat now (the timer calls it every third of the lease). */
   beat(): Promise<void>;
   stop(): void;
 }
@@ -70,29 +70,13 @@ export function startLeaseKeeper(deps: { db: Executor; logger: Logger }, workerI
     }
   }
 
-  let following: Promise<void> | undefined;
-  const start = () => {
-    beating = extend().finally(() => {
+  const beat = () => {
+    beating ??= extend().finally(() => {
       beating = undefined;
     });
     return beating;
   };
-  // A beat asked for while one is in flight is a new one after it: the one in flight was sent before
-  // whatever the caller wants seen (a takeover, say), and one follower serves every caller meanwhile.
-  const beat = (): Promise<void> => {
-    if (!beating) return start();
-    following ??= beating.then(() => {
-      following = undefined;
-      return start();
-    });
-    return following;
-  };
-  const timer = setInterval(
-    () => {
-      if (!beating) void start();
-    },
-    Math.max(50, Math.floor(leaseMs / 3)),
-  );
+  const timer = setInterval(() => void beat(), Math.max(50, Math.floor(leaseMs / 3)));
 
   return {
     watch(claim, claimedAt) {

@@ -194,15 +194,17 @@ describe("a worker whose lease was taken over", () => {
     const reference = await vend(sandbox);
     const keeper = startLeaseKeeper(server.deps, "w-beat", 30);
     try {
+      // Only this order is due: an earlier test's order coming due must not be the one "w-beat", and then
+      // "w-other", takes (w-beat would watch a lease nobody takes over).
+      await db().execute(sql`update transactions set next_attempt_at = 'infinity' where reference <> ${reference}`);
       const claimedAt = performance.now();
       const [claim] = await claimDueTransactions(db(), "w-beat", 1, 30);
       if (!claim) throw new Error("not claimed");
+      expect(claim.reference).toBe(reference);
       const lease = keeper.watch(claim, claimedAt);
       await keeper.beat();
       expect(() => lease.assertHeld()).not.toThrow();
       await expireLease(reference);
-      // Only this order is due: an earlier test's pending order coming due must not be the one "w-other" takes.
-      await db().execute(sql`update transactions set next_attempt_at = 'infinity' where reference <> ${reference}`);
       const [takenOver] = await claimDueTransactions(db(), "w-other", 1, 30);
       expect(takenOver?.reference).toBe(reference);
       await keeper.beat();
