@@ -10,9 +10,9 @@
  * TEST_WORKERS sets the number of worker processes (default below, measured on a 2-core machine).
  * `--update-timings` rewrites the timings file from this run.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { loadExercised, reportCoverage } from "../test/helpers/contract-coverage.ts";
 import { dropRunDatabases, prepareSharedDatabases } from "../test/helpers/database.ts";
 
@@ -35,6 +35,7 @@ try {
   const shared = await prepareSharedDatabases(join(scratch, "pglite-image.tar"));
   console.log(`test run ${shared.VEND_TEST_RUN}: ${database}, ${workers} workers, databases ready in ${seconds(started)} s`);
   const command = [process.execPath, "test", "--timeout", "120000", `--parallel=${workers}`];
+  if (args.includes("--update-timings")) mkdirSync(dirname(timings), { recursive: true });
   if (existsSync(timings) || args.includes("--update-timings")) command.push(`--timings=${timings}`);
   child = Bun.spawn([...command, ...args], {
     cwd: root,
