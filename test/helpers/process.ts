@@ -20,9 +20,17 @@ export interface StartedProcess {
   stop(signal?: NodeJS.Signals): Promise<number>;
 }
 
+/** Processes started and not yet exited: killed when the test process exits, so a failed test leaves none behind. */
+const running = new Set<Subprocess>();
+process.once("exit", () => {
+  for (const proc of running) proc.kill("SIGKILL");
+});
+
 /** Spawns a real process and collects its output as it arrives. */
 export function spawnProcess(cmd: string[], env: Record<string, string | undefined>): StartedProcess {
   const proc = Bun.spawn(cmd, { env: env as Record<string, string>, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  running.add(proc);
+  void proc.exited.then(() => running.delete(proc));
   let text = "";
   const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
@@ -48,6 +56,8 @@ export function spawnProcess(cmd: string[], env: Record<string, string | undefin
         await Bun.sleep(25);
       }
       const why = proc.exitCode === null ? `not printed within ${timeoutMs} ms` : `the process exited ${proc.exitCode}`;
+      // Of no use to the failing test, and nobody else would stop it.
+      proc.kill("SIGKILL");
       throw new Error(`${cmd.join(" ")}: waited for ${pattern}: ${why}; its output so far:\n${text}`);
     },
     async finished() {
