@@ -18,8 +18,12 @@ import { dirname, join } from "node:path";
 import { loadExercised, reportCoverage } from "../test/helpers/contract-coverage.ts";
 import { dropRunDatabases, prepareSharedDatabases } from "../test/helpers/database.ts";
 
-/** Workers by database: most of a test's time is spent waiting on sockets and the database, not on the CPU. */
-const defaultWorkers = { postgres: 4, pglite: 3 };
+/**
+ * Workers by database, measured on 2 cores (test/api: PostgreSQL 41 / 34 / 39 s with 2 / 4 / 6 workers, its
+ * tests mostly wait on sockets and the server; PGlite 58 / 36 / 38 / 47 s with 1 / 2 / 3 / 4, each worker
+ * running its own database engine on the CPU).
+ */
+const defaultWorkers = { postgres: 4, pglite: 2 };
 const root = join(import.meta.dir, "..");
 const args = process.argv.slice(2);
 const database = process.env.DATABASE_URL ? "postgres" : "pglite";
