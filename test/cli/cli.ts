@@ -8,6 +8,7 @@ import { main } from "../../cli/index.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { childEnv } from "../helpers/process.ts";
 import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 /** `bun cli/index.ts`, as the tests run it. */
 export const cliEntry = join(import.meta.dir, "../../cli/index.ts");
@@ -107,18 +108,16 @@ export function startCli(args: string[], env: Record<string, string | undefined>
   });
   return {
     output: () => both,
-    async waitFor(pattern, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const match = both.match(pattern);
-        if (match) return match;
-        if (finished || Date.now() > deadline) {
-          throw new Error(
-            `vendctl ${args.join(" ")}: no ${pattern} in its output${finished ? " before it exited" : ""}:\n${both}`,
-          );
-        }
-        await Bun.sleep(25);
-      }
+    waitFor(pattern, timeoutMs = 20_000) {
+      const what = `vendctl ${args.join(" ")}: ${pattern} in its output`;
+      return waitUntil(
+        () => {
+          const match = both.match(pattern);
+          if (!match && finished) throw new Error(`${what}: not before it exited:\n${both}`);
+          return match;
+        },
+        { what, timeoutMs, intervalMs: 25, detail: () => both },
+      );
     },
     done,
   };

@@ -8,6 +8,8 @@ export interface WaitOptions {
   timeoutMs?: number;
   /** Pause between checks. */
   intervalMs?: number;
+  /** What to add to the failure, read when it fails (a process's output so far, say). */
+  detail?: () => string;
 }
 
 /**
@@ -17,13 +19,13 @@ export interface WaitOptions {
  */
 export async function waitUntil<T>(
   check: () => T | NotYet | Promise<T | NotYet>,
-  { what, timeoutMs = 20_000, intervalMs = 10 }: WaitOptions,
+  { what, timeoutMs = 20_000, intervalMs = 10, detail }: WaitOptions,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs / 1000} s${detail ? `:\n${detail()}` : ""}`);
     await Bun.sleep(intervalMs);
   }
 }
