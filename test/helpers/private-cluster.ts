@@ -19,13 +19,13 @@ export interface PrivateCluster {
   drop(): Promise<void>;
 }
 
-async function run(cmd: string[]): Promise<void> {
+export async function run(cmd: string[]): Promise<void> {
   const proc = Bun.spawn(cmd, { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const code = await proc.exited;
   if (code !== 0) throw new Error(`${cmd.join(" ")} exited ${code}: ${await new Response(proc.stderr).text()}`);
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();
@@ -39,11 +39,16 @@ export function canCreateClusters(): boolean {
   return Boolean(Bun.which("pg_createcluster")) && process.getuid?.() === 0;
 }
 
-export async function createPrivateCluster(version = "15"): Promise<PrivateCluster> {
+export async function createPrivateCluster(options: ClusterOptions & { start?: boolean } = {}): Promise<PrivateCluster> {
+  const version = options.version ?? "15";
   const name = `vend_drill_${randomBase62(8).toLowerCase()}`;
   const port = await freePort();
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  await run(["pg_createcluster", version, name, "-p", String(port), "-o", "max_connections=60", "--", "--auth=trust"]);
+  const settings = Object.entries({ max_connections: "60", ...options.settings }).flatMap(([key, value]) => [
+    "-o",
+    `${key}=${value}`,
+  ]);
+  await run(["pg_createcluster", version, name, "-p", String(port), ...settings, "--", "--auth=trust"]);
   const cluster: PrivateCluster = {
     name,
     port,
@@ -61,6 +66,7 @@ export async function createPrivateCluster(version = "15"): Promise<PrivateClust
     start: () => run(["pg_ctlcluster", version, name, "start"]),
     drop: () => run(["pg_dropcluster", "--stop", version, name]),
   };
+  if (options.start === false) return cluster;
   try {
     await cluster.start();
   } catch (error) {
@@ -68,4 +74,35 @@ export async function createPrivateCluster(version = "15"): Promise<PrivateClust
     throw error;
   }
   return cluster;
+}
+
+export interface ClusterOptions {
+  version?: string;
+  /** Extra server settings (`-o name=value` to pg_createcluster), e.g. `{ synchronous_standby_names: "*" }` (pg_createcluster quotes values). */
+  settings?: Record<string, string>;
+}
+
+/**
+ * A streaming standby of `primary` (pg_basebackup -R), a cluster of its own on a free port, started and
+ * replaying. `applicationName` is what the primary's `synchronous_standby_names` matches.
+ */
+export async function createStandby(
+  primary: PrivateCluster,
+  options: { version?: string; applicationName?: string } = {},
+): Promise<PrivateCluster & { promote(): Promise<void> }> {
+  const version = options.version ?? "15";
+  const standby = await createPrivateCluster({ version, start: false });
+  const dataDir = `/var/lib/postgresql/${version}/${standby.name}`;
+  const conninfo = `host=127.0.0.1 port=${primary.port} user=postgres application_name=${options.applicationName ?? standby.name}`;
+  try {
+    // pg_basebackup fills the new cluster's (emptied) data directory; its settings stay in /etc/postgresql.
+    await run(["find", dataDir, "-mindepth", "1", "-delete"]);
+    const backup = ["pg_basebackup", "-d", conninfo, "-D", dataDir, "-R", "-X", "stream", "-c", "fast"];
+    await run(["runuser", "-u", "postgres", "--", ...backup]);
+    await standby.start();
+  } catch (error) {
+    await standby.drop().catch(() => undefined);
+    throw error;
+  }
+  return { ...standby, promote: () => run(["pg_ctlcluster", version, standby.name, "promote"]) };
 }
