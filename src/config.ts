@@ -1,5 +1,11 @@
+import { withFailoverDefaults } from "./db/postgres-url.ts";
+
 export interface Config {
   databaseUrl: string | undefined;
+  /** `transaction`: DATABASE_URL names a pooler in transaction mode (PgBouncer); `none`: a server or a session pooler. */
+  databasePooler: "transaction" | "none";
+  /** A direct (or session-pooled) URL for LISTEN/NOTIFY and migrations; needed behind a transaction pooler. */
+  databaseDirectUrl: string | undefined;
   databasePoolSize: number;
   /** Bound on opening a PostgreSQL connection. */
   databaseConnectTimeoutSeconds: number;
@@ -145,6 +151,33 @@ function readOptional(env: Env, name: string, minLength = 1): string | undefined
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   if (raw.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters long`);
+  return raw;
+}
+
+/** A PostgreSQL URL, one host or several (failover); see src/db/postgres-url.ts. */
+function readPostgresUrl(env: Env, name: string): string | undefined {
+  const raw = readOptional(env, name);
+  if (raw === undefined) return undefined;
+  try {
+    withFailoverDefaults(raw);
+  } catch (error) {
+    throw new ConfigError(name, error instanceof Error ? error.message : String(error));
+  }
+  return raw;
+}
+
+function readPooler(env: Env, databaseUrl: string | undefined, directUrl: string | undefined): Config["databasePooler"] {
+  const raw = env.DATABASE_POOLER || "none";
+  if (raw === "session") return "none";
+  if (raw !== "none" && raw !== "transaction")
+    throw new ConfigError("DATABASE_POOLER", `must be none, session or transaction, got "${raw}"`);
+  if (raw === "transaction" && !databaseUrl) throw new ConfigError("DATABASE_POOLER", "needs DATABASE_URL (the pooler's URL)");
+  if (raw === "transaction" && !directUrl)
+    throw new ConfigError(
+      "DATABASE_DIRECT_URL",
+      "must be set when DATABASE_POOLER=transaction: LISTEN and migrations need a session of their own (the server, or a session-mode pooler)",
+    );
+  if (directUrl && !databaseUrl) throw new ConfigError("DATABASE_DIRECT_URL", "needs DATABASE_URL as well");
   return raw;
 }
 
@@ -345,10 +378,9 @@ export interface ProviderSettings {
  * ConfigError naming the bad variable. src/load-config.ts binds the registered providers.
  */
 export function readConfig(env: Env, providers: ProviderSettings): Config {
-  const databaseUrl = readOptional(env, "DATABASE_URL");
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError("DATABASE_URL", "must be a postgres:// or postgresql:// URL");
-  }
+  const databaseUrl = readPostgresUrl(env, "DATABASE_URL");
+  const databaseDirectUrl = readPostgresUrl(env, "DATABASE_DIRECT_URL");
+  const databasePooler = readPooler(env, databaseUrl, databaseDirectUrl);
   const requestTimeoutSeconds = readInteger(env, "REQUEST_TIMEOUT_SECONDS", 30, 2, 600);
   const maxWaitSeconds = readInteger(env, "MAX_WAIT_SECONDS", 25, 0, 600);
   const logLevel = env.LOG_LEVEL ?? "info";
@@ -358,6 +390,8 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
   const settings = providers.read(env, envReader(env));
   return {
     databaseUrl,
+    databasePooler,
+    databaseDirectUrl,
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
     databaseConnectTimeoutSeconds: readInteger(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 5, 1, 300),
     databaseStatementTimeoutMs: readInteger(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 3_600_000),

@@ -3,7 +3,7 @@ import { localUrlOf, writeLocalAccess } from "./admin/local-access.ts";
 import { hasActiveOperator } from "./admin/operators.ts";
 import { startBackground } from "./background.ts";
 import { ConfigError } from "./config.ts";
-import { openDatabase } from "./db/client.ts";
+import { databaseOf, openDatabase } from "./db/client.ts";
 import { DataDirLockedError, DataDirUnusableError } from "./db/data-dir-lock.ts";
 import { runMigrations } from "./db/migrate.ts";
 import { isDatabaseUnavailable } from "./db/unavailable.ts";
@@ -42,13 +42,15 @@ const progress = ["info", "debug", "trace"].includes(config.logLevel) ? (step: s
 async function openConfiguredDatabase() {
   try {
     return await openDatabase({
-      databaseUrl: config.databaseUrl,
+      ...databaseOf(config),
       dataDir: config.dataDir,
       maxConnections: config.databasePoolSize,
       connectTimeoutSeconds: config.databaseConnectTimeoutSeconds,
       statementTimeoutMs: config.databaseStatementTimeoutMs,
       events: {
         onUnreachable: (closed) => logger.error({ closed_connections: closed }, "database does not answer; connections closed"),
+        onReadOnly: () => logger.warn("the database server is read-only (failover under way?); connection dropped"),
+        onWarning: (message) => logger.warn(message),
         onFailure: (error) =>
           logger.fatal({ err: error.message }, "embedded database failed; answering 503 until it is reopened"),
         onReopened: () => logger.warn("embedded database reopened"),

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import type { OperatorRole } from "../../generated/constants.ts";
 import { operatorRoles } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
-import { openDatabase } from "../db/client.ts";
+import { databaseOf, openDatabase } from "../db/client.ts";
 import { DataDirLockedError, DataDirUnusableError } from "../db/data-dir-lock.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
@@ -67,7 +67,7 @@ async function createThroughRunningServer(locked: DataDirLockedError): Promise<v
 const config = loadConfig();
 let handle: Awaited<ReturnType<typeof openDatabase>>;
 try {
-  handle = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  handle = await openDatabase({ ...databaseOf(config), dataDir: config.dataDir });
 } catch (error) {
   if (error instanceof DataDirLockedError) {
     await createThroughRunningServer(error);

@@ -4,9 +4,11 @@ import type { PGlite } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
+import type { Config } from "../config.ts";
 import { asDataDirError, type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
 import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
 import { bindPool, type Database } from "./executor.ts";
+import { asksForTls, parsePostgresUrl, withFailoverDefaults } from "./postgres-url.ts";
 import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
 import * as schema from "./schema/index.ts";
 
@@ -31,8 +33,10 @@ export interface ChannelWatch {
 export interface DbHandle {
   db: Database;
   kind: "postgres" | "pglite";
-  /** Set for PostgreSQL, so tools can open a dedicated connection (migrations, LISTEN). */
+  /** Set for PostgreSQL: where the pool connects (a pooler, perhaps). */
   url?: string;
+  /** Set for PostgreSQL: a connection with a session of its own (migrations, LISTEN); `url` unless pooled. */
+  directUrl?: string;
   listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;
   /** LISTENs on a connection of its own (PostgreSQL) whose heartbeats prove delivery; closed with the handle. */
@@ -49,8 +53,15 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
+/** `transaction`: `databaseUrl` names a pooler in transaction mode (PgBouncer); see openPostgres. */
+export type PoolerMode = "transaction" | "none";
+
 export interface OpenDatabaseOptions {
   databaseUrl?: string;
+  /** How `databaseUrl` is pooled; `transaction` needs `directUrl`. */
+  pooler?: PoolerMode;
+  /** A direct (or session-pooled) URL for LISTEN and migrations; defaults to `databaseUrl`. */
+  directUrl?: string;
   /** PGlite directory; `memory://` keeps it in memory. */
   dataDir?: string;
   /** PGlite: start from this data directory image (`DbHandle.dumpImage`) instead of an empty one. */
@@ -66,14 +77,61 @@ export interface OpenDatabaseOptions {
 
 export interface DatabaseEvents extends EmbeddedEngineEvents {
   onUnreachable?(closedConnections: number): void;
+  /** A connection was dropped because its server said it is read-only (failover under way). */
+  onReadOnly?(): void;
+  /** Something an operator should know that does not stop the service (a setting that could not be applied). */
+  onWarning?(message: string): void;
+}
+
+/** Where the configured service's database is: DATABASE_URL, DATABASE_POOLER and DATABASE_DIRECT_URL. */
+export function databaseOf(
+  config: Pick<Config, "databaseUrl" | "databasePooler" | "databaseDirectUrl">,
+): Pick<OpenDatabaseOptions, "databaseUrl" | "pooler" | "directUrl"> {
+  return { databaseUrl: config.databaseUrl, pooler: config.databasePooler, directUrl: config.databaseDirectUrl };
 }
 
 export const defaultConnectTimeoutSeconds = 5;
 export const defaultStatementTimeoutMs = 15_000;
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DbHandle> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl, options);
-  return openPglite(options.dataDir ?? "memory://", options.events, options.image);
+  if (!options.databaseUrl) return openPglite(options.dataDir ?? "memory://", options.events, options.image);
+  const handle = openPostgres(options.databaseUrl, options);
+  if (options.pooler === "transaction" && handle.directUrl) {
+    const statementTimeoutMs = options.statementTimeoutMs ?? defaultStatementTimeoutMs;
+    await setRoleTimeouts(handle.directUrl, statementTimeoutMs, idleInTransactionMs(statementTimeoutMs)).catch((error) =>
+      options.events?.onWarning?.(
+        `could not set the role's statement_timeout and idle_in_transaction_session_timeout (set them with ALTER ROLE): ${error instanceof Error ? error.message : String(error)}`,
+      ),
+    );
+  }
+  return handle;
+}
+
+const idleInTransactionMs = (statementTimeoutMs: number) => Math.max(statementTimeoutMs, 10_000);
+
+/**
+ * Behind a transaction pooler a session setting would leak to every client of the server connection, and
+ * PgBouncer refuses them as start-up parameters, so the timeouts are the role's defaults in this database
+ * (what PgBouncer's documentation recommends): set through the direct connection when they differ, taken
+ * by each server connection the pooler opens from then on.
+ */
+async function setRoleTimeouts(directUrl: string, statementTimeoutMs: number, idleMs: number): Promise<void> {
+  const sql = postgres(directUrl, { max: 1, onnotice: () => {}, fetch_types: false, connection: { application_name: "vend" } });
+  try {
+    const wanted = [`statement_timeout=${statementTimeoutMs}`, `idle_in_transaction_session_timeout=${idleMs}`];
+    const [row] = await sql<{ settings: string[] | null; database: string }[]>`
+      select (select setconfig from pg_db_role_setting
+               where setrole = (select oid from pg_roles where rolname = current_user)
+                 and setdatabase = (select oid from pg_database where datname = current_database())) as settings,
+             current_database() as database`;
+    const current = row?.settings ?? [];
+    if (wanted.every((setting) => current.includes(setting))) return;
+    const database = `"${String(row?.database).replaceAll('"', '""')}"`;
+    await sql.unsafe(`alter role current_user in database ${database} set statement_timeout = ${statementTimeoutMs}`);
+    await sql.unsafe(`alter role current_user in database ${database} set idle_in_transaction_session_timeout = ${idleMs}`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
 }
 
 /**
@@ -82,17 +140,22 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<DbHand
  * a reply that never comes (the watchdog), and reconnecting after errors (postgres.js's default back-off
  * grows to 20 s, which queued queries would wait out after the server is back).
  */
-function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
+function openPostgres(givenUrl: string, options: OpenDatabaseOptions): DbHandle {
+  const url = withFailoverDefaults(givenUrl);
+  const pooled = options.pooler === "transaction";
+  if (pooled && !options.directUrl) throw new Error("a transaction pooler needs a direct URL for LISTEN and migrations");
+  const directUrl = options.directUrl ? withFailoverDefaults(options.directUrl) : url;
   const statementTimeoutMs = options.statementTimeoutMs ?? defaultStatementTimeoutMs;
   const connectTimeoutSeconds = options.connectTimeoutSeconds ?? defaultConnectTimeoutSeconds;
-  const target = plainTarget(url);
-  const watchdog = target
+  const targets = plainTargets(url);
+  const watchdog = targets
     ? new ReplyWatchdog({
-        target,
+        targets,
         stallMs: 2000,
         probeTimeoutMs: 2000,
         silentLimitMs: statementTimeoutMs + 5000,
         onUnreachable: options.events?.onUnreachable,
+        onReadOnly: options.events?.onReadOnly,
       })
     : undefined;
   const max = options.maxConnections ?? 10;
@@ -102,29 +165,44 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
     connect_timeout: connectTimeoutSeconds,
     backoff: (retries: number) => Math.min(0.05 * 2 ** retries, 0.5),
     ...(watchdog ? { socket: watchdog.socket } : {}),
-    connection: {
-      application_name: "vend",
-      statement_timeout: statementTimeoutMs,
-      idle_in_transaction_session_timeout: Math.max(statementTimeoutMs, 10_000),
-    },
+    // Behind a transaction pooler each transaction may land on another server connection: a statement
+    // prepared on one is unknown on the next, and session settings would leak to other clients.
+    prepare: !pooled,
+    connection: pooled
+      ? { application_name: "vend" }
+      : {
+          application_name: "vend",
+          statement_timeout: statementTimeoutMs,
+          idle_in_transaction_session_timeout: idleInTransactionMs(statementTimeoutMs),
+        },
   });
+  // LISTEN needs a session of its own: behind a transaction pooler, on the direct URL.
+  const listener = pooled
+    ? postgres(directUrl, {
+        max: 1,
+        onnotice: () => {},
+        connect_timeout: connectTimeoutSeconds,
+        connection: { application_name: "vend-listen" },
+      })
+    : client;
   const db: Database = drizzlePostgres(client, { schema });
-  bindPool(db, client);
+  bindPool(db, client, { prepare: !pooled });
   const watches = new Set<Omit<ChannelWatch, "synchronous">>();
   return {
     db,
     kind: "postgres",
     url,
+    directUrl,
     // Bounded both ways: during an outage postgres.js would wait for its LISTEN connection indefinitely.
     async listen(channel, onPayload) {
-      const subscription = await withinMs(client.listen(channel, onPayload), connectTimeoutSeconds * 1000);
+      const subscription = await withinMs(listener.listen(channel, onPayload), connectTimeoutSeconds * 1000);
       return () => withinMs(subscription.unlisten(), 2000).catch(() => {});
     },
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
     watch(channel, onPayload) {
-      const watch = watchOnOwnConnection(url, connectTimeoutSeconds, channel, onPayload);
+      const watch = watchOnOwnConnection(directUrl, connectTimeoutSeconds, channel, onPayload);
       watches.add(watch);
       return {
         heartbeat: watch.heartbeat,
@@ -143,7 +221,8 @@ function openPostgres(url: string, options: OpenDatabaseOptions): DbHandle {
     connections: () => ({ inUse: watchdog?.owingReplies, max }),
     async close() {
       await Promise.all([...watches].map((watch) => watch.close()));
-      await client.end({ timeout: watchdog?.serverUnreachable ? 0 : 5 });
+      const timeout = watchdog?.serverUnreachable ? 0 : 5;
+      await Promise.all([client.end({ timeout }), listener === client ? undefined : listener.end({ timeout })]);
       watchdog?.stop();
     },
   };
@@ -218,19 +297,13 @@ function watchOnOwnConnection(
 }
 
 /**
- * Where the pool connects, when the watchdog can read its sockets: one host (or Unix socket) without
+ * Where the pool connects, when the watchdog can read its sockets: the hosts (or Unix socket) without
  * TLS. Under TLS the bytes it would watch are wrapped by the TLS layer, so the driver's own socket is
  * used and only connect_timeout, statement_timeout and TCP keepalive bound an outage.
  */
-function plainTarget(url: string): Target | undefined {
-  const parsed = new URL(url);
-  const ssl = parsed.searchParams.get("sslmode") ?? parsed.searchParams.get("ssl") ?? process.env.PGSSLMODE ?? process.env.PGSSL;
-  if (ssl && ssl !== "disable" && ssl !== "false") return undefined;
-  const host = parsed.searchParams.get("host") ?? decodeURIComponent(parsed.hostname);
-  const port = Number(parsed.port || 5432);
-  if (host.includes(",")) return undefined;
-  if (host.startsWith("/")) return { path: `${host}/.s.PGSQL.${port}` };
-  return { host: host.replace(/^\[|\]$/g, "") || "localhost", port };
+function plainTargets(url: string): Target[] | undefined {
+  const { targets, params } = parsePostgresUrl(url);
+  return asksForTls(params) ? undefined : targets;
 }
 
 function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {

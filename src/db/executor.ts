@@ -23,13 +23,15 @@ export type Executor = Database | Transaction;
 export interface Binding {
   connection: Sql | TransactionSql;
   pool: Sql;
+  /** Raw statements may be named prepared statements (not behind a transaction pooler). */
+  prepare: boolean;
 }
 
 const bindings = new WeakMap<Executor, Binding>();
 
 /** Records that a PostgreSQL database runs on `pool` (done once, when it is opened). */
-export function bindPool(db: Executor, pool: Sql): void {
-  bindings.set(db, { connection: pool, pool });
+export function bindPool(db: Executor, pool: Sql, options: { prepare: boolean } = { prepare: true }): void {
+  bindings.set(db, { connection: pool, pool, prepare: options.prepare });
 }
 
 /** Where `executor` runs on PostgreSQL; undefined on the embedded engine. */
@@ -42,8 +44,8 @@ export function bindingOf(executor: Executor): Binding | undefined {
  * parsers from the client's `options`, which postgres.js sets on the pool only; the pool's are the
  * transaction's too.
  */
-export function transactionDatabase(pool: Sql, connection: TransactionSql): Transaction {
-  const tx = drizzle(Object.assign(connection, { options: pool.options }) as unknown as Sql);
-  bindings.set(tx, { connection, pool });
+export function transactionDatabase(binding: Binding, connection: TransactionSql): Transaction {
+  const tx = drizzle(Object.assign(connection, { options: binding.pool.options }) as unknown as Sql);
+  bindings.set(tx, { ...binding, connection });
   return tx;
 }

@@ -48,13 +48,20 @@ async function applyMigrations(db: unknown, progress: MigrationProgress | undefi
 
 /** Applies every committed migration; the one path used by start-up, tests and `bun run migrate`. */
 export async function runMigrations(handle: DbHandle, progress?: MigrationProgress): Promise<void> {
-  if (handle.kind === "pglite" || !handle.url) {
+  const url = handle.directUrl ?? handle.url;
+  if (handle.kind === "pglite" || !url) {
     await applyMigrations(handle.db, progress);
     return;
   }
-  // One dedicated connection holding an advisory lock, so several processes starting
-  // together against one database apply each migration exactly once.
-  const client = postgres(handle.url, { max: 1, onnotice: () => {} });
+  // One dedicated connection, with a session of its own (DATABASE_DIRECT_URL behind a transaction pooler),
+  // holding an advisory lock, so several processes starting together against one database apply each
+  // migration exactly once. The lock is the session's: it ends with the connection, however the process
+  // ends; idle_in_transaction_session_timeout and a bounded wait keep a stuck holder from holding it for ever.
+  const client = postgres(url, {
+    max: 1,
+    onnotice: () => {},
+    connection: { application_name: "vend-migrate", idle_in_transaction_session_timeout: 60_000 },
+  });
   try {
     await client`select pg_advisory_lock(${migrationLockId})`;
     await applyMigrations(drizzle(client), progress);

@@ -23,11 +23,17 @@ const maxProbes = 8;
 export type Target = { host: string; port: number } | { path: string };
 
 export interface ReplyWatchdogOptions {
-  target: Target;
+  /**
+   * Where the pool connects: one server, or the hosts of a failover URL, tried in turn by each new
+   * connection (postgres.js rotates hosts itself only on its own sockets).
+   */
+  targets: Target[];
   stallMs: number;
   probeTimeoutMs: number;
   silentLimitMs: number;
   onUnreachable?: (closed: number) => void;
+  /** A socket was closed because its server answered that it is read-only (a standby, or a primary being fenced). */
+  onReadOnly?: () => void;
 }
 
 interface Watched {
@@ -45,6 +51,8 @@ export class ReplyWatchdog {
   /** When the latest handshake that was answered started: an older unanswered one says nothing new. */
   private answeredProbeStartedAt = Number.NEGATIVE_INFINITY;
   private unreachable = false;
+  /** The host the next connection tries (failover URLs: each new connection moves on after a failed one). */
+  private nextTarget = 0;
 
   constructor(private readonly options: ReplyWatchdogOptions) {
     this.timer = setInterval(() => this.check(), Math.max(50, Math.min(250, options.stallMs / 4)));
@@ -59,16 +67,34 @@ export class ReplyWatchdog {
       setImmediate(() => closeWithError(refused, "the server did not answer a moment ago"));
       return refused;
     }
-    const socket = closingAfterPendingWrites(connectTo(this.options.target));
+    const { targets } = this.options;
+    const target = targets[this.nextTarget % targets.length] as Target;
+    const socket = closingAfterPendingWrites(connectTo(target));
+    // A connection that fails or is turned away (a standby, under target_session_attrs) sends the next one on.
+    let usable = false;
+    let standby = false;
+    socket.once("close", () => {
+      if (!usable && targets.length > 1) this.nextTarget = (targets.indexOf(target) + 1) % targets.length;
+    });
     const watched: Watched = { owedSince: undefined, heardFrom: false };
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((...args: unknown[]) => {
       watched.owedSince ??= performance.now();
       return write(...args);
     }) as Socket["write"];
-    socket.on("data", () => {
+    socket.on("data", (chunk: Buffer) => {
       watched.owedSince = undefined;
       watched.heardFrom = true;
+      // ReadyForQuery after authentication from a server not in recovery: this host took the connection.
+      if (chunk.includes(hotStandbyOn)) standby = true;
+      if (!usable && !standby && chunk.includes(readyForQuery)) usable = true;
+      // Error 25006: the server is read-only (a standby that took the connection, or a primary being fenced):
+      // drop the connection once its answer is read, so the next one looks for the primary.
+      if (chunk.includes(readOnlyError)) {
+        usable = false;
+        setImmediate(() => closeWithError(socket, "the server is read-only"));
+        this.options.onReadOnly?.();
+      }
     });
     socket.once("close", () => this.sockets.delete(socket));
     this.sockets.set(socket, watched);
@@ -108,7 +134,7 @@ export class ReplyWatchdog {
     if (!this.unreachable && this.probes > 0) return;
     this.probes += 1;
     const startedAt = now;
-    void answersHandshake(this.options.target, this.options.probeTimeoutMs).then((answers) => {
+    void anyAnswersHandshake(this.options.targets, this.options.probeTimeoutMs).then((answers) => {
       this.probes -= 1;
       if (answers) {
         this.answeredProbeStartedAt = Math.max(this.answeredProbeStartedAt, startedAt);
@@ -158,6 +184,21 @@ function closeWithError(socket: Socket, reason: string): void {
 
 function unreachableError(reason: string): Error {
   return Object.assign(new Error(`Database connection closed: ${reason}`), { code: "ETIMEDOUT" });
+}
+
+/**
+ * The SQLSTATE field of an ErrorResponse with code 25006 (read_only_sql_transaction). Text values never hold
+ * a NUL byte, so these bytes only occur in an error message.
+ */
+const readOnlyError = Buffer.from("\0C25006\0", "latin1");
+/** ParameterStatus `in_hot_standby = on` (PostgreSQL 14 and later, at start-up): a standby. */
+const hotStandbyOn = Buffer.from("in_hot_standby\0on\0", "latin1");
+/** ReadyForQuery while idle ('Z', length 5, 'I'): the start-up (and any query) is done. */
+const readyForQuery = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+
+async function anyAnswersHandshake(targets: Target[], timeoutMs: number): Promise<boolean> {
+  const answers = await Promise.all(targets.map((target) => answersHandshake(target, timeoutMs)));
+  return answers.includes(true);
 }
 
 /** SSLRequest: any PostgreSQL server answers it with one byte before authentication, and logs nothing. */

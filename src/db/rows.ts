@@ -9,14 +9,15 @@ const dialect = new PgDialect();
  *
  * On PostgreSQL the statement goes to the executor's postgres.js connection as a named prepared
  * statement: Drizzle sends raw SQL unprepared, which makes PostgreSQL parse and plan the hot-path
- * statements (the vend accept, the idempotency claim) on every request. The embedded engine runs it
- * through Drizzle.
+ * statements (the vend accept, the idempotency claim) on every request. Behind a transaction pooler it
+ * is sent unnamed (a named one would be unknown on the next server connection). The embedded engine runs
+ * it through Drizzle.
  */
 export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]> {
-  const connection = bindingOf(executor)?.connection;
-  if (connection) {
+  const binding = bindingOf(executor);
+  if (binding) {
     const { sql: text, params } = dialect.sqlToQuery(query);
-    return (await connection.unsafe(text, params as never[], { prepare: true })) as unknown as T[];
+    return (await binding.connection.unsafe(text, params as never[], { prepare: binding.prepare })) as unknown as T[];
   }
   const result = (await executor.execute(query)) as unknown as { rows?: T[] } | T[];
   return Array.isArray(result) ? result : (result.rows ?? []);

@@ -9,7 +9,8 @@
  * - the server refusing or ending the session: SQLSTATE classes 08 (connection exception), 53
  *   (insufficient resources: disk full, out of memory, too many connections), 58 (I/O errors on the data
  *   files), 57P0x (administrator or crash shutdown, cannot connect now), a statement cut by
- *   statement_timeout (57014), a session ended for idling in a transaction (25P03), a PANIC;
+ *   statement_timeout (57014), a session ended for idling in a transaction (25P03), a write refused by a
+ *   read-only server (25006: a standby the connection reached, or a primary being demoted in a failover), a PANIC;
  * - the embedded engine stopped after a storage failure (DATABASE_UNAVAILABLE, "PGlite is closed").
  *
  * Ordinary SQL errors (constraint violations, bad input, missing relations) are none of these. Drivers and
@@ -42,7 +43,7 @@ interface ErrorFields {
 
 const systemCode = /^((?!ERR_)E[A-Z][A-Z0-9_]*|ERR_SOCKET_\w+|ERR_STREAM_\w+)$/;
 const driverConnectionCode = /^(CONNECTION_\w+|CONNECT_TIMEOUT)$/;
-const unavailableSqlState = /^(08...|53...|58...|57P0.|57014|25P03)$/;
+const unavailableSqlState = /^(08...|53...|58...|57P0.|57014|25P03|25006)$/;
 
 function isUnavailableFailure(error: ErrorFields): boolean {
   const { code, message, severity } = error;

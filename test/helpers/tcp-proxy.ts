@@ -12,17 +12,26 @@ export interface TcpProxy {
   url(databaseUrl: string): string;
   blackhole(): void;
   heal(): void;
+  /** Closes every connection through the proxy (the service opens new ones). */
+  disconnectAll(): void;
+  /**
+   * Passes every chunk the service sends through `rewrite` before it reaches PostgreSQL (`state` is kept per
+   * connection); undefined forwards unchanged.
+   */
+  rewriteToServer(rewrite: ((chunk: Buffer, state: Record<string, unknown>) => Buffer) | undefined): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let forwarding = true;
+  let rewrite: ((chunk: Buffer, state: Record<string, unknown>) => Buffer) | undefined;
   const pairs = new Set<{ client: Socket; upstream: Socket; dead: boolean }>();
   const server: Server = createServer((client) => {
     const pair = { client, upstream: connect(target.port, target.host), dead: !forwarding };
+    const state: Record<string, unknown> = {};
     pairs.add(pair);
     client.on("data", (chunk) => {
-      if (!pair.dead) pair.upstream.write(chunk);
+      if (!pair.dead) pair.upstream.write(rewrite ? rewrite(chunk, state) : chunk);
     });
     pair.upstream.on("data", (chunk) => {
       if (!pair.dead) client.write(chunk);
@@ -58,6 +67,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     heal() {
       forwarding = true;
+    },
+    disconnectAll() {
+      for (const pair of pairs) {
+        pair.client.destroy();
+        pair.upstream.destroy();
+      }
+    },
+    rewriteToServer(given) {
+      rewrite = given;
     },
     async close() {
       for (const pair of pairs) {

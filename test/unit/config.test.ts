@@ -14,12 +14,30 @@ describe("configuration", () => {
     });
   });
 
+  test("a transaction pooler needs a direct URL for LISTEN and migrations; session mode is plain", () => {
+    const pooled = { DATABASE_URL: "postgres://u@bouncer:6432/vend", DATABASE_POOLER: "transaction" };
+    expect(() => loadConfig(pooled)).toThrow("DATABASE_DIRECT_URL");
+    expect(() => loadConfig({ DATABASE_POOLER: "transaction" })).toThrow("DATABASE_POOLER");
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: "postgres://u@db/vend" })).toThrow("DATABASE_DIRECT_URL");
+    const config = loadConfig({
+      ...pooled,
+      DATABASE_DIRECT_URL: "postgres://u@h1:5432,h2:5432/vend?target_session_attrs=primary",
+    });
+    expect(config).toMatchObject({ databasePooler: "transaction", databaseDirectUrl: expect.stringContaining("h2:5432") });
+    expect(loadConfig({ ...pooled, DATABASE_POOLER: "session" }).databasePooler).toBe("none");
+    expect(loadConfig({}).databasePooler).toBe("none");
+  });
+
   test.each([
     ["PORT", "eighty"],
     ["PORT", "70000"],
     ["MAX_WAIT_SECONDS", "-1"],
     ["REQUEST_TIMEOUT_SECONDS", "1.5"],
     ["DATABASE_URL", "mysql://localhost/x"],
+    ["DATABASE_URL", "postgres://h1:5432,h2:5433/db?target_session_attrs=read-write"],
+    ["DATABASE_URL", "postgres://h1:99999/db"],
+    ["DATABASE_POOLER", "statement"],
+    ["DATABASE_DIRECT_URL", "http://x/db"],
     ["ADMIN_TOKEN", "short"],
     ["CURSOR_SECRET", "too-short"],
     ["LOG_LEVEL", "loud"],

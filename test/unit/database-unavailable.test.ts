@@ -34,6 +34,7 @@ describe("isDatabaseUnavailable", () => {
     ["57P05 idle session timeout", serverError("57P05", "FATAL")],
     ["57014 statement timeout", serverError("57014")],
     ["25P03 idle in transaction timeout", serverError("25P03", "FATAL")],
+    ["25006 read-only transaction (a standby, or a primary being demoted)", wrapped(serverError("25006"))],
     ["08006 connection failure", serverError("08006", "FATAL")],
     ["08P01 protocol violation", serverError("08P01", "FATAL")],
     ["53300 too many connections", serverError("53300", "FATAL")],
