@@ -105,6 +105,8 @@ describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () 
     "2 API processes restarted one at a time under load: every answer 2xx, every accepted vend final once, books balance",
     async () => {
       const startedAt = performance.now();
+      // Each step as it ends, so a drill that runs out of time shows where it went.
+      const step = (what: string) => console.info(`rolling restart: ${what} at ${Math.round(performance.now() - startedAt)} ms`);
       database = await createTestDatabase({ maxConnections: 2 });
       const databaseUrl = database.url ?? "";
       const [lbPort, ...apiPorts] = await Promise.all([freePort(), freePort(), freePort()]);
@@ -125,9 +127,11 @@ describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () 
       };
       const apis = [await startApi(0)];
       const [, key = ""] = await (apis[0] as StartedProcess).waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
+      step("api1 up");
       const worker = spawnService(databaseUrl, "worker", { ...env, WORKER_POLL_MS: "50" });
       processes.push(worker);
       apis.push(await startApi(1));
+      step("api2 up");
       const haproxy = spawnProcess([haproxyBinary ?? "haproxy", "-db", "-f", haproxyConfig], {
         PATH: process.env.PATH,
         VEND_LB_BIND: `127.0.0.1:${lbPort}`,
@@ -142,28 +146,31 @@ describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () 
       await worker.waitFor(/worker/i);
       await fundDefaultAccount(lbUrl, key, 500_000_000);
 
-      const setUpMs = Math.round(performance.now() - startedAt);
+      step("load starts");
       const stopLoad = new AbortController();
       const { load, done } = steadyLoad(lbUrl, key, stopLoad.signal);
-      await Bun.sleep(1500);
-      const restarts: number[] = [];
-      for (const [index, server] of ["api1", "api2"].entries()) {
-        const before = timesUp(haproxy, server);
-        const restartAt = performance.now();
-        const old = apis[index] as StartedProcess;
-        expect(await old.stop("SIGTERM")).toBe(0);
-        apis[index] = await startApi(index);
-        await waitUntil(() => timesUp(haproxy, server) > before, {
-          what: `HAProxy seeing ${server} up again`,
-          detail: haproxy.output,
-        });
-        restarts.push(Math.round(performance.now() - restartAt));
+      try {
+        await Bun.sleep(1500);
+        for (const [index, server] of ["api1", "api2"].entries()) {
+          const before = timesUp(haproxy, server);
+          const old = apis[index] as StartedProcess;
+          expect(await old.stop("SIGTERM")).toBe(0);
+          step(`${server} exited`);
+          apis[index] = await startApi(index);
+          step(`${server} restarted`);
+          await waitUntil(() => timesUp(haproxy, server) > before, {
+            what: `HAProxy seeing ${server} up again`,
+            detail: haproxy.output,
+          });
+          step(`HAProxy sees ${server} up`);
+        }
+        await Bun.sleep(1000);
+      } finally {
+        stopLoad.abort();
+        await done;
       }
-      await Bun.sleep(1000);
-      stopLoad.abort();
-      await done;
-      console.info(
-        `rolling restart: set-up ${setUpMs} ms; ${load.requests} requests (${load.accepted.size} vends, ${load.longPolls} long-polls, ${load.failures.length} not 2xx); restarts ${restarts.join(" and ")} ms`,
+      step(
+        `load done: ${load.requests} requests (${load.accepted.size} vends, ${load.longPolls} long-polls), ${load.failures.length} not 2xx`,
       );
 
       // Every request answered 2xx, through both restarts; each failure is shown whole.
@@ -200,7 +207,7 @@ describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () 
       });
       expect(new Set(references).size).toBe(references.length);
       expect(await reconcileWallets(database.handle.db)).toEqual([]);
-      console.info(`rolling restart: drill ${Math.round((performance.now() - startedAt) / 1000)} s`);
+      step("books checked");
       await haproxy.stop("SIGTERM");
     },
     processTestMs,
