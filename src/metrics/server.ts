@@ -1,4 +1,5 @@
 import { AppError, errorEnvelope } from "../errors.ts";
+import { routableRequest } from "../lib/routable-request.ts";
 import type { Logger } from "../logger.ts";
 import { checkScrapeAccess, type ScrapeAccess } from "./access.ts";
 import type { Metrics } from "./metrics.ts";
@@ -29,7 +30,7 @@ export function startMetricsServer(
     port: options.port,
     hostname: options.hostname,
     fetch: async (request) => {
-      const { pathname } = new URL(request.url);
+      const { pathname } = new URL(routableRequest(request).url);
       if (request.method !== "GET" || pathname !== "/metrics") {
         return errorAnswer(new AppError("NOT_FOUND", `No route for ${request.method} ${pathname}`));
       }

@@ -75,5 +75,5 @@ export function spawnProcess(cmd: string[], env: Record<string, string | undefin
 /** The environment a child process should see: this one minus what the test must control. */
 export function childEnv(overrides: Record<string, string | undefined>): Record<string, string | undefined> {
   const { DATABASE_URL: _db, PORT: _port, ADMIN_TOKEN: _admin, VEND_DATA_DIR: _dir, ...rest } = process.env;
-  return { ...rest, LOG_LEVEL: "warn", ...overrides };
+  return { ...rest, LOG_LEVEL: "warn", SHUTDOWN_DELAY_SECONDS: "0", ...overrides };
 }

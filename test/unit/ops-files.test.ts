@@ -2,6 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import type { Database } from "../../src/db/client.ts";
+import { loadSpec } from "../../src/http/spec.ts";
+import { loadConfig } from "../../src/load-config.ts";
 import { createMetrics } from "../../src/metrics/metrics.ts";
 import { parsePrometheusText } from "../helpers/prometheus.ts";
 
@@ -155,5 +157,66 @@ describe.skipIf(!promtool)("ops/ under promtool (Debian's prometheus package)", 
   test("promtool test rules: up == 0 and absent() fire for a failing or missing target; the service's rules still fire", () => {
     const result = run("test", "rules", "prometheus-alerts.test.yml");
     expect(result).toMatchObject({ code: 0, output: expect.stringContaining("SUCCESS") });
+  });
+});
+
+describe("ops/haproxy.cfg agrees with the service", () => {
+  const cfg = read("ops/haproxy.cfg");
+  const lines = cfg.split("\n").map((line) => line.replace(/#.*/, "").trim());
+  const setting = (name: string) => lines.find((line) => line.startsWith(`${name} `))?.slice(name.length + 1) ?? "";
+  const seconds = (value: string) => Number.parseFloat(value) * (value.endsWith("ms") ? 0.001 : value.endsWith("m") ? 60 : 1);
+  const defaults = loadConfig({});
+
+  test("the health check asks the readiness operation and finds a stopping process down before its SHUTDOWN_DELAY_SECONDS ends", () => {
+    expect(lines).toContain("option httpchk");
+    expect(lines).toContain("http-check expect status 200");
+    const [, uri] = setting("http-check send").match(/\buri (\S+)/) ?? [];
+    expect(uri).toBe(loadSpec().byId.get("getReadiness")?.path);
+    const [, inter, fall] = setting("default-server").match(/\binter (\S+) fall (\d+)/) ?? [];
+    const detection = seconds(inter ?? "") * Number(fall);
+    expect(detection).toBe(1);
+    // Twice the detection time, for margin.
+    expect(defaults.shutdownDelaySeconds).toBeGreaterThanOrEqual(2 * detection);
+  });
+
+  test("no timeout cuts a long-poll or a request the service is still allowed to answer", () => {
+    for (const timeout of ["timeout server", "timeout client"]) {
+      expect({ timeout, above: seconds(setting(timeout)) > defaults.requestTimeoutSeconds }).toEqual({ timeout, above: true });
+    }
+    expect(defaults.maxWaitSeconds).toBeLessThan(defaults.requestTimeoutSeconds);
+  });
+
+  test("only a request that cannot have reached a process, or a read, is sent again", () => {
+    expect(setting("retry-on").split(/\s+/).sort()).toEqual(["conn-failure", "empty-response"]);
+    expect(lines).toContain("http-request disable-l7-retry unless METH_GET || METH_HEAD");
+  });
+});
+
+const haproxy = Bun.which("haproxy");
+if (!haproxy)
+  console.warn(
+    "SKIPPED: haproxy is not installed, so ops/haproxy.cfg is not checked by HAProxy itself (apt-get install haproxy)",
+  );
+
+describe.skipIf(!haproxy)("ops/haproxy.cfg under haproxy -c", () => {
+  const check = (env: Record<string, string>) => {
+    const result = Bun.spawnSync([haproxy ?? "haproxy", "-c", "-f", "ops/haproxy.cfg"], {
+      cwd: new URL("../../", import.meta.url).pathname,
+      env: { PATH: process.env.PATH ?? "", ...env },
+    });
+    return { code: result.exitCode, output: `${result.stdout.toString()}${result.stderr.toString()}` };
+  };
+
+  test("valid with its defaults and with every variable set", () => {
+    expect(check({})).toMatchObject({ code: 0, output: expect.stringContaining("Configuration file is valid") });
+    expect(check({ VEND_LB_BIND: "127.0.0.1:18080", VEND_API_1: "10.0.0.1:8080", VEND_API_2: "10.0.0.2:8080" })).toMatchObject({
+      code: 0,
+    });
+  });
+
+  test("the variables are the ones it reads: a bad value in each fails the check", () => {
+    for (const name of ["VEND_LB_BIND", "VEND_API_1", "VEND_API_2"]) {
+      expect({ name, code: check({ [name]: "not-an-address:port" }).code }).toEqual({ name, code: 1 });
+    }
   });
 });
