@@ -50,7 +50,8 @@ export interface Background {
 /**
  * Everything a process runs in the background, on one runner: transaction processing, webhook
  * delivery, the providers' periodic work, their balance checks, the idempotency sweep, the raising
- * of stuck orders, the completion of finished bulk orders and the retention of operational rows. `stop` lets in-flight work finish and gives back leases.
+ * of stuck orders, the completion of finished bulk orders and the deletion of old operational rows.
+ * `stop` lets in-flight work finish and gives back leases.
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
   const runner = createRunner(deps, {

@@ -70,7 +70,12 @@ export function retentionTask(deps: RetentionDeps): Task {
       const pass = await runRetentionPass(deps);
       if (pass.total > 0 || pass.unfinished) {
         deps.logger.info(
-          { deleted: pass.deleted, statements: pass.statements, longestMs: Math.round(pass.longestMs), unfinished: pass.unfinished },
+          {
+            deleted: pass.deleted,
+            statements: pass.statements,
+            longestMs: Math.round(pass.longestMs),
+            unfinished: pass.unfinished,
+          },
           "retention pass",
         );
       }
