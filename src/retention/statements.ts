@@ -39,6 +39,8 @@ const deliveries = (status: "succeeded" | "failed"): Statement => ({
 
 /**
  * One delete statement per kind, each through an index that starts at the oldest row and ends at the cutoff.
+ * A listing index (`created_at desc`, nulls last) serves "oldest first" read backwards, which is `nulls first`:
+ * without it the planner sorts the whole table instead (the columns are never null).
  * Money history has none: transactions, ledger entries, provider attempts, audit entries, batches, and
  * events a delivery still has to carry.
  */
@@ -66,7 +68,7 @@ export const statements: Record<RetentionKind, Statement> = {
           select e.id from events e
           where e.account_id = a.id and e.mode = m.mode and e.created_at < ${cutoff}
             and not exists (select 1 from webhook_deliveries p where p.event_id = e.id and p.status = 'pending')
-          order by e.created_at limit ${limit} for update of e skip locked) old
+          order by e.created_at nulls first limit ${limit} for update of e skip locked) old
         limit ${limit}),
       carried as (select d.id from webhook_deliveries d join doomed on d.event_id = doomed.id),
       attempts as (delete from webhook_attempts a using carried where a.delivery_id = carried.id returning 1),
@@ -82,7 +84,7 @@ export const statements: Record<RetentionKind, Statement> = {
     build: (cutoff, limit) => sql`
       with doomed as (
         select id from provider_callbacks where received_at < ${cutoff}
-        order by received_at limit ${limit} for update skip locked),
+        order by received_at nulls first limit ${limit} for update skip locked),
       gone as (delete from provider_callbacks c using doomed where c.id = doomed.id returning 1)
       select count(*)::int as main from gone`,
   },
@@ -106,7 +108,7 @@ export const statements: Record<RetentionKind, Statement> = {
     build: (cutoff, limit) => sql`
       with doomed as (
         select id from provider_anomalies where kind = 'low_balance' and created_at < ${cutoff}
-        order by created_at limit ${limit} for update skip locked),
+        order by created_at nulls first limit ${limit} for update skip locked),
       gone as (delete from provider_anomalies x using doomed where x.id = doomed.id returning 1)
       select count(*)::int as main from gone`,
   },

@@ -239,6 +239,16 @@ describe("retention", () => {
     expect(await deletedCounter("provider_callbacks")).toBe(counted + 1500);
   });
 
+  test("passes of several processes at once share the rows: each deleted once, none left, no error", async () => {
+    await db().execute(sql`insert into provider_callbacks (provider, reference, headers, raw_body, signature_valid, http_status, result_code, received_at)
+      select 'sandbox', 'shared-' || n, '{}'::jsonb, '{}', true, 200, 'applied', now() - interval '100 days' - n * interval '1 ms'
+      from generate_series(1, 3000) n`);
+    const retention = settings({ providerCallbacks: 30 }, 250);
+    const passes = await Promise.all([1, 2, 3].map(() => runRetentionPass(deps(retention))));
+    expect(passes.reduce((sum, pass) => sum + (pass.deleted.provider_callbacks ?? 0), 0)).toBe(3000);
+    expect(await count(sql`select count(*)::int as n from provider_callbacks where reference like 'shared-%'`)).toBe(0);
+  });
+
   test("a pass starts no statement past its time bound; the next pass goes on", async () => {
     await db().execute(sql`insert into provider_callbacks (provider, reference, headers, raw_body, signature_valid, http_status, result_code, received_at)
       select 'sandbox', 'late-' || n, '{}'::jsonb, '{}', true, 200, 'applied', now() - interval '100 days' from generate_series(1, 30) n`);
