@@ -7,6 +7,7 @@ import { randomBase62 } from "./lib/random.ts";
 import { providerBalanceTask } from "./processing/balances.ts";
 import { batchCompletionSweepTask } from "./processing/batches.ts";
 import { providerTasks } from "./providers/registry.ts";
+import { retentionTask } from "./retention/pass.ts";
 import { stuckOrdersTask } from "./transactions/stuck.ts";
 import { webhookDeliveryQueue } from "./webhooks/delivery-queue.ts";
 import type { ProcessingDeps } from "./worker/process-transaction.ts";
@@ -49,7 +50,8 @@ export interface Background {
 /**
  * Everything a process runs in the background, on one runner: transaction processing, webhook
  * delivery, the providers' periodic work, their balance checks, the idempotency sweep, the raising
- * of stuck orders and the completion of finished bulk orders. `stop` lets in-flight work finish and gives back leases.
+ * of stuck orders, the completion of finished bulk orders and the deletion of old operational rows.
+ * `stop` lets in-flight work finish and gives back leases.
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
   const runner = createRunner(deps, {
@@ -60,6 +62,7 @@ export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = ne
       idempotencySweepTask(deps),
       stuckOrdersTask(deps),
       batchCompletionSweepTask(deps),
+      retentionTask(deps),
     ],
     pollMs: deps.config.worker.pollMs,
     workerId,

@@ -1,4 +1,5 @@
 import { withFailoverDefaults } from "./db/postgres-url.ts";
+import { type RetentionSettings, readRetentionSettings } from "./retention/settings.ts";
 
 export interface Config {
   databaseUrl: string | undefined;
@@ -87,6 +88,8 @@ export interface Config {
     /** An endpoint whose every attempt has failed for this long is disabled at its next failure; 0: never (WEBHOOK_DISABLE_AFTER_SECONDS). */
     disableAfterSeconds: number;
   };
+  /** How long operational rows are kept (README "Retention"). */
+  retention: RetentionSettings;
 }
 
 /** WEBHOOK_ALLOW_PRIVATE_URLS: `true` (both modes), `"test"` (test-mode endpoints only) or `false`. */
@@ -424,5 +427,6 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     routing: settings.routing,
     operations: readOperations(env),
     webhooks: readWebhooks(env, databaseUrl),
+    retention: readRetentionSettings(envReader(env)),
   };
 }

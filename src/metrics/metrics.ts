@@ -54,6 +54,7 @@ export class Metrics {
   private readonly webhookLag: Histogram;
   private readonly providerDuration: Histogram<"provider" | "operation">;
   private readonly providerErrors: Counter<"provider" | "kind">;
+  private readonly retentionDeletes: Counter<"table">;
   private readonly queueDepth: Gauge;
   private readonly queueOldestAge: Gauge;
   private readonly stuck: Gauge;
@@ -111,6 +112,12 @@ export class Metrics {
       name: "vend_provider_errors_total",
       help: "Provider calls without a usable answer: unanswered (timeout, broken connection) or unreadable (5xx, garbage)",
       labelNames: ["provider", "kind"],
+      registers,
+    });
+    this.retentionDeletes = new Counter({
+      name: "vend_retention_deleted_rows_total",
+      help: "Rows the retention passes of this process deleted, by table",
+      labelNames: ["table"],
       registers,
     });
     const { database } = options;
@@ -211,6 +218,11 @@ export class Metrics {
   providerCalled(provider: string, operation: string, seconds: number, error?: ProviderErrorKind): void {
     this.providerDuration.observe({ provider, operation }, seconds);
     if (error) this.providerErrors.inc({ provider, kind: error });
+  }
+
+  /** Rows a retention statement deleted from `table`. */
+  retentionDeleted(table: string, rows: number): void {
+    if (rows > 0) this.retentionDeletes.inc({ table }, rows);
   }
 }
 

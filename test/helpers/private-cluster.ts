@@ -64,7 +64,8 @@ export async function createPrivateCluster(options: ClusterOptions & { start?: b
     },
     stop: () => run(["pg_ctlcluster", version, name, "stop", "-m", "fast"]),
     start: () => run(["pg_ctlcluster", version, name, "start"]),
-    drop: () => run(["pg_dropcluster", "--stop", version, name]),
+    // A server killed outright is not "running" to pg_ctlcluster: its directory is dropped without the stop.
+    drop: () => run(["pg_dropcluster", "--stop", version, name]).catch(() => run(["pg_dropcluster", version, name])),
   };
   if (options.start === false) return cluster;
   try {

@@ -22,5 +22,9 @@ export const sandboxOrders = pgTable(
     callbackSentAt: timestampMs("callback_sent_at"),
     ...createdAt(),
   },
-  (t) => [index("sandbox_orders_callback_due_idx").on(t.callbackDueAt).where(sql`${t.callbackSentAt} is null`)],
+  (t) => [
+    index("sandbox_orders_callback_due_idx").on(t.callbackDueAt).where(sql`${t.callbackSentAt} is null`),
+    // Retention: the oldest first, up to the cutoff.
+    index("sandbox_orders_retention_idx").on(t.createdAt),
+  ],
 );

@@ -13,5 +13,9 @@ export const webhookAttempts = pgTable(
     durationMs: integer("duration_ms").notNull(),
     attemptedAt: insertedAt("attempted_at"),
   },
-  (t) => [index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt)],
+  (t) => [
+    index("webhook_attempts_delivery_idx").on(t.deliveryId, t.attempt),
+    // Retention: the oldest first, up to the cutoff.
+    index("webhook_attempts_retention_idx").on(t.attemptedAt),
+  ],
 );

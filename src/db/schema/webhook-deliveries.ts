@@ -24,5 +24,7 @@ export const webhookDeliveries = pgTable(
   (t) => [
     uniqueIndex("webhook_deliveries_event_endpoint_idx").on(t.eventId, t.endpointId),
     index("webhook_deliveries_due_idx").on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    // Retention: final deliveries by status, the longest final first.
+    index("webhook_deliveries_retention_idx").on(t.status, t.updatedAt).where(sql`${t.status} <> 'pending'`),
   ],
 );

@@ -1,0 +1,119 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { sql } from "drizzle-orm";
+import postgres from "postgres";
+import { type DbHandle, openDatabase } from "../../src/db/client.ts";
+import { queryRows } from "../../src/db/rows.ts";
+import { reconcileWallets } from "../../src/ledger/reconcile.ts";
+import { apiUrl, fundDefaultAccount, spawnService, summarise } from "../helpers/cluster.ts";
+import { runDrillLoad } from "../helpers/drill-load.ts";
+import { canRunPgbouncer, type Pgbouncer, startPgbouncer } from "../helpers/pgbouncer.ts";
+import { canCreateClusters, createPrivateCluster, type PrivateCluster } from "../helpers/private-cluster.ts";
+import type { StartedProcess } from "../helpers/process.ts";
+import { waitUntil } from "../helpers/wait.ts";
+
+// 4 API and 4 worker processes through PgBouncer in transaction mode, 10 pool connections each (80
+// clients) over 10 server connections, on a cluster of their own.
+const runs = Boolean(process.env.DATABASE_URL) && canCreateClusters() && canRunPgbouncer();
+const processes: StartedProcess[] = [];
+let cluster: PrivateCluster | undefined;
+let bouncer: Pgbouncer | undefined;
+let handle: DbHandle | undefined;
+
+afterEach(async () => {
+  await Promise.all(processes.splice(0).map((p) => p.stop("SIGKILL")));
+  await handle?.close();
+  await bouncer?.stop();
+  await cluster?.drop();
+  handle = bouncer = cluster = undefined;
+});
+
+describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
+  test("2,000 vends with long-polls, fundings and callbacks: every funding answered 200 is in the ledger, every order final, wait wakes within 1 s, the books balance, no 5xx", async () => {
+    cluster = await createPrivateCluster();
+    const directUrl = await cluster.createDatabase("vend_pooled");
+    bouncer = await startPgbouncer(directUrl, { poolMode: "transaction", serverSlots: 10, maxClients: 1000 });
+    const env = {
+      DATABASE_POOLER: "transaction",
+      DATABASE_DIRECT_URL: directUrl,
+      DATABASE_POOL_SIZE: "10",
+      DATABASE_STATEMENT_TIMEOUT_MS: "12000",
+      SANDBOX_CALLBACK_DELAY_MS: "300",
+      WORKER_POLL_MS: "500",
+    };
+    const first = spawnService(bouncer.url, "api", env);
+    processes.push(first);
+    const urls = [await apiUrl(first)];
+    const [, key = ""] = await first.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
+    const others = Array.from({ length: 3 }, () => spawnService(bouncer?.url ?? "", "api", env));
+    const workers = Array.from({ length: 4 }, () =>
+      spawnService(bouncer?.url ?? "", "worker", { ...env, PUBLIC_BASE_URL: urls[0] ?? "" }),
+    );
+    processes.push(...others, ...workers);
+    urls.push(...(await Promise.all(others.map(apiUrl))));
+    await Promise.all(workers.map((w) => w.waitFor(/Vend worker running/)));
+
+    // The timeouts reach every server connection the pooler opens: the role's settings, not start-up parameters.
+    const pooled = postgres(bouncer.url, { max: 1, prepare: false, onnotice: () => {} });
+    const [setting] = await pooled<{ statement_timeout: string }[]>`show statement_timeout`;
+    await pooled.end();
+    expect(setting?.statement_timeout).toBe("12s");
+
+    await fundDefaultAccount(urls[0] ?? "", key, 30_000_000);
+    const load = await runDrillLoad({
+      urls,
+      key,
+      vends: 2000,
+      concurrency: 48,
+      waitEvery: 4,
+      waitSeconds: 10,
+      fundEvery: 40,
+      // Successful at once, pending then a callback (successful, failed), failed at once.
+      phones: ["08031234567", "08031232222", "08031233333", "08031231111", "08035550100"],
+    });
+    expect(load.unexpected).toEqual([]);
+    expect(Object.keys(load.answers).sort()).toEqual(["200", "202"]);
+    expect(load.vends.length + load.fundings.length).toBe(2000);
+
+    handle = await openDatabase({ databaseUrl: directUrl, maxConnections: 2 });
+    const db = handle.db;
+    // Every funding answered 200 is in the ledger, with the entry id it was answered with.
+    const entryIds = load.fundings.map((f) => f.entryId);
+    const [funded] = await queryRows<{ n: number }>(
+      db,
+      sql`select count(*)::int as n from ledger_entries where kind = 'fund' and id = any(${`{${entryIds.join(",")}}`}::bigint[])`,
+    );
+    expect(funded?.n).toBe(load.fundings.length);
+
+    // Every order final (callbacks included), each exactly once.
+    await waitUntil(async () => (await summarise(handle as DbHandle)).notFinal === 0, {
+      what: "every order final",
+      timeoutMs: 60_000,
+    });
+    const books = await summarise(handle);
+    expect(books).toMatchObject({
+      transactions: load.vends.length,
+      final: load.vends.length,
+      maxVendCount: 1,
+      maxSettlementsPerTransaction: 1,
+      heldKobo: 0,
+    });
+    expect(await reconcileWallets(db)).toEqual([]);
+
+    // A long-poll answered within 1 s of its order's final state (not at the end of its 10 s).
+    const completed = new Map(
+      (
+        await queryRows<{ reference: string; completed_ms: number }>(
+          db,
+          sql`select reference, (extract(epoch from completed_at) * 1000)::float8 as completed_ms from transactions`,
+        )
+      ).map((row) => [row.reference, Number(row.completed_ms)]),
+    );
+    const waited = load.vends.filter((v) => v.waited);
+    expect(waited.length).toBeGreaterThan(400);
+    const late = waited.filter((v) => (completed.get(v.reference) ?? Number.POSITIVE_INFINITY) < v.answeredAt - 1000);
+    expect(
+      late.map((v) => `${v.reference} ${v.status} answered ${v.answeredAt - (completed.get(v.reference) ?? 0)} ms late`),
+    ).toEqual([]);
+    expect(waited.filter((v) => v.status === "queued" || v.status === "processing")).toEqual([]);
+  }, 240_000);
+});
