@@ -246,7 +246,9 @@ describe.skipIf(!onPostgres)("the service with a read replica (PostgreSQL)", () 
     expect((await client.post("/api/v1/wallet/fund", { amount_kobo: 1_000_000 }, idem())).status).toBe(200);
     await waitUntil(
       async () =>
-        (await server.admin.get("/admin/v1/accounts")).json.data.items.some((a: { name: string }) => a.name === "only-on-the-replica"),
+        (await server.admin.get("/admin/v1/accounts")).json.data.items.some(
+          (a: { name: string }) => a.name === "only-on-the-replica",
+        ),
       { what: "the first sample: admin reads on the replica" },
     );
 
