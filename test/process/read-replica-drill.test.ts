@@ -174,6 +174,31 @@ describe.skipIf(!postgres)("a read replica under load, stopped and started", () 
         await done;
         phase("back");
 
+        // An idle primary: the replica has replayed all there is, so it stays current, although its last
+        // replayed transaction grows old (now() - pg_last_xact_replay_timestamp() alone would exceed the bound).
+        const replicaHandle = await openDatabase({ databaseUrl: standby.url("vend_drill"), maxConnections: 1 });
+        let sinceLastReplayMs = 0;
+        try {
+          sinceLastReplayMs = await waitUntil(
+            async () => {
+              const [row] = await queryRows<{ ms: number }>(
+                replicaHandle.db,
+                sql`select (extract(epoch from now() - pg_last_xact_replay_timestamp()) * 1000)::float8 as ms`,
+              );
+              return Number(row?.ms) > 1500 && Number(row?.ms);
+            },
+            { what: "the primary idle for 1.5 s", timeoutMs: 15_000, intervalMs: 100 },
+          );
+        } finally {
+          await replicaHandle.close();
+        }
+        const idle = await readMetrics(url);
+        const idleRead = await fetch(`${url}/admin/v1/audit`, { headers: { authorization: `Bearer ${adminToken}` } });
+        expect(idleRead.status).toBe(200);
+        expect(idle.lagSeconds).toBeLessThan(0.5);
+        expect((await readMetrics(url)).replicaReads).toBe(idle.replicaReads + 1);
+        phase("idle");
+
         const summary = Object.fromEntries(tally.statuses);
         console.log(
           JSON.stringify({
@@ -182,6 +207,8 @@ describe.skipIf(!postgres)("a read replica under load, stopped and started", () 
             maxLagMsUnderLoad: Math.round(Math.max(...lags.filter(Number.isFinite)) * 1000),
             replicaReadsWhileStopped,
             backAfterMs,
+            idleLagMs: Math.round(idle.lagSeconds * 1000),
+            sinceLastReplayMs: Math.round(sinceLastReplayMs),
             phases,
           }),
         );
