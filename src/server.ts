@@ -100,7 +100,9 @@ export async function createDeps(
   await providers.health.refresh();
   providers.health.start();
   const metrics = createMetrics({ database, stuckAfterMinutes: config.operations.stuckAfterMinutes });
-  const reads = await openReads(config, () => deps.db, metrics, logger, options.servesApi !== false);
+  // Like `credentialsDb`: the handle's database until `deps` exists, then whatever `deps.db` is.
+  let readsPrimary = () => database.db;
+  const reads = await openReads(config, () => readsPrimary(), metrics, logger, options.servesApi !== false);
   const deps: Omit<AppDeps, "authenticate" | "runIdempotent" | "recordAdminAction"> = {
     config,
     database,
@@ -130,6 +132,7 @@ export async function createDeps(
     tracing: createTracing(config.operations, spanExporter),
   };
   credentialsDb = () => deps.db;
+  readsPrimary = () => deps.db;
   // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
   return Object.assign(deps, {
     authenticate: createAuthenticate(deps),
