@@ -7,6 +7,8 @@ export interface Config {
   databasePooler: "transaction" | "none";
   /** A direct (or session-pooled) URL for LISTEN/NOTIFY and migrations; needed behind a transaction pooler. */
   databaseDirectUrl: string | undefined;
+  /** Where operator reads and the catalogue go while the replica keeps up (DATABASE_READ_URL); undefined: the primary. */
+  readReplica: ReadReplicaConfig | undefined;
   databasePoolSize: number;
   /** Bound on opening a PostgreSQL connection. */
   databaseConnectTimeoutSeconds: number;
@@ -92,6 +94,13 @@ export interface Config {
   retention: RetentionSettings;
 }
 
+export interface ReadReplicaConfig {
+  /** A postgres URL, one host or several (DATABASE_READ_URL). */
+  url: string;
+  /** Reads go to the replica only while its replay lag is under this (READ_REPLICA_MAX_LAG_MS). */
+  maxLagMs: number;
+}
+
 /** WEBHOOK_ALLOW_PRIVATE_URLS: `true` (both modes), `"test"` (test-mode endpoints only) or `false`. */
 export type PrivateUrlsSetting = boolean | "test";
 
@@ -114,6 +123,14 @@ export interface OperationsConfig {
   operatorWebhookUrl: string | undefined;
   /** The Standard Webhooks secret (`whsec_…`) operator webhooks are signed with (OPERATOR_WEBHOOK_SECRET). */
   operatorWebhookSecret: string | undefined;
+}
+
+function readReadReplica(env: Env, databaseUrl: string | undefined): ReadReplicaConfig | undefined {
+  const url = readOptional(env, "DATABASE_READ_URL");
+  if (url === undefined) return undefined;
+  if (!databaseUrl) throw new ConfigError("DATABASE_READ_URL", "needs DATABASE_URL (the embedded database has no replicas)");
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError("DATABASE_READ_URL", "must be a postgres:// or postgresql:// URL");
+  return { url, maxLagMs: readInteger(env, "READ_REPLICA_MAX_LAG_MS", 1000, 1, 3_600_000) };
 }
 
 function readOperations(env: Env): OperationsConfig {
@@ -399,6 +416,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     databaseUrl,
     databasePooler,
     databaseDirectUrl,
+    readReplica: readReadReplica(env, databaseUrl),
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
     databaseConnectTimeoutSeconds: readInteger(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 5, 1, 300),
     databaseStatementTimeoutMs: readInteger(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 3_600_000),

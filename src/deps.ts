@@ -5,6 +5,7 @@ import type { RegistrySync } from "./auth/registry-sync.ts";
 import type { CallbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
+import type { ReadRouter } from "./db/replica.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
 import type { AdminAction, Authenticate } from "./http/operations.ts";
 import type { RateLimiter, RateLimitStatus } from "./http/rate-limit.ts";
@@ -31,6 +32,11 @@ export interface AppDeps {
   config: Config;
   database: DbHandle;
   db: Database;
+  /**
+   * Operator reads and the catalogue: on the read replica while it keeps up (DATABASE_READ_URL), else on
+   * the primary. A client's own reads, which may follow its writes, use `db`.
+   */
+  reads: ReadRouter;
   logger: Logger;
   /** This process's Prometheus registry and the recorders that feed it. */
   metrics: Metrics;

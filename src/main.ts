@@ -157,6 +157,7 @@ async function shutdown(signal: string) {
   deps.metrics.close();
   await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));
   localAccess?.remove();
+  await deps.reads.close();
   await database.close();
   process.exit(0);
 }

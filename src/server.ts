@@ -6,7 +6,8 @@ import { idleRegistry, startRegistrySync } from "./auth/registry-sync.ts";
 import { createAuthenticate } from "./auth/service.ts";
 import { callbackProviders } from "./callbacks/service.ts";
 import type { Config } from "./config.ts";
-import type { DbHandle } from "./db/client.ts";
+import { type Database, type DbHandle, openDatabase } from "./db/client.ts";
+import { primaryReads, type ReadRouter, startReplicaRouter } from "./db/replica.ts";
 import { getOrCreateSetting } from "./db/settings.ts";
 import type { AppDeps, Caches } from "./deps.ts";
 import { AppError } from "./errors.ts";
@@ -26,7 +27,7 @@ import { randomBase62 } from "./lib/random.ts";
 import { routableRequest } from "./lib/routable-request.ts";
 import { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
-import { createMetrics } from "./metrics/metrics.ts";
+import { createMetrics, type Metrics } from "./metrics/metrics.ts";
 import { FinalityWaiters } from "./processing/waiters.ts";
 import { checkRoutingAgainstCatalogue } from "./providers/catalogue-check.ts";
 import { createProviders } from "./providers/registry.ts";
@@ -44,6 +45,29 @@ function debouncedNotify(database: DbHandle, channel: string, logger: Logger, in
       database.notify(channel, "").catch((error) => logger.warn({ err: String(error) }, "work notify failed"));
     }, intervalMs);
   };
+}
+
+/** The replica's pool when DATABASE_READ_URL is set and this process serves the API; else reads on the primary. */
+async function openReads(
+  config: Config,
+  primary: () => Database,
+  metrics: Metrics,
+  logger: Logger,
+  servesApi: boolean,
+): Promise<ReadRouter> {
+  const events = {
+    onRead: (target: "primary" | "replica") => metrics.readServed(target),
+    onLag: (lagMs: number | undefined) => metrics.replicaLagSampled(lagMs),
+    onReplicaFailure: (error: unknown) => logger.warn({ err: String(error) }, "read replica failed; reading the primary"),
+  };
+  if (!config.readReplica || !servesApi) return primaryReads(primary, events);
+  const replica = await openDatabase({
+    databaseUrl: config.readReplica.url,
+    maxConnections: config.databasePoolSize,
+    connectTimeoutSeconds: config.databaseConnectTimeoutSeconds,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
+  return startReplicaRouter({ primary, replica, maxLagMs: config.readReplica.maxLagMs, events });
 }
 
 /**
@@ -75,12 +99,17 @@ export async function createDeps(
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();
   providers.health.start();
+  const metrics = createMetrics({ database, stuckAfterMinutes: config.operations.stuckAfterMinutes });
+  // Like `credentialsDb`: the handle's database until `deps` exists, then whatever `deps.db` is.
+  let readsPrimary = () => database.db;
+  const reads = await openReads(config, () => readsPrimary(), metrics, logger, options.servesApi !== false);
   const deps: Omit<AppDeps, "authenticate" | "runIdempotent" | "recordAdminAction"> = {
     config,
     database,
     db: database.db,
+    reads,
     logger,
-    metrics: createMetrics({ database, stuckAfterMinutes: config.operations.stuckAfterMinutes }),
+    metrics,
     spec,
     validators: compileValidators(spec),
     rateLimiter: new RateLimiter({
@@ -103,6 +132,7 @@ export async function createDeps(
     tracing: createTracing(config.operations, spanExporter),
   };
   credentialsDb = () => deps.db;
+  readsPrimary = () => deps.db;
   // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
   return Object.assign(deps, {
     authenticate: createAuthenticate(deps),

@@ -17,8 +17,14 @@ export function adminRoutes(deps: AppDeps) {
       const message = "Account created; store the keys now, they are not shown again";
       return { status: 201, message, data: created, audit: { target: { type: "account", id: created.account.id } } };
     },
-    listAccounts: async ({ query }) => ({ status: 200, data: await listAccounts(deps.db, deps.cursors, query) }),
-    getAccount: async ({ params }) => ({ status: 200, data: await getAccountDetail(deps.db, params.account_id) }),
+    listAccounts: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listAccounts(db, deps.cursors, query)),
+    }),
+    getAccount: async ({ params }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => getAccountDetail(db, params.account_id)),
+    }),
     createApiKey: async ({ params, body }) => {
       const created = await createApiKey(deps.db, params.account_id, body.mode, {
         expiresAt: body.expires_at,
@@ -27,7 +33,10 @@ export function adminRoutes(deps: AppDeps) {
       knowChangedKey(deps.credentials, { hash: hashApiKey(created.key), key: created });
       return { status: 201, message: "API key created; store it now, it is not shown again", data: created };
     },
-    listApiKeys: async ({ params }) => ({ status: 200, data: await listApiKeys(deps.db, params.account_id) }),
+    listApiKeys: async ({ params }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listApiKeys(db, params.account_id)),
+    }),
     revokeApiKey: async ({ params }) => {
       const revoked = await revokeApiKey(deps.db, params.key_id, deps.config.keyPropagationMs);
       knowChangedKey(deps.credentials, { hash: revoked.hash, key: revoked.key });
@@ -43,8 +52,14 @@ export function adminRoutes(deps: AppDeps) {
           { amountKobo: input.body.amount_kobo, kind: "credit", note: input.body.note },
         ),
       })),
-    reconcileWallets: async ({ query }) => ({ status: 200, data: await reconciliationReport(deps.db, query.account_id) }),
-    listOperators: async ({ query }) => ({ status: 200, data: await listOperators(deps.db, deps.cursors, query) }),
+    reconcileWallets: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => reconciliationReport(db, query.account_id)),
+    }),
+    listOperators: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listOperators(db, deps.cursors, query)),
+    }),
     createOperator: async (input) => {
       const created = await createOperator(deps.db, input.body, operatorOf(input).name);
       const message = "Operator created; store the token now, it is not shown again";
@@ -59,7 +74,10 @@ export function adminRoutes(deps: AppDeps) {
       if (after.revoked_at) deps.credentials.knowOperatorRevoked(params.operator_id, Date.parse(after.revoked_at));
       return { status: 200, message: "Operator revoked", data: after, audit: { before } };
     },
-    listAuditEntries: async ({ query }) => ({ status: 200, data: await listAuditEntries(deps.db, deps.cursors, query) }),
+    listAuditEntries: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listAuditEntries(db, deps.cursors, query)),
+    }),
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -44,7 +44,10 @@ export function callbackRoutes(deps: AppDeps) {
         data: { requery_scheduled: scheduled },
       };
     },
-    listCallbacks: async ({ query }) => ({ status: 200, data: await listStoredCallbacks(deps.db, deps.cursors, query) }),
+    listCallbacks: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listStoredCallbacks(db, deps.cursors, query)),
+    }),
     replayCallback: async ({ params }) => {
       const original = await findStoredCallback(deps.db, params.id);
       const result = await handleCallback(deps, providers, check, {

@@ -6,10 +6,10 @@ import { getPricing, listNetworks, listProducts, listServices, updateProduct } f
 
 export function catalogueRoutes(deps: AppDeps) {
   const handlers = {
-    listNetworks: async (input) => conditionalAnswer(input, await listNetworks(deps.db, input.query.service)),
-    listServices: async (input) => conditionalAnswer(input, await listServices(deps.db)),
-    listProducts: async (input) => conditionalAnswer(input, await listProducts(deps.db, input.query)),
-    getPricing: async (input) => conditionalAnswer(input, await getPricing(deps.db, input.query)),
+    listNetworks: async (input) => conditionalAnswer(input, await deps.reads.read((db) => listNetworks(db, input.query.service))),
+    listServices: async (input) => conditionalAnswer(input, await deps.reads.read(listServices)),
+    listProducts: async (input) => conditionalAnswer(input, await deps.reads.read((db) => listProducts(db, input.query))),
+    getPricing: async (input) => conditionalAnswer(input, await deps.reads.read((db) => getPricing(db, input.query))),
     updateProduct: async ({ params, body }) => {
       const { before, after, changed } = await updateProduct(deps.db, params.code, body);
       if (changed) await evictEverywhere(deps.database, deps.caches, "products", params.code);

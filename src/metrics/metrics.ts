@@ -55,6 +55,8 @@ export class Metrics {
   private readonly providerDuration: Histogram<"provider" | "operation">;
   private readonly providerErrors: Counter<"provider" | "kind">;
   private readonly retentionDeletes: Counter<"table">;
+  private readonly replicaLag: Gauge;
+  private readonly reads: Counter<"target">;
   private readonly queueDepth: Gauge;
   private readonly queueOldestAge: Gauge;
   private readonly stuck: Gauge;
@@ -118,6 +120,17 @@ export class Metrics {
       name: "vend_retention_deleted_rows_total",
       help: "Rows the retention passes of this process deleted, by table",
       labelNames: ["table"],
+      registers,
+    });
+    this.replicaLag = new Gauge({
+      name: "vend_db_replica_lag_seconds",
+      help: "The read replica's last sampled replay lag (+Inf when it cannot be sampled; 0 without DATABASE_READ_URL)",
+      registers,
+    });
+    this.reads = new Counter({
+      name: "vend_db_reads_total",
+      help: "Operator and catalogue reads by the database that answered them: replica, or primary",
+      labelNames: ["target"],
       registers,
     });
     const { database } = options;
@@ -204,6 +217,15 @@ export class Metrics {
     // Rows read through raw SQL may carry timestamps as strings.
     const seconds = (new Date(vend.completedAt).getTime() - new Date(vend.createdAt).getTime()) / 1000;
     if (Number.isFinite(seconds)) this.acceptToFinal.observe({ service: vend.service, status: event }, Math.max(0, seconds));
+  }
+
+  /** The replica's lag in ms at a sample; undefined when it could not be sampled. */
+  replicaLagSampled(lagMs: number | undefined): void {
+    this.replicaLag.set(lagMs === undefined ? Number.POSITIVE_INFINITY : lagMs / 1000);
+  }
+
+  readServed(target: "primary" | "replica"): void {
+    this.reads.inc({ target });
   }
 
   /** One webhook attempt recorded; a delivered one with the time since its event was created. */

@@ -14,8 +14,14 @@ export function providerAdminRoutes(deps: AppDeps) {
       const { before, after } = await switchProvider(deps, params.name, true, null);
       return { status: 200, message: `Provider ${params.name} enabled`, data: after, audit: { before } };
     },
-    getProviderStats: async ({ params }) => ({ status: 200, data: await providerStats(deps, params.name) }),
-    listAnomalies: async ({ query }) => ({ status: 200, data: await listAnomalies(deps.db, deps.cursors, query) }),
+    getProviderStats: async ({ params }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => providerStats({ ...deps, db }, params.name)),
+    }),
+    listAnomalies: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listAnomalies(db, deps.cursors, query)),
+    }),
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -21,13 +21,16 @@ export function transactionRoutes(deps: AppDeps) {
     },
     adminListTransactions: async ({ query }) => ({
       status: 200,
-      data: await adminListTransactions(deps.db, deps.cursors, query, stuckCutoff(deps.config)),
+      data: await deps.reads.read((db) => adminListTransactions(db, deps.cursors, query, stuckCutoff(deps.config))),
     }),
     adminGetTransaction: async ({ params }) => ({
       status: 200,
-      data: await adminGetTransaction(deps.db, params.reference),
+      data: await deps.reads.read((db) => adminGetTransaction(db, params.reference)),
     }),
-    settlementReport: async ({ query }) => ({ status: 200, data: await settlementReport(deps.db, query) }),
+    settlementReport: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => settlementReport(db, query)),
+    }),
     resolveTransaction: async ({ params, body }) => {
       const { before, after } = await resolveTransaction(deps, params.reference, body);
       return { status: 200, message: `Resolved as ${body.status}`, data: after, audit: { before } };

@@ -88,6 +88,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       deps.providers.health.stop();
       deps.metrics.close();
       await deps.tracing.shutdown();
+      await deps.reads.close();
       await database.drop();
     },
   };
