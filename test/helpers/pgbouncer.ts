@@ -1,4 +1,4 @@
-import { chmod, chown, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort } from "./private-cluster.ts";
@@ -72,8 +72,12 @@ pidfile = ${join(dir, "pgbouncer.pid")}
     port,
     url,
     process: started,
+    // SIGTERM to PgBouncer itself (runuser does not pass signals on): it closes every connection at once.
     async stop() {
-      await started.stop("SIGINT");
+      const pid = Number((await readFile(join(dir, "pgbouncer.pid"), "utf8").catch(() => "")).trim());
+      if (pid > 0) process.kill(pid, "SIGTERM");
+      else started.proc.kill("SIGKILL");
+      await started.finished();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -96,6 +96,10 @@ describe.skipIf(!runs)("failover to a synchronous standby", () => {
     stop = true;
     const load = await loading;
 
+    const firstAfter = Math.min(...load.vends.filter((v) => v.answeredAt > promotedAt).map((v) => v.answeredAt)) - promotedAt;
+    console.log(
+      `failover drill: ${load.vends.length} vends and ${load.fundings.length} fundings acknowledged, answers ${JSON.stringify(load.answers)}, first 202 ${firstAfter} ms after the promotion`,
+    );
     expect(load.unexpected).toEqual([]);
     expect(load.unacknowledged).toEqual([]);
     const before = load.vends.filter((v) => v.answeredAt < killedAt).length;
@@ -127,10 +131,15 @@ describe.skipIf(!runs)("failover to a synchronous standby", () => {
     // The first funding (fundDefaultAccount) and one per acknowledged funding key: none applied twice.
     expect(allFundings?.n).toBe(load.fundings.length + 1);
 
-    await waitUntil(async () => (await summarise(handle as DbHandle)).notFinal === 0, {
-      what: "every order final",
-      timeoutMs: 60_000,
-    });
+    let summary = "";
+    await waitUntil(
+      async () => {
+        const books = await summarise(handle as DbHandle);
+        summary = JSON.stringify(books);
+        return books.notFinal === 0;
+      },
+      { what: "every order final", timeoutMs: 60_000, detail: () => summary },
+    );
     expect(await summarise(handle)).toMatchObject({ maxVendCount: 1, maxSettlementsPerTransaction: 1, heldKobo: 0 });
     expect(await reconcileWallets(db)).toEqual([]);
   }, 240_000);

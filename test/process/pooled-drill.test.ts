@@ -59,10 +59,11 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
     expect(setting?.statement_timeout).toBe("12s");
 
     await fundDefaultAccount(urls[0] ?? "", key, 30_000_000);
+    const loadStarted = performance.now();
     const load = await runDrillLoad({
       urls,
       key,
-      vends: 2000,
+      vends: Number(process.env.POOLED_DRILL_VENDS || 2000),
       concurrency: 48,
       waitEvery: 4,
       waitSeconds: 10,
@@ -70,9 +71,26 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
       // Successful at once, pending then a callback (successful, failed), failed at once.
       phones: ["08031234567", "08031232222", "08031233333", "08031231111", "08035550100"],
     });
+    console.log(
+      `pooled drill: ${load.vends.length} vends and ${load.fundings.length} fundings in ${Math.round(performance.now() - loadStarted)} ms, answers ${JSON.stringify(load.answers)}`,
+    );
+    if (load.unexpected.length > 0 || load.networkErrors.length > 0)
+      console.log(
+        processes
+          .map((p) =>
+            p
+              .output()
+              .split("\n")
+              .filter((line) => /"level":(50|60)/.test(line))
+              .slice(-5)
+              .join("\n"),
+          )
+          .join("\n"),
+      );
     expect(load.unexpected).toEqual([]);
+    expect(load.networkErrors).toEqual([]);
     expect(Object.keys(load.answers).sort()).toEqual(["200", "202"]);
-    expect(load.vends.length + load.fundings.length).toBe(2000);
+    expect(load.vends.length + load.fundings.length).toBe(Number(process.env.POOLED_DRILL_VENDS || 2000));
 
     handle = await openDatabase({ databaseUrl: directUrl, maxConnections: 2 });
     const db = handle.db;
@@ -85,10 +103,19 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
     expect(funded?.n).toBe(load.fundings.length);
 
     // Every order final (callbacks included), each exactly once.
-    await waitUntil(async () => (await summarise(handle as DbHandle)).notFinal === 0, {
-      what: "every order final",
-      timeoutMs: 60_000,
-    });
+    let summary = "";
+    await waitUntil(
+      async () => {
+        const books = await summarise(handle as DbHandle);
+        summary = JSON.stringify(books);
+        return books.notFinal === 0;
+      },
+      {
+        what: "every order final",
+        timeoutMs: 60_000,
+        detail: () => summary + `\n${workers.map((w) => w.output().slice(-1500)).join("\n---\n")}`,
+      },
+    );
     const books = await summarise(handle);
     expect(books).toMatchObject({
       transactions: load.vends.length,
