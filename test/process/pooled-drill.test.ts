@@ -113,7 +113,7 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
       {
         what: "every order final",
         timeoutMs: 60_000,
-        detail: () => summary + `\n${workers.map((w) => w.output().slice(-1500)).join("\n---\n")}`,
+        detail: () => `${summary}\n${workers.map((w) => w.output().slice(-1500)).join("\n---\n")}`,
       },
     );
     const books = await summarise(handle);
