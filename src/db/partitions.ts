@@ -32,7 +32,8 @@ const months = (first: Date, last: Date): Date[] => {
   return list;
 };
 
-const createPartition = (table: PartitionedTable, start: Date, parent: string = table): string =>
+/** The statement that makes `table`'s partition of the month starting at `start` (under `parent`), unless it exists. */
+export const createPartition = (table: PartitionedTable, start: Date, parent: string = table): string =>
   `create table if not exists "${partitionName(table, start)}" partition of "${parent}"
    for values from ('${start.toISOString()}') to ('${monthStart(start, 1).toISOString()}')`;
 
