@@ -19,7 +19,7 @@ import { apiUrl, startService } from "./lib/processes.ts";
 import { printFigure } from "./lib/stats.ts";
 
 const rows = envNumber("BENCH_ROWS", 1_000_000);
-const partitioned = envNumber("BENCH_PARTITIONED", 1) === 1;
+const partitioned = process.env.BENCH_PARTITIONED !== "0";
 const requests = envNumber("BENCH_REQUESTS", 200);
 const warmup = 20;
 
