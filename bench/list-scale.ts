@@ -40,7 +40,7 @@ async function seed(url: string, accountId: string): Promise<void> {
     // Built after the load, as the migration defines them: faster than maintaining them row by row.
     const indexes = await sql<{ name: string; definition: string }[]>`
       select indexname as name, indexdef as definition from pg_indexes
-      where tablename = 'transactions' and indexname <> 'transactions_pkey'`;
+      where tablename = 'transactions' and indexname not in (select conname from pg_constraint where contype = 'p')`;
     for (const index of indexes) await sql.unsafe(`drop index ${index.name}`);
     await sql.unsafe("set maintenance_work_mem = '256MB'");
     await insertBulkTransactions(sql, accountId, totalRows);

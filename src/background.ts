@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import type { DbHandle } from "./db/client.ts";
+import { createPartitionsAhead } from "./db/partitions.ts";
 import type { AppDeps } from "./deps.ts";
 import { idempotencySweepTask } from "./idempotency/service.ts";
 import { createRunner, type Runner } from "./jobs/runner.ts";
@@ -50,8 +51,8 @@ export interface Background {
 /**
  * Everything a process runs in the background, on one runner: transaction processing, webhook
  * delivery, the providers' periodic work, their balance checks, the idempotency sweep, the raising
- * of stuck orders, the completion of finished bulk orders and the deletion of old operational rows.
- * `stop` lets in-flight work finish and gives back leases.
+ * of stuck orders, the completion of finished bulk orders, the deletion of old operational rows and, on
+ * partitioned history, next months' partitions. `stop` lets in-flight work finish and gives back leases.
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
   const runner = createRunner(deps, {
@@ -63,6 +64,7 @@ export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = ne
       stuckOrdersTask(deps),
       batchCompletionSweepTask(deps),
       retentionTask(deps),
+      { name: "partitions ahead", everyMs: 3600_000, run: () => createPartitionsAhead(deps.db) },
     ],
     pollMs: deps.config.worker.pollMs,
     workerId,

@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { insertedAt, kobo, oneOf, timestampMs, uuidPrimaryKey } from "./columns.ts";
-import { transactions } from "./transactions.ts";
 
 export const providerAttemptStatuses = ["sent", "pending", "unknown", "successful", "failed", "not_received"] as const;
 
@@ -14,9 +13,8 @@ export const providerAttempts = pgTable(
   "provider_attempts",
   {
     id: uuidPrimaryKey(),
-    transactionId: uuid("transaction_id")
-      .notNull()
-      .references(() => transactions.id),
+    /** A transaction's id; no foreign key (transactions may be partitioned): written from its row in the claim. */
+    transactionId: uuid("transaction_id").notNull(),
     provider: text().notNull(),
     requestId: text("request_id").notNull(),
     status: text({ enum: providerAttemptStatuses }).notNull(),
@@ -72,7 +70,8 @@ export const providerAnomalies = pgTable(
     id: uuid().primaryKey(),
     kind: text({ enum: anomalyKinds }).notNull(),
     provider: text().notNull(),
-    transactionId: uuid("transaction_id").references(() => transactions.id),
+    /** A transaction's id, when there is one; no foreign key (transactions may be partitioned). */
+    transactionId: uuid("transaction_id"),
     reference: text(),
     message: text().notNull(),
     createdAt: insertedAt("created_at", "clock"),

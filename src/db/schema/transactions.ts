@@ -1,13 +1,17 @@
 import { sql } from "drizzle-orm";
-import { check, index, integer, jsonb, pgTable, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { transactionStatuses } from "../../../generated/constants.ts";
 import { accountAndMode } from "./accounts.ts";
-import { createdAndUpdatedAt, kobo, timestampMs, uuidPrimaryKey } from "./columns.ts";
+import { createdAndUpdatedAt, kobo, timestampMs } from "./columns.ts";
 
+/**
+ * Partition-ready (migration 0012): the primary key and the reference's uniqueness include `created_at`, the
+ * key `db:partition` ranges it by month on; nothing holds a foreign key to it (see src/db/partition-references.ts).
+ */
 export const transactions = pgTable(
   "transactions",
   {
-    id: uuidPrimaryKey(),
+    id: uuid().notNull().defaultRandom(),
     reference: text().notNull(),
     ...accountAndMode(),
     status: text({ enum: transactionStatuses }).notNull(),
@@ -41,7 +45,9 @@ export const transactions = pgTable(
     completedAt: timestampMs("completed_at"),
   },
   (t) => [
-    uniqueIndex("transactions_reference_idx").on(t.reference),
+    primaryKey({ columns: [t.id, t.createdAt] }),
+    // Unique across partitions by construction: the service makes references with 143 random bits (src/vend/reference.ts).
+    uniqueIndex("transactions_reference_idx").on(t.reference, t.createdAt),
     // Listing: a btree per selective filter, in keyset order; the filter leads so the admin search (no account)
     // uses it too. status, network and service have few values: a page of them walks the listing index.
     index("transactions_listing_idx").on(t.accountId, t.mode, t.createdAt.desc(), t.id.desc()),

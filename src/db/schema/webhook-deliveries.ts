@@ -2,16 +2,14 @@ import { sql } from "drizzle-orm";
 import { index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
 import { eventDeliveryStatuses } from "../../../generated/constants.ts";
 import { createdAndUpdatedAt, timestampMs, uuidPrimaryKey, uuidReference } from "./columns.ts";
-import { events } from "./events.ts";
 import { webhookEndpoints } from "./webhook-endpoints.ts";
 
 export const webhookDeliveries = pgTable(
   "webhook_deliveries",
   {
     id: uuidPrimaryKey(),
-    eventId: text("event_id")
-      .notNull()
-      .references(() => events.id),
+    /** An event's id; no foreign key (events may be partitioned): written from the event row in the same statement. */
+    eventId: text("event_id").notNull(),
     endpointId: uuidReference("endpoint_id", () => webhookEndpoints.id),
     status: text({ enum: eventDeliveryStatuses }).notNull(),
     attempts: integer().notNull().default(0),
