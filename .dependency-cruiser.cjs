@@ -2,7 +2,7 @@
  * The layers of src/ and the one direction imports may point (ARCHITECTURE.md):
  *
  *   composition (main, server, app) → feature routes → http
- *   feature routes → feature services → domain (processing, ledger, providers, jobs, worker)
+ *   feature routes → feature services → domain (processing, ledger, providers, jobs, worker, retention)
  *     → base (db, lib, metrics, tracing, config, errors, logger)
  *
  * `src/deps.ts` is the type of the dependency bag the composition hands to routes and services: they may
@@ -11,8 +11,9 @@
  * A module may import its own layer or any layer to its right, never one to its left. The CLI may use
  * only the pure shared helpers (src/lib) and the generated contract. Type-only imports count too.
  */
-const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$";
-const domain = "^src/(processing|ledger|providers|jobs|worker)/";
+// Retention's settings are read with the rest of the configuration, so they sit in the bottom layer.
+const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$|^src/retention/settings\\.ts$";
+const domain = "^src/(processing|ledger|providers|jobs|worker)/|^src/retention/(?!settings\\.ts$)";
 const features =
   "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";

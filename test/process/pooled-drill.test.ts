@@ -94,6 +94,13 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
 
     handle = await openDatabase({ databaseUrl: directUrl, maxConnections: 2 });
     const db = handle.db;
+    // Connections the server holds for 8 processes: the pooler's slots, and each process's direct ones.
+    const held = await queryRows<{ application_name: string; n: number }>(
+      db,
+      sql`select application_name, count(*)::int as n from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() group by 1 order by 1`,
+    );
+    console.log(`pooled drill: server connections by application: ${JSON.stringify(held)}`);
     // Every funding answered 200 is in the ledger, with the entry id it was answered with.
     const entryIds = load.fundings.map((f) => f.entryId);
     const [funded] = await queryRows<{ n: number }>(
