@@ -4,25 +4,30 @@ import { bindingOf, type Executor, transactionDatabase } from "./executor.ts";
 export type { Executor } from "./executor.ts";
 
 /**
- * A COMMIT that PostgreSQL answered ROLLBACK: a statement failed inside the transaction and nothing was
- * saved. Seen behind PgBouncer, where a statement of another request, retried by the driver on the
- * reserved connection, failed inside this transaction. A bug to investigate (500), never a success.
+ * A transaction a statement failed in, unseen by its work: its COMMIT would be answered ROLLBACK, without an
+ * error, and nothing saved. Seen behind PgBouncer, where a statement of another request, retried by the
+ * driver on this transaction's connection, failed inside it. A bug to investigate (500), never a success.
  */
 export class TransactionRolledBackError extends Error {
   readonly code = "TRANSACTION_ROLLED_BACK";
-  constructor(answer: string) {
-    super(`the transaction did not commit: PostgreSQL answered the COMMIT with ${answer}`);
+  constructor(cause: unknown) {
+    super("the transaction cannot commit: a statement failed inside it", { cause });
   }
 }
+
+/** SQLSTATE 25P02: "current transaction is aborted, commands ignored until end of transaction block". */
+const abortedTransaction = "25P02";
 
 /**
  * Runs `fn` in a transaction (a savepoint when `executor` is already a transaction). On PostgreSQL the
  * transaction is postgres.js's own on a reserved connection, so every statement of `fn`, Drizzle's and
  * raw prepared ones alike, runs on that connection.
  *
- * The transaction commits only when the COMMIT says so: postgres.js takes any answer to its COMMIT as
- * success, so the COMMIT is sent here and its answer read (postgres.js's own then finds no transaction
- * and only warns).
+ * postgres.js fails the transaction when one of its own statements failed, but takes any answer to its
+ * COMMIT as success, so a transaction aborted by a statement it did not send would be answered ROLLBACK
+ * and reported committed. One statement before the COMMIT proves the transaction is not aborted (a foreign
+ * statement lands on the connection before the work's first one, so before this one). The COMMIT itself
+ * cannot be sent here: postgres.js hands the connection back to the pool as soon as it sees it idle.
  */
 export async function withTransaction<T>(executor: Executor, fn: (tx: Executor) => Promise<T>): Promise<T> {
   const binding = bindingOf(executor);
@@ -31,8 +36,9 @@ export async function withTransaction<T>(executor: Executor, fn: (tx: Executor) 
     if ("savepoint" in connection) return (await connection.savepoint((inner) => fn(transactionDatabase(binding, inner)))) as T;
     return (await connection.begin(async (inner: TransactionSql) => {
       const result = await fn(transactionDatabase(binding, inner));
-      const committed = await inner.unsafe("commit");
-      if (committed.command !== "COMMIT") throw new TransactionRolledBackError(committed.command);
+      await inner.unsafe("select 1", [], { prepare: binding.prepare }).catch((error: { code?: string }) => {
+        throw error?.code === abortedTransaction ? new TransactionRolledBackError(error) : error;
+      });
       return result;
     })) as T;
   }

@@ -15,26 +15,29 @@ export interface TcpProxy {
   /** Closes every connection through the proxy (the service opens new ones). */
   disconnectAll(): void;
   /**
-   * Passes every chunk the service sends through `rewrite` before it reaches PostgreSQL (`state` is kept per
-   * connection); undefined forwards unchanged.
+   * Passes every chunk through `toServer` before it reaches PostgreSQL, and every answer through `toClient`
+   * before it reaches the service (`state` is one object per connection, both ways); undefined forwards
+   * unchanged.
    */
-  rewriteToServer(rewrite: ((chunk: Buffer, state: Record<string, unknown>) => Buffer) | undefined): void;
+  rewrite(rewriters: { toServer: Rewriter; toClient: Rewriter } | undefined): void;
   close(): Promise<void>;
 }
 
+export type Rewriter = (chunk: Buffer, state: Record<string, unknown>) => Buffer;
+
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let forwarding = true;
-  let rewrite: ((chunk: Buffer, state: Record<string, unknown>) => Buffer) | undefined;
+  let rewriters: { toServer: Rewriter; toClient: Rewriter } | undefined;
   const pairs = new Set<{ client: Socket; upstream: Socket; dead: boolean }>();
   const server: Server = createServer((client) => {
     const pair = { client, upstream: connect(target.port, target.host), dead: !forwarding };
     const state: Record<string, unknown> = {};
     pairs.add(pair);
     client.on("data", (chunk) => {
-      if (!pair.dead) pair.upstream.write(rewrite ? rewrite(chunk, state) : chunk);
+      if (!pair.dead) pair.upstream.write(rewriters ? rewriters.toServer(chunk, state) : chunk);
     });
     pair.upstream.on("data", (chunk) => {
-      if (!pair.dead) client.write(chunk);
+      if (!pair.dead) client.write(rewriters ? rewriters.toClient(chunk, state) : chunk);
     });
     const end = () => {
       pairs.delete(pair);
@@ -74,8 +77,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         pair.upstream.destroy();
       }
     },
-    rewriteToServer(given) {
-      rewrite = given;
+    rewrite(given) {
+      rewriters = given;
     },
     async close() {
       for (const pair of pairs) {

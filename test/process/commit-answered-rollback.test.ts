@@ -7,12 +7,13 @@ import { apiUrl } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { HttpClient } from "../helpers/http.ts";
 import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
+import { type Rewriter, startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
 
 // Behind PgBouncer a statement of another request, retried by the driver on a connection this request's
-// transaction had reserved, failed inside it: PostgreSQL then answers the COMMIT with ROLLBACK, without an
-// error, and the service answered 200 "Wallet funded" for money it never saved. A proxy between the
-// service and PostgreSQL reproduces what the service sees: the funding's COMMIT turned into a ROLLBACK.
+// transaction had reserved, failed inside it: PostgreSQL then answered the COMMIT with ROLLBACK, without an
+// error, and the service answered 200 "Wallet funded" for money it never saved. A proxy between the service
+// and PostgreSQL does the same: it slips a failing statement into the funding's transaction and hides its
+// answers from the service.
 const baseUrl = process.env.DATABASE_URL;
 const main = join(import.meta.dir, "../../src/main.ts");
 let database: TestDatabase | undefined;
@@ -33,27 +34,53 @@ function message(type: string, body: string): Buffer {
   return Buffer.concat([Buffer.from(type, "latin1"), length, Buffer.from(body, "latin1")]);
 }
 
-/** A COMMIT as postgres.js sends it: a simple Query, or a Parse (named or not, no parameter types). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the Query message's length byte (11) is part of what is matched
-const commitMessage = /Q\0\0\0\x0bcommit\0|P[\s\S]{4}([^\0]*)\0commit\0\0\0/;
+const sync = message("S", "");
+/** Execute of the unnamed portal, all rows: the statement runs. */
+const execute = message("E", "\0\0\0\0\0");
+
+function count(chunk: Buffer, part: Buffer): number {
+  let n = 0;
+  for (let at = chunk.indexOf(part); at >= 0; at = chunk.indexOf(part, at + 1)) n += 1;
+  return n;
+}
 
 /**
- * On each connection, once a statement storing an idempotency record has been parsed, the next COMMIT
- * parsed is sent as ROLLBACK: the transaction of an idempotent request (a funding) ends without saving.
+ * Once the statement that stores an idempotency record (the last of an idempotent request's transaction) is
+ * executed, a statement that fails is sent on the same connection, once; its answers (an error, then
+ * ReadyForQuery) are taken out of what the service reads, so only the transaction's state tells. (The driver
+ * may send the record's statement in two writes: its text first, to learn its parameter types, then its
+ * execution.)
  */
-function rollbackIdempotentCommits(counter: { rewritten: number }) {
-  return (chunk: Buffer, state: Record<string, unknown>): Buffer => {
-    const text = chunk.toString("latin1");
-    if (text.includes("insert into idempotency_records")) state.storing = true;
-    if (!state.storing) return chunk;
-    const commit = commitMessage.exec(text);
-    if (!commit) return chunk;
-    state.storing = false;
-    counter.rewritten += 1;
-    const rollback = commit[0].startsWith("Q") ? message("Q", "rollback\0") : message("P", `${commit[1]}\0rollback\0\0\0`);
-    const original = Buffer.from(commit[0], "latin1");
-    const at = chunk.indexOf(original);
-    return Buffer.concat([chunk.subarray(0, at), rollback, chunk.subarray(at + original.length)]);
+function failingStatementAfterIdempotencyRecord(counter: { injected: number }): { toServer: Rewriter; toClient: Rewriter } {
+  return {
+    toServer(chunk, state) {
+      if (counter.injected > 0) return chunk;
+      if (chunk.includes("insert into idempotency_records")) state.storing = true;
+      if (!state.storing || !chunk.includes(execute)) return chunk;
+      counter.injected += 1;
+      // The answers to pass before the hidden ones: up to the ReadyForQuery of each Sync of this chunk.
+      Object.assign(state, { passReady: count(chunk, sync), pending: Buffer.alloc(0), hiding: true });
+      return Buffer.concat([chunk, message("Q", "select 1 / 0\0")]);
+    },
+    toClient(chunk, state) {
+      if (!state.hiding) return chunk;
+      let pending = Buffer.concat([state.pending as Buffer, chunk]);
+      const passed: Buffer[] = [];
+      while (state.hiding && pending.length >= 5) {
+        const length = pending.readInt32BE(1) + 1;
+        if (pending.length < length) break;
+        const one = pending.subarray(0, length);
+        pending = pending.subarray(length);
+        const ready = one[0] === 0x5a;
+        if ((state.passReady as number) > 0) {
+          passed.push(one);
+          if (ready) state.passReady = (state.passReady as number) - 1;
+        } else if (ready) state.hiding = false;
+      }
+      if (!state.hiding) passed.push(pending);
+      state.pending = state.hiding ? pending : Buffer.alloc(0);
+      return Buffer.concat(passed);
+    },
   };
 }
 
@@ -75,17 +102,17 @@ describe.skipIf(!baseUrl)("a COMMIT that PostgreSQL answers with ROLLBACK", () =
         client.post("/api/v1/wallet/fund", { amount_kobo: 50_000 }, { headers: { "idempotency-key": idempotencyKey } });
       expect((await fund("first")).status).toBe(200);
 
-      // New connections, so every statement (the COMMIT too) is parsed again and the proxy can see its text.
-      const counter = { rewritten: 0 };
-      proxy.rewriteToServer(rollbackIdempotentCommits(counter));
+      // New connections, so every statement is parsed again and the proxy can see its text.
+      const counter = { injected: 0 };
+      proxy.rewrite(failingStatementAfterIdempotencyRecord(counter));
       proxy.disconnectAll();
       let answer = await fund("second");
       // The first request after the cut may meet a closed connection (503, nothing saved); the next one is parsed afresh.
-      while (answer.status === 503 && counter.rewritten === 0) answer = await fund("second");
-      expect(counter.rewritten).toBe(1);
+      while (answer.status === 503 && counter.injected === 0) answer = await fund("second");
+      expect(counter.injected).toBe(1);
       expect(answer.status).toBe(500);
       expect(answer.json.code).toBe("INTERNAL_ERROR");
-      proxy.rewriteToServer(undefined);
+      proxy.rewrite(undefined);
 
       const db = database.handle.db;
       const [books] = await queryRows<{ fundings: number; records: number; balance: number }>(
