@@ -11,6 +11,10 @@
  * keeps its modules across the files it runs (`--no-isolate`; `--isolate` for a fresh scope per file); every
  * file still gets its own databases.
  * `--update-timings` rewrites the timings file from this run.
+ *
+ * The drills (test/drills/: several real processes, servers and clusters each) run one at a time in a lane of
+ * their own beside the other files (which get one worker less): side by side they starved each other on 2
+ * cores. Given paths, one run takes exactly those. The two runs' counts are added up in a last summary.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -33,25 +37,46 @@ const scratch = mkdtempSync(join(tmpdir(), "vend-test-"));
 const coverageDir = join(scratch, "coverage");
 
 const started = performance.now();
-let child: ReturnType<typeof Bun.spawn> | undefined;
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child?.kill(signal));
+const children: ReturnType<typeof Bun.spawn>[] = [];
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => {
+    for (const child of children) child.kill(signal);
+  });
+const drills = "test/drills";
+/** Paths given: run just those; otherwise everything, the drills in their own lane. */
+const givenPaths = args.some((arg) => !arg.startsWith("-"));
 
 let code = 1;
 try {
   const shared = await prepareSharedDatabases(join(scratch, "pglite-image.tar"));
   console.log(`test run ${shared.VEND_TEST_RUN}: ${database}, ${workers} workers, databases ready in ${seconds(started)} s`);
-  const command = [process.execPath, "test", "--timeout", "120000", `--parallel=${workers}`];
-  // One module registry per worker across its files, as one `bun test` process always had: loading the
-  // service's modules again for every file cost 40% of the CPU. `--isolate` brings the fresh scope back.
-  if (!args.includes("--isolate")) command.push("--no-isolate");
-  if (args.includes("--update-timings")) mkdirSync(dirname(timings), { recursive: true });
-  if (existsSync(timings) || args.includes("--update-timings")) command.push(`--timings=${timings}`);
-  child = Bun.spawn([...command, ...args], {
-    cwd: root,
-    env: { ...process.env, ...shared, VEND_TEST_COVERAGE_DIR: coverageDir },
-    stdio: ["inherit", "inherit", "inherit"],
-  });
-  code = await child.exited;
+  const run = (parallel: number, extra: string[]) => {
+    const command = [process.execPath, "test", "--timeout", "120000", `--parallel=${parallel}`];
+    // One module registry per worker across its files, as one `bun test` process always had: loading the
+    // service's modules again for every file cost 40% of the CPU. `--isolate` brings the fresh scope back.
+    if (!args.includes("--isolate")) command.push("--no-isolate");
+    if (args.includes("--update-timings")) mkdirSync(dirname(timings), { recursive: true });
+    if (existsSync(timings) || args.includes("--update-timings")) command.push(`--timings=${timings}`);
+    const child = Bun.spawn([...command, ...args, ...extra], {
+      cwd: root,
+      env: { ...process.env, ...shared, VEND_TEST_COVERAGE_DIR: coverageDir },
+      stdio: ["inherit", givenPaths ? "inherit" : "pipe", givenPaths ? "inherit" : "pipe"],
+    });
+    children.push(child);
+    return child;
+  };
+  if (givenPaths) {
+    code = await run(workers, []).exited;
+  } else {
+    const lanes = [run(Math.max(1, workers - 1), [`--path-ignore-patterns=${drills}/**`]), run(1, [drills])];
+    const [others, drilled] = await Promise.all(lanes.map(relayCounting));
+    const codes = await Promise.all(lanes.map((lane) => lane.exited));
+    code = codes.find((c) => c !== 0) ?? 0;
+    // The last summary is the whole run's (what .ci/run reads).
+    console.log(
+      `\nall files, both lanes:\n ${(others?.pass ?? 0) + (drilled?.pass ?? 0)} pass\n ${(others?.fail ?? 0) + (drilled?.fail ?? 0)} fail`,
+    );
+  }
   if (process.env.CONTRACT_COVERAGE === "1" && !reportCoverage(loadExercised(coverageDir))) code = code || 1;
 } finally {
   await dropRunDatabases().catch((error) => console.error(`could not drop this run's databases: ${error}`));
@@ -59,6 +84,32 @@ try {
 }
 console.log(`test run took ${seconds(started)} s`);
 process.exit(code);
+
+/** Copies a lane's output through (a line at a time, so the lanes do not interleave within a line) and reads its counts. */
+async function relayCounting(child: ReturnType<typeof Bun.spawn>): Promise<{ pass: number; fail: number }> {
+  const counts = { pass: 0, fail: 0 };
+  const relay = async (stream: ReadableStream<Uint8Array>, out: NodeJS.WriteStream) => {
+    const decoder = new TextDecoder();
+    let partial = "";
+    const reader = stream.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const chunk = read.value;
+      const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        const summary = /^\s*(\d+) (pass|fail)$/.exec(line);
+        if (summary) counts[summary[2] as "pass" | "fail"] = Number(summary[1]);
+        out.write(`${line}\n`);
+      }
+    }
+    if (partial) out.write(partial);
+  };
+  await Promise.all([
+    relay(child.stdout as ReadableStream<Uint8Array>, process.stdout),
+    relay(child.stderr as ReadableStream<Uint8Array>, process.stderr),
+  ]);
+  return counts;
+}
 
 function seconds(since: number): string {
   return ((performance.now() - since) / 1000).toFixed(1);
