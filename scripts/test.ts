@@ -12,9 +12,10 @@
  * file still gets its own databases.
  * `--update-timings` rewrites the timings file from this run.
  *
- * The drills (test/drills/: several real processes, servers and clusters each) run one at a time in a lane of
- * their own beside the other files (which get one worker less): side by side they starved each other on 2
- * cores. Given paths, one run takes exactly those. The two runs' counts are added up in a last summary.
+ * On PostgreSQL the drills (test/drills/: several real processes, servers and clusters each) run one at a time
+ * in a lane of their own beside the other files (which get one worker less): side by side they starved each
+ * other on 2 cores. Given paths, one run takes exactly those. The two runs' counts are added up in a last
+ * summary. On the embedded database the drills skip, and one run takes everything.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,8 +44,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
     for (const child of children) child.kill(signal);
   });
 const drills = "test/drills";
-/** Paths given: run just those; otherwise everything, the drills in their own lane. */
-const givenPaths = args.some((arg) => !arg.startsWith("-"));
+/** Paths given, or the embedded database (where every drill skips): one run; otherwise the drills get their own lane. */
+const givenPaths = args.some((arg) => !arg.startsWith("-")) || database === "pglite";
 
 let code = 1;
 try {
