@@ -5,8 +5,8 @@ import postgres from "postgres";
 import { type DbHandle, openDatabase } from "../../src/db/client.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { apiUrl, fundDefaultAccount, spawnService, summarise } from "../helpers/cluster.ts";
-import { runDrillLoad } from "../helpers/drill-load.ts";
+import { apiUrl, fundDefaultAccount, spawnService } from "../helpers/cluster.ts";
+import { everyOrderFinal, fundingsInLedger, runDrillLoad } from "../helpers/drill-load.ts";
 import { canCreateClusters, createPrivateCluster, createStandby, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
 import { waitUntil } from "../helpers/wait.ts";
@@ -117,13 +117,7 @@ describe.skipIf(!runs)("failover to a synchronous standby", () => {
     const orders = await queryRows<{ reference: string }>(db, sql`select reference from transactions`);
     expect(new Set(orders.map((o) => o.reference))).toEqual(new Set(load.vends.map((v) => v.reference)));
     expect(orders.length).toBe(load.vends.length);
-    const entryIds = load.fundings.map((f) => f.entryId);
-    const [funded] = await queryRows<{ n: number; total: number }>(
-      db,
-      sql`select count(*)::int as n, coalesce(sum(balance_delta_kobo), 0)::float8 as total from ledger_entries
-            where kind = 'fund' and id = any(${`{${entryIds.join(",")}}`}::bigint[])`,
-    );
-    expect(funded?.n).toBe(load.fundings.length);
+    expect(await fundingsInLedger(db, load.fundings)).toBe(load.fundings.length);
     const [allFundings] = await queryRows<{ n: number }>(
       db,
       sql`select count(*)::int as n from ledger_entries where kind = 'fund'`,
@@ -131,16 +125,7 @@ describe.skipIf(!runs)("failover to a synchronous standby", () => {
     // The first funding (fundDefaultAccount) and one per acknowledged funding key: none applied twice.
     expect(allFundings?.n).toBe(load.fundings.length + 1);
 
-    let summary = "";
-    await waitUntil(
-      async () => {
-        const books = await summarise(handle as DbHandle);
-        summary = JSON.stringify(books);
-        return books.notFinal === 0;
-      },
-      { what: "every order final", timeoutMs: 60_000, detail: () => summary },
-    );
-    expect(await summarise(handle)).toMatchObject({ maxVendCount: 1, maxSettlementsPerTransaction: 1, heldKobo: 0 });
+    expect(await everyOrderFinal(handle)).toMatchObject({ maxVendCount: 1, maxSettlementsPerTransaction: 1, heldKobo: 0 });
     expect(await reconcileWallets(db)).toEqual([]);
   }, 240_000);
 });

@@ -4,12 +4,11 @@ import postgres from "postgres";
 import { type DbHandle, openDatabase } from "../../src/db/client.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { apiUrl, fundDefaultAccount, spawnService, summarise } from "../helpers/cluster.ts";
-import { runDrillLoad } from "../helpers/drill-load.ts";
+import { apiUrl, fundDefaultAccount, spawnService } from "../helpers/cluster.ts";
+import { everyOrderFinal, fundingsInLedger, runDrillLoad } from "../helpers/drill-load.ts";
 import { canRunPgbouncer, type Pgbouncer, startPgbouncer } from "../helpers/pgbouncer.ts";
 import { canCreateClusters, createPrivateCluster, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
-import { waitUntil } from "../helpers/wait.ts";
 
 // 4 API and 4 worker processes through PgBouncer in transaction mode, 10 pool connections each (80
 // clients) over 10 server connections, on a cluster of their own.
@@ -102,28 +101,10 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
     );
     console.log(`pooled drill: server connections by application: ${JSON.stringify(held)}`);
     // Every funding answered 200 is in the ledger, with the entry id it was answered with.
-    const entryIds = load.fundings.map((f) => f.entryId);
-    const [funded] = await queryRows<{ n: number }>(
-      db,
-      sql`select count(*)::int as n from ledger_entries where kind = 'fund' and id = any(${`{${entryIds.join(",")}}`}::bigint[])`,
-    );
-    expect(funded?.n).toBe(load.fundings.length);
+    expect(await fundingsInLedger(db, load.fundings)).toBe(load.fundings.length);
 
     // Every order final (callbacks included), each exactly once.
-    let summary = "";
-    await waitUntil(
-      async () => {
-        const books = await summarise(handle as DbHandle);
-        summary = JSON.stringify(books);
-        return books.notFinal === 0;
-      },
-      {
-        what: "every order final",
-        timeoutMs: 60_000,
-        detail: () => `${summary}\n${workers.map((w) => w.output().slice(-1500)).join("\n---\n")}`,
-      },
-    );
-    const books = await summarise(handle);
+    const books = await everyOrderFinal(handle, () => workers.map((w) => w.output().slice(-1500)).join("\n---\n"));
     expect(books).toMatchObject({
       transactions: load.vends.length,
       final: load.vends.length,

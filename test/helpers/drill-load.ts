@@ -1,3 +1,10 @@
+import { sql } from "drizzle-orm";
+import type { DbHandle } from "../../src/db/client.ts";
+import type { Executor } from "../../src/db/executor.ts";
+import { queryRows } from "../../src/db/rows.ts";
+import { type LedgerSummary, summarise } from "./cluster.ts";
+import { waitUntil } from "./wait.ts";
+
 /**
  * A steady client load for drills: vends (some long-polling with `wait`) and fundings spread over API URLs,
  * each request with its own Idempotency-Key. With `retry`, a request that meets a network error or a 503 is
@@ -101,4 +108,27 @@ export async function runDrillLoad(options: DrillLoadOptions): Promise<DrillLoad
     }),
   );
   return result;
+}
+
+/** Waits until no order of the drill is left unfinished; the failure shows the books (and `detail`, the processes' output say). */
+export async function everyOrderFinal(handle: DbHandle, detail: () => string = () => ""): Promise<LedgerSummary> {
+  let books: LedgerSummary | undefined;
+  await waitUntil(
+    async () => {
+      books = await summarise(handle);
+      return books.notFinal === 0;
+    },
+    { what: "every order final", timeoutMs: 60_000, detail: () => `${JSON.stringify(books)}\n${detail()}` },
+  );
+  return books as LedgerSummary;
+}
+
+/** How many of the funding entries a load was answered with are in the ledger. */
+export async function fundingsInLedger(db: Executor, fundings: DrillLoadResult["fundings"]): Promise<number> {
+  const ids = `{${fundings.map((f) => f.entryId).join(",")}}`;
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from ledger_entries where kind = 'fund' and id = any(${ids}::bigint[])`,
+  );
+  return row?.n ?? 0;
 }
