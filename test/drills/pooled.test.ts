@@ -20,8 +20,9 @@ let handle: DbHandle | undefined;
 
 afterEach(async () => {
   await Promise.all(processes.splice(0).map((p) => p.stop("SIGKILL")));
-  await handle?.close();
-  await bouncer?.stop();
+  // Each step on its own: a failed one must not leave the cluster or PgBouncer's directory behind.
+  await handle?.close().catch(() => undefined);
+  await bouncer?.stop().catch(() => undefined);
   await cluster?.drop();
   handle = bouncer = cluster = undefined;
 });

@@ -75,10 +75,13 @@ pidfile = ${join(dir, "pgbouncer.pid")}
     // SIGTERM to PgBouncer itself (runuser does not pass signals on): it closes every connection at once.
     async stop() {
       const pid = Number((await readFile(join(dir, "pgbouncer.pid"), "utf8").catch(() => "")).trim());
-      if (pid > 0) process.kill(pid, "SIGTERM");
-      else started.proc.kill("SIGKILL");
-      await started.finished();
-      await rm(dir, { recursive: true, force: true });
+      try {
+        if (pid > 0) process.kill(pid, "SIGTERM");
+        else started.proc.kill("SIGKILL");
+      } finally {
+        await started.finished();
+        await rm(dir, { recursive: true, force: true });
+      }
     },
   };
 }
