@@ -107,7 +107,19 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
     expect(await fundingsInLedger(db, load.fundings)).toBe(load.fundings.length);
 
     // Every order final (callbacks included), each exactly once.
-    const books = await everyOrderFinal(handle, () => workers.map((w) => w.output().slice(-1500)).join("\n---\n"));
+    const books = await everyOrderFinal(handle, () => workers.map((w) => w.output().slice(-1500)).join("\n---\n")).catch(
+      async (error) => {
+        // Seen in CI (2 of 3 runs): some orders not final after 60 s. Where they stand, for the next look.
+        const open = await queryRows(
+          db,
+          sql`select status, lease_owner, count(*)::int as n, min(lease_expires_at) as lease_expires,
+                     min(next_attempt_at) as next_attempt, now() as now
+              from transactions where status not in ('successful', 'failed') group by 1, 2`,
+        );
+        console.log(`pooled drill: orders not final: ${JSON.stringify(open)}`);
+        throw error;
+      },
+    );
     expect(books).toMatchObject({
       transactions: load.vends.length,
       final: load.vends.length,
