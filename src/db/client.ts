@@ -159,7 +159,7 @@ function openPostgres(givenUrl: string, options: OpenDatabaseOptions): DbHandle 
       })
     : undefined;
   const max = options.maxConnections ?? 10;
-  const client = postgres(url, {
+  const poolOptions = {
     max,
     onnotice: () => {},
     connect_timeout: connectTimeoutSeconds,
@@ -175,7 +175,17 @@ function openPostgres(givenUrl: string, options: OpenDatabaseOptions): DbHandle 
           statement_timeout: statementTimeoutMs,
           idle_in_transaction_session_timeout: idleInTransactionMs(statementTimeoutMs),
         },
-  });
+  };
+  // postgres.js pipelines a statement onto a connection still busy with another, and without named prepared
+  // statements it sends one with parameters in two steps: Parse and Describe ending in Flush, then Bind and
+  // Execute ending in Sync. A transaction pooler gives the server connection back at the last ReadyForQuery
+  // it expects (PgBouncer counts Syncs; Supavisor does worse): a statement pipelined behind another is half
+  // sent to a server connection now another client's, its answer never comes and the query waits for ever
+  // (test/process/pooler-pipelining.test.ts). So behind a pooler nothing is pipelined (max_pipeline 0).
+  // postgres.js's `begin` then refuses to start (UNSAFE_TRANSACTION), so transactions get a pool of their own
+  // that is sent nothing but BEGINs, each reserving its connection until COMMIT: never pipelined either.
+  const client = postgres(url, { ...poolOptions, ...(pooled ? { max_pipeline: 0 } : {}) });
+  const transactions = pooled ? postgres(url, poolOptions) : client;
   // LISTEN needs a session of its own: behind a transaction pooler, on the direct URL.
   const listener = pooled
     ? postgres(directUrl, {
@@ -186,7 +196,7 @@ function openPostgres(givenUrl: string, options: OpenDatabaseOptions): DbHandle 
       })
     : client;
   const db: Database = drizzlePostgres(client, { schema });
-  bindPool(db, client, { prepare: !pooled });
+  bindPool(db, client, { prepare: !pooled, transactions });
   const watches = new Set<Omit<ChannelWatch, "synchronous">>();
   return {
     db,
@@ -222,7 +232,7 @@ function openPostgres(givenUrl: string, options: OpenDatabaseOptions): DbHandle 
     async close() {
       await Promise.all([...watches].map((watch) => watch.close()));
       const timeout = watchdog?.serverUnreachable ? 0 : 5;
-      await Promise.all([client.end({ timeout }), listener === client ? undefined : listener.end({ timeout })]);
+      await Promise.all([...new Set([client, transactions, listener])].map((pool) => pool.end({ timeout })));
       watchdog?.stop();
     },
   };

@@ -25,13 +25,15 @@ export interface Binding {
   pool: Sql;
   /** Raw statements may be named prepared statements (not behind a transaction pooler). */
   prepare: boolean;
+  /** Where transactions begin: the pool itself, or behind a transaction pooler a pool of their own (see openPostgres). */
+  transactions: Sql;
 }
 
 const bindings = new WeakMap<Executor, Binding>();
 
 /** Records that a PostgreSQL database runs on `pool` (done once, when it is opened). */
-export function bindPool(db: Executor, pool: Sql, options: { prepare: boolean } = { prepare: true }): void {
-  bindings.set(db, { connection: pool, pool, prepare: options.prepare });
+export function bindPool(db: Executor, pool: Sql, options: { prepare?: boolean; transactions?: Sql } = {}): void {
+  bindings.set(db, { connection: pool, pool, prepare: options.prepare ?? true, transactions: options.transactions ?? pool });
 }
 
 /** Where `executor` runs on PostgreSQL; undefined on the embedded engine. */

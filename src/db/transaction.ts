@@ -5,8 +5,9 @@ export type { Executor } from "./executor.ts";
 
 /**
  * A transaction a statement failed in, unseen by its work: its COMMIT would be answered ROLLBACK, without an
- * error, and nothing saved. Seen behind PgBouncer, where a statement of another request, retried by the
- * driver on this transaction's connection, failed inside it. A bug to investigate (500), never a success.
+ * error, and nothing saved. Seen behind PgBouncer, before statements were kept from being pipelined there
+ * (see openPostgres): a statement of another request reached this transaction's server connection and failed
+ * inside it. A bug to investigate (500), never a success.
  */
 export class TransactionRolledBackError extends Error {
   readonly code = "TRANSACTION_ROLLED_BACK";
@@ -34,7 +35,7 @@ export async function withTransaction<T>(executor: Executor, fn: (tx: Executor) 
   if (binding) {
     const { connection } = binding;
     if ("savepoint" in connection) return (await connection.savepoint((inner) => fn(transactionDatabase(binding, inner)))) as T;
-    return (await connection.begin(async (inner: TransactionSql) => {
+    return (await binding.transactions.begin(async (inner: TransactionSql) => {
       const result = await fn(transactionDatabase(binding, inner));
       await inner.unsafe("select 1", [], { prepare: binding.prepare }).catch((error: { code?: string }) => {
         throw error?.code === abortedTransaction ? new TransactionRolledBackError(error) : error;

@@ -10,8 +10,8 @@ import { canRunPgbouncer, type Pgbouncer, startPgbouncer } from "../helpers/pgbo
 import { canCreateClusters, createPrivateCluster, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
 
-// 4 API and 4 worker processes through PgBouncer in transaction mode, 10 pool connections each (80
-// clients) over 10 server connections, on a cluster of their own.
+// 4 API and 4 worker processes through PgBouncer in transaction mode, each with two pools of 10 connections
+// (statements, transactions: 160 clients) over 10 server connections, on a cluster of their own.
 const runs = Boolean(process.env.DATABASE_URL) && canCreateClusters() && canRunPgbouncer();
 const processes: StartedProcess[] = [];
 let cluster: PrivateCluster | undefined;
@@ -31,7 +31,10 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
   test("2,000 vends with long-polls, fundings and callbacks: every funding answered 200 is in the ledger, every order final, wait wakes within 1 s, the books balance, no 5xx", async () => {
     cluster = await createPrivateCluster();
     const directUrl = await cluster.createDatabase("vend_pooled");
-    bouncer = await startPgbouncer(directUrl, { poolMode: "transaction", serverSlots: 10, maxClients: 1000 });
+    // POOLED_DRILL_SLOTS=2 by hand: with fewer server connections any statement pipelined behind another (lost
+    // behind the pooler, see test/process/pooler-pipelining.test.ts) left orders unfinished in every run.
+    const serverSlots = Number(process.env.POOLED_DRILL_SLOTS || 10);
+    bouncer = await startPgbouncer(directUrl, { poolMode: "transaction", serverSlots, maxClients: 1000 });
     const env = {
       DATABASE_POOLER: "transaction",
       DATABASE_DIRECT_URL: directUrl,
@@ -39,8 +42,6 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
       DATABASE_STATEMENT_TIMEOUT_MS: "12000",
       SANDBOX_CALLBACK_DELAY_MS: "300",
       WORKER_POLL_MS: "500",
-      // A pending order whose callback was not answered (seen once: 50 left after 60 s) is re-queried soon.
-      REQUERY_SCHEDULE: "2",
     };
     const first = spawnService(bouncer.url, "api", env);
     processes.push(first);
@@ -109,7 +110,8 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
     // Every order final (callbacks included), each exactly once.
     const books = await everyOrderFinal(handle, () => workers.map((w) => w.output().slice(-1500)).join("\n---\n")).catch(
       async (error) => {
-        // Seen in CI (2 of 3 runs): some orders not final after 60 s. Where they stand, for the next look.
+        // Where the unfinished stand (seen in CI before pipelining was stopped behind the pooler: 44 to 50 held by
+        // workers waiting for ever on a statement's answer).
         const open = await queryRows(
           db,
           sql`select status, lease_owner, count(*)::int as n, min(lease_expires_at) as lease_expires,
