@@ -160,7 +160,9 @@ export class ReplyWatchdog {
  * before that, cancels the flush without forgetting it: its next connection then never sends its
  * start-up message and waits out connect_timeout, again and again, long after the server is back.
  * Delivering `close` one check phase later lets the pending flush run first (onto the dead socket, which
- * fails the query with a socket error: 503), so the connection starts clean.
+ * fails the query with a socket error: 503), so the connection starts clean. A write batched after that
+ * (a transaction's ROLLBACK, say) met the same fate: postgres.js itself is now patched for it
+ * (patches/postgres+3.4.9.patch, test/process/driver-reconnect.test.ts).
  */
 function closingAfterPendingWrites(socket: Socket): Socket {
   const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
