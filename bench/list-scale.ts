@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import postgres from "postgres";
-import { insertBulkTransactions } from "../test/helpers/bulk-transactions.ts";
+import { insertBulkTransactionsUnindexed } from "../test/helpers/bulk-transactions.ts";
 import { createTestDatabase, dropAllTestDatabases, type TestDatabase } from "../test/helpers/database.ts";
 import { childEnv, type StartedProcess, spawnProcess } from "../test/helpers/process.ts";
 
@@ -37,14 +37,7 @@ async function seed(url: string, accountId: string): Promise<void> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     await sql`insert into accounts (name) select 'other ' || n from generate_series(1, ${otherAccounts}) n`;
-    // Built after the load, as the migration defines them: faster than maintaining them row by row.
-    const indexes = await sql<{ name: string; definition: string }[]>`
-      select indexname as name, indexdef as definition from pg_indexes
-      where tablename = 'transactions' and indexname not in (select conname from pg_constraint where contype = 'p')`;
-    for (const index of indexes) await sql.unsafe(`drop index ${index.name}`);
-    await sql.unsafe("set maintenance_work_mem = '256MB'");
-    await insertBulkTransactions(sql, accountId, totalRows);
-    for (const index of indexes) await sql.unsafe(index.definition);
+    await insertBulkTransactionsUnindexed(sql, accountId, totalRows);
     await sql.unsafe("vacuum analyze transactions");
   } finally {
     await sql.end({ timeout: 5 });

@@ -11,7 +11,7 @@
  */
 import postgres from "postgres";
 import { createPartition, monthStart, partitionHistory } from "../src/db/partitions.ts";
-import { insertBulkTransactions } from "../test/helpers/bulk-transactions.ts";
+import { insertBulkTransactionsUnindexed } from "../test/helpers/bulk-transactions.ts";
 import { benchAdminToken, fundTestWallet, vendBody } from "./lib/accounts.ts";
 import { envNumber, requirePostgres, runBench } from "./lib/cleanup.ts";
 import { benchClient, serviceDatabase } from "./lib/databases.ts";
@@ -32,14 +32,7 @@ async function seed(sql: postgres.Sql, accountId: string): Promise<void> {
     for (let month = monthStart(oldest); month < new Date(); month = monthStart(month, 1))
       await sql.unsafe(createPartition("transactions", month));
   }
-  const indexes = await sql<{ name: string; definition: string }[]>`
-    select indexname as name, indexdef as definition from pg_indexes
-    where tablename = 'transactions' and indexname not in (select conname from pg_constraint where contype = 'p')`;
-  for (const index of indexes) await sql.unsafe(`drop index ${index.name}`);
-  await sql.unsafe("set maintenance_work_mem = '256MB'");
-  await insertBulkTransactions(sql, accountId, rows);
-  // A partitioned table's index is defined `ON ONLY` the parent; built on the parent it is built on every partition.
-  for (const index of indexes) await sql.unsafe(index.definition.replace(" ON ONLY ", " ON "));
+  await insertBulkTransactionsUnindexed(sql, accountId, rows);
   await sql.unsafe("vacuum analyze transactions");
 }
 

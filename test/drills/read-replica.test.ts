@@ -4,6 +4,7 @@ import { openDatabase } from "../../src/db/client.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { apiUrl, fundDefaultAccount, spawnService } from "../helpers/cluster.ts";
+import { acceptedInBooks } from "../helpers/drill-load.ts";
 import { canCreateClusters, createPrivateCluster, createStandby, type PrivateCluster } from "../helpers/private-cluster.ts";
 import { processTestMs, type StartedProcess } from "../helpers/process.ts";
 import { parsePrometheusText, total } from "../helpers/prometheus.ts";
@@ -226,13 +227,7 @@ describe.skipIf(!postgres)("a read replica under load, stopped and started", () 
       // The books: every accepted vend recorded with its one hold, every wallet equal to its ledger.
       const handle = await openDatabase({ databaseUrl, maxConnections: 1 });
       try {
-        const [counts] = await queryRows<{ transactions: number; holds: number; missing: number }>(
-          handle.db,
-          sql`select (select count(*)::int from transactions) as transactions,
-                   (select count(*)::int from ledger_entries where kind = 'hold') as holds,
-                   (select count(*)::int from unnest(${`{${tally.accepted.join(",")}}`}::text[]) as r(reference)
-                     where not exists (select 1 from transactions t where t.reference = r.reference)) as missing`,
-        );
+        const counts = await acceptedInBooks(handle.db, tally.accepted);
         expect(counts).toEqual({ transactions: tally.accepted.length, holds: tally.accepted.length, missing: 0 });
         expect(await reconcileWallets(handle.db)).toEqual([]);
       } finally {

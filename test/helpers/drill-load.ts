@@ -132,3 +132,21 @@ export async function fundingsInLedger(db: Executor, fundings: DrillLoadResult["
   );
   return row?.n ?? 0;
 }
+
+/**
+ * The books against the references a load was answered `202` for: orders and holds in all, and how many
+ * of those references have no order.
+ */
+export async function acceptedInBooks(
+  db: Executor,
+  accepted: string[],
+): Promise<{ transactions: number; holds: number; missing: number } | undefined> {
+  const [counts] = await queryRows<{ transactions: number; holds: number; missing: number }>(
+    db,
+    sql`select (select count(*)::int from transactions) as transactions,
+               (select count(*)::int from ledger_entries where kind = 'hold') as holds,
+               (select count(*)::int from unnest(${`{${accepted.join(",")}}`}::text[]) as r(reference)
+                 where not exists (select 1 from transactions t where t.reference = r.reference)) as missing`,
+  );
+  return counts;
+}

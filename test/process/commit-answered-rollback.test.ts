@@ -1,30 +1,23 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { apiUrl } from "../helpers/cluster.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { HttpClient } from "../helpers/http.ts";
-import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
-import { type Rewriter, startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
+import { type ServiceBehindProxy, startServiceBehindProxy } from "../helpers/behind-proxy.ts";
+import { processTestMs } from "../helpers/process.ts";
+import type { Rewriter } from "../helpers/tcp-proxy.ts";
 
-// Behind PgBouncer a statement of another request, retried by the driver on a connection this request's
-// transaction had reserved, failed inside it: PostgreSQL then answered the COMMIT with ROLLBACK, without an
+// Behind PgBouncer a statement of another request, pipelined by the driver, reached the server connection of
+// this request's transaction and failed inside it (pipelining is now off behind a pooler, see
+// pooler-pipelining.test.ts; this guard stays): PostgreSQL then answered the COMMIT with ROLLBACK, without an
 // error, and the service answered 200 "Wallet funded" for money it never saved. A proxy between the service
 // and PostgreSQL does the same: it slips a failing statement into the funding's transaction and hides its
 // answers from the service.
 const baseUrl = process.env.DATABASE_URL;
-const main = join(import.meta.dir, "../../src/main.ts");
-let database: TestDatabase | undefined;
-let proxy: TcpProxy | undefined;
-let service: StartedProcess | undefined;
+let behind: ServiceBehindProxy | undefined;
 
 afterEach(async () => {
-  await service?.stop("SIGKILL");
-  await proxy?.close();
-  await database?.drop();
-  service = proxy = database = undefined;
+  await behind?.stop();
+  behind = undefined;
 });
 
 /** A protocol message: its type, its length, its body. */
@@ -88,16 +81,8 @@ describe.skipIf(!baseUrl)("a COMMIT that PostgreSQL answers with ROLLBACK", () =
   test(
     "is an error (500), never 200: the funding is not in the ledger, its key stays free, the books balance",
     async () => {
-      database = await createTestDatabase({ maxConnections: 2 });
-      const upstream = new URL(baseUrl ?? "");
-      proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-      service = spawnProcess(
-        [process.execPath, main, "--no-worker"],
-        childEnv({ DATABASE_URL: proxy.url(database.url ?? ""), PORT: "0", RATE_LIMIT_PER_MINUTE: "0" }),
-      );
-      const url = await apiUrl(service);
-      const [, key] = await service.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
-      const client = new HttpClient(url, key);
+      behind = await startServiceBehindProxy({ args: ["--no-worker"], env: { RATE_LIMIT_PER_MINUTE: "0" } });
+      const { proxy, database, client } = behind;
       const fund = (idempotencyKey: string) =>
         client.post("/api/v1/wallet/fund", { amount_kobo: 50_000 }, { headers: { "idempotency-key": idempotencyKey } });
       expect((await fund("first")).status).toBe(200);

@@ -1,46 +1,25 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { apiUrl, fundDefaultAccount } from "../helpers/cluster.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { type ServiceBehindProxy, startServiceBehindProxy } from "../helpers/behind-proxy.ts";
+import { fundDefaultAccount } from "../helpers/cluster.ts";
 import { HttpClient } from "../helpers/http.ts";
-import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
-import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
+import { processTestMs } from "../helpers/process.ts";
 
 // The outage is a partition between one service process and PostgreSQL (a proxy that stops forwarding),
 // so the PostgreSQL server everyone shares keeps running.
 const baseUrl = process.env.DATABASE_URL;
-const main = join(import.meta.dir, "../../src/main.ts");
-let database: TestDatabase | undefined;
-let proxy: TcpProxy | undefined;
-let service: StartedProcess | undefined;
+let behind: ServiceBehindProxy | undefined;
 
 afterEach(async () => {
-  await service?.stop("SIGKILL");
-  await proxy?.close();
-  await database?.drop();
-  service = proxy = database = undefined;
+  await behind?.stop();
+  behind = undefined;
 });
 
 async function startBehindProxy(env: Record<string, string> = {}) {
-  database = await createTestDatabase({ maxConnections: 2 });
-  const upstream = new URL(baseUrl ?? "");
-  proxy = await startTcpProxy({ host: upstream.hostname, port: Number(upstream.port || 5432) });
-  service = spawnProcess(
-    [process.execPath, main],
-    childEnv({
-      DATABASE_URL: proxy.url(database.url ?? ""),
-      PORT: "0",
-      DATABASE_POOL_SIZE: "4",
-      RATE_LIMIT_PER_MINUTE: "0",
-      ...env,
-    }),
-  );
-  const url = await apiUrl(service);
-  const [, key] = await service.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
-  return { url, key: key ?? "", client: new HttpClient(url, key) };
+  behind = await startServiceBehindProxy({ env: { DATABASE_POOL_SIZE: "4", RATE_LIMIT_PER_MINUTE: "0", ...env } });
+  return behind;
 }
 
 async function timed<T>(run: () => Promise<T>): Promise<{ result: T; ms: number }> {
@@ -55,13 +34,13 @@ describe.skipIf(!baseUrl)("PostgreSQL stops answering", () => {
   test(
     "vends, wallet reads and /readyz answer 503 with Retry-After within bounds; the service recovers by itself; no money moves",
     async () => {
-      const { url, key, client } = await startBehindProxy();
+      const { url, key, client, proxy, database } = await startBehindProxy();
       await fundDefaultAccount(url, key, 1_000_000);
       const anonymous = new HttpClient(url);
       // Warm every pooled connection, so the partition catches connections in use as well as new ones.
       await Promise.all(Array.from({ length: 6 }, () => client.get("/api/v1/wallet")));
 
-      proxy?.blackhole();
+      proxy.blackhole();
       const [ready, vend, wallet] = await Promise.all([
         timed(() => anonymous.get("/readyz")),
         timed(() => client.post("/api/v1/vend", vendBody, { headers: { "idempotency-key": "outage-vend" } })),
@@ -76,7 +55,7 @@ describe.skipIf(!baseUrl)("PostgreSQL stops answering", () => {
         expect(answer.ms).toBeLessThan(7000);
       }
 
-      proxy?.heal();
+      proxy.heal();
       const healed = performance.now();
       let recovered = await client.get("/api/v1/wallet");
       while (recovered.status !== 200 && performance.now() - healed < 5000) recovered = await client.get("/api/v1/wallet");
@@ -88,7 +67,7 @@ describe.skipIf(!baseUrl)("PostgreSQL stops answering", () => {
       const retried = await client.post("/api/v1/vend", vendBody, { headers: { "idempotency-key": "outage-vend" } });
       expect(retried.status).toBe(202);
       expect(retried.headers.get("idempotent-replayed")).toBeNull();
-      const db = database?.handle.db;
+      const db = database.handle.db;
       if (!db) throw new Error("no database");
       const [counts] = await queryRows<{ transactions: number; holds: number }>(
         db,
@@ -104,13 +83,13 @@ describe.skipIf(!baseUrl)("PostgreSQL stops answering", () => {
   test(
     "SIGTERM exits within the grace bound while the database does not answer",
     async () => {
-      const { client } = await startBehindProxy({ SHUTDOWN_GRACE_SECONDS: "2" });
+      const { client, proxy, service } = await startBehindProxy({ SHUTDOWN_GRACE_SECONDS: "2" });
       expect((await client.get("/api/v1/wallet")).status).toBe(200);
-      proxy?.blackhole();
+      proxy.blackhole();
       // A request stuck on the silent database while the signal arrives.
       const stuck = client.get("/api/v1/wallet").catch(() => undefined);
       const started = performance.now();
-      const code = await service?.stop("SIGTERM");
+      const code = await service.stop("SIGTERM");
       expect(performance.now() - started).toBeLessThan(2000 + 5000 + 1000);
       expect([0, 1]).toContain(code ?? -1);
       await stuck;

@@ -1,9 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { sql } from "drizzle-orm";
 import { openDatabase } from "../../src/db/client.ts";
-import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { apiUrl, fundDefaultAccount, spawnService } from "../helpers/cluster.ts";
+import { acceptedInBooks } from "../helpers/drill-load.ts";
 import { canCreateClusters, createPrivateCluster, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
 import { processTestMs } from "../helpers/process.ts";
@@ -119,13 +118,7 @@ describe.skipIf(!postgres)("the PostgreSQL server stops and starts under load", 
       // Books: every accepted vend is recorded with exactly one hold, and every wallet agrees with its ledger.
       const handle = await openDatabase({ databaseUrl, maxConnections: 2 });
       try {
-        const [counts] = await queryRows<{ transactions: number; holds: number; missing: number }>(
-          handle.db,
-          sql`select (select count(*)::int from transactions) as transactions,
-                   (select count(*)::int from ledger_entries where kind = 'hold') as holds,
-                   (select count(*)::int from unnest(${`{${tally.accepted.join(",")}}`}::text[]) as r(reference)
-                     where not exists (select 1 from transactions t where t.reference = r.reference)) as missing`,
-        );
+        const counts = await acceptedInBooks(handle.db, tally.accepted);
         expect(counts?.missing).toBe(0);
         expect(counts?.holds).toBe(counts?.transactions ?? -1);
         expect(counts?.transactions ?? 0).toBeGreaterThanOrEqual(tally.accepted.length);
