@@ -13,9 +13,13 @@
  */
 // Retention's settings are read with the rest of the configuration, so they sit in the bottom layer.
 const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$|^src/retention/settings\\.ts$";
-const domain = "^src/(processing|ledger|providers|jobs|worker)/|^src/retention/(?!settings\\.ts$)";
+const domain =
+  "^src/(orders|ledger|providers|idempotency)/|^src/jobs/(?!queues/|tasks/)|^src/retention/(?!settings\\.ts$)";
+// The background work a process runs (its queues and periodic tasks): each names the feature or domain code it runs,
+// and only the composition (src/background.ts) lists them.
+const background = "^src/jobs/(queues|tasks)/";
 const features =
-  "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";
+  "^src/(accounts|admin|auth|callbacks|catalogue|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
 const composition =
@@ -29,21 +33,28 @@ module.exports = {
       comment: "db, lib, config, errors and logger are the bottom layer: they import nothing above them.",
       severity: "error",
       from: { path: base, pathNot: composition },
-      to: { path: [domain, features, http, composition, deps] },
+      to: { path: [domain, features, http, composition, deps, background] },
     },
     {
       name: "domain-imports-upward",
       comment: "Domain code (processing, ledger, providers, jobs, worker) knows no feature, route, http or wiring.",
       severity: "error",
       from: { path: domain },
-      to: { path: [features, http, composition, deps] },
+      to: { path: [features, http, composition, deps, background] },
+    },
+    {
+      name: "background-imports-upward",
+      comment: "Queues and tasks run feature and domain code; they know no route, http layer or wiring.",
+      severity: "error",
+      from: { path: background },
+      to: { path: [routes, http, composition] },
     },
     {
       name: "service-imports-upward",
       comment: "Feature services know no routes, no http layer and no wiring.",
       severity: "error",
       from: { path: features, pathNot: [routes, composition] },
-      to: { path: [routes, http, composition] },
+      to: { path: [routes, http, composition, background] },
     },
     {
       name: "routes-import-wiring",

@@ -3,16 +3,16 @@ import type { DbHandle } from "./db/client.ts";
 import { createPartitionsAhead } from "./db/partitions.ts";
 import type { AppDeps } from "./deps.ts";
 import { idempotencySweepTask } from "./idempotency/service.ts";
+import { transactionQueue } from "./jobs/queues/transactions.ts";
+import { webhookDeliveryQueue } from "./jobs/queues/webhook-deliveries.ts";
 import { createRunner, type Runner } from "./jobs/runner.ts";
+import { providerBalanceTask } from "./jobs/tasks/provider-balances.ts";
+import { stuckOrdersTask } from "./jobs/tasks/stuck-orders.ts";
 import { randomBase62 } from "./lib/random.ts";
-import { providerBalanceTask } from "./processing/balances.ts";
-import { batchCompletionSweepTask } from "./processing/batches.ts";
+import { batchCompletionSweepTask } from "./orders/batch-completion.ts";
+import type { ProcessingDeps } from "./orders/processing.ts";
 import { providerTasks } from "./providers/registry.ts";
 import { retentionTask } from "./retention/pass.ts";
-import { stuckOrdersTask } from "./transactions/stuck.ts";
-import { webhookDeliveryQueue } from "./webhooks/delivery-queue.ts";
-import type { ProcessingDeps } from "./worker/process-transaction.ts";
-import { transactionQueue } from "./worker/transactions-queue.ts";
 
 export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
 

@@ -14,8 +14,8 @@ import type { OperationValidators } from "./http/validation.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics/metrics.ts";
-import type { ProductCache } from "./processing/products.ts";
-import type { FinalityWaiters } from "./processing/waiters.ts";
+import type { ProductCache } from "./orders/product-cache.ts";
+import type { FinalityWaiters } from "./orders/waiters.ts";
 import type { Providers } from "./providers/registry.ts";
 import type { Tracing } from "./tracing/tracing.ts";
 

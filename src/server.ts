@@ -28,7 +28,7 @@ import { routableRequest } from "./lib/routable-request.ts";
 import { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
-import { FinalityWaiters } from "./processing/waiters.ts";
+import { FinalityWaiters } from "./orders/waiters.ts";
 import { checkRoutingAgainstCatalogue } from "./providers/catalogue-check.ts";
 import { createProviders } from "./providers/registry.ts";
 import type { ProviderAdapter } from "./providers/types.ts";

@@ -3,8 +3,8 @@ import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
 import type { Handlers } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
-import { presentAdminTransaction, providerAttemptsOf } from "../processing/present.ts";
-import { requeryAtProvider } from "../processing/requery.ts";
+import { requeryAtProvider } from "../orders/operator-requery.ts";
+import { presentAdminTransaction, providerAttemptsOf } from "../orders/view.ts";
 import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./service.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 

@@ -5,7 +5,7 @@ import { networks, products, services } from "../db/schema/index.ts";
 import { withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 import { discountedPrice } from "../lib/shared/money.ts";
-import type { ProductRow } from "../processing/products.ts";
+import type { ProductRow } from "../orders/product-cache.ts";
 import { announceCatalogueChanges, announcedChange, changesAnything } from "./changes.ts";
 
 type Network = components["schemas"]["Network"];

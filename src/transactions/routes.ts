@@ -1,11 +1,11 @@
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
-import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
-import { resolveTransaction } from "./resolve.ts";
+import { stuckCutoff } from "../jobs/tasks/stuck-orders.ts";
+import { resolveTransaction } from "../orders/resolve.ts";
+import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./service.ts";
 import { settlementReport } from "./settlement.ts";
-import { stuckCutoff } from "./stuck.ts";
 
 export function transactionRoutes(deps: AppDeps) {
   const handlers = {

@@ -14,7 +14,7 @@ import {
   providerAttemptsOf,
   type Transaction,
   type TransactionRow,
-} from "../processing/present.ts";
+} from "../orders/view.ts";
 
 type TransactionStatus = TransactionRow["status"];
 

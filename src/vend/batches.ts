@@ -9,6 +9,7 @@ import { AppError, type FieldError, notFound } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import { parseRange } from "../lib/instants.ts";
 import type { Scope } from "../lib/scope.ts";
+import { acceptVends, type CoveredAcceptRequest } from "../orders/accept.ts";
 import {
   countsOf,
   emitBatchCompleted,
@@ -16,7 +17,7 @@ import {
   readVendBatch,
   readVendBatches,
   type VendBatch,
-} from "../processing/batches.ts";
+} from "../orders/batch-completion.ts";
 import { listTransactions } from "../transactions/service.ts";
 import {
   type ChooseRoute,
@@ -26,7 +27,6 @@ import {
   resolveProductVend,
   type VendOrder,
 } from "./requests.ts";
-import { acceptVends, type CoveredAcceptRequest } from "./service.ts";
 
 type Schemas = components["schemas"];
 type VendBatchOrder = Schemas["VendBatchOrder"];

@@ -3,22 +3,14 @@ import type { components } from "../../generated/openapi-types.ts";
 import { priceFor } from "../catalogue/service.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/shared/destinations.ts";
-import { failureKeys } from "../processing/failures.ts";
-import type { ProductRow } from "../processing/products.ts";
+import type { VendOrder } from "../orders/accept.ts";
+import { failureKeys } from "../orders/failures.ts";
+import type { ProductRow } from "../orders/product-cache.ts";
 import { type AliasedField, readAliased } from "./aliases.ts";
 
 type Schemas = components["schemas"];
 
-/** A vend request resolved against the catalogue: everything needed to accept it. */
-export interface VendOrder {
-  product: ProductRow;
-  destination: string;
-  amountKobo: number;
-  priceKobo: number;
-  clientReference: string | null;
-  /** Caller metadata (service-owned keys removed) merged with the service-set keys. */
-  metadata: Record<string, string>;
-}
+export type { VendOrder };
 
 const productCodeField: AliasedField = { canonical: "product_code", names: ["serviceid", "service_id", "product_code"] };
 const phoneField: AliasedField = { canonical: "phone_number", names: ["receiver_phone_number", "destination", "phone_number"] };

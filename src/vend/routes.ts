@@ -9,8 +9,9 @@ import { fingerprintOf } from "../idempotency/service.ts";
 import { groupCommit } from "../lib/group-commit.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { VendLabels } from "../metrics/metrics.ts";
-import { findProduct } from "../processing/products.ts";
-import { readAfterWait, waitBudgetMs } from "../processing/waiters.ts";
+import { type AcceptOutcome, type AcceptRequest, acceptVends } from "../orders/accept.ts";
+import { findProduct } from "../orders/product-cache.ts";
+import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
 import { getTransactionByReference } from "../transactions/service.ts";
 import {
   acceptVendBatch,
@@ -28,7 +29,6 @@ import {
   resolveProductVend,
   type VendOrder,
 } from "./requests.ts";
-import { type AcceptOutcome, type AcceptRequest, acceptVends } from "./service.ts";
 
 type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
 const acceptedMessage = "Transaction accepted for processing; the final status arrives by webhook, by wait, or by listing";

@@ -5,9 +5,9 @@ import { idempotencyRecords, ledgerEntries, transactions, wallets } from "../../
 import { successEnvelope } from "../../src/errors.ts";
 import { fingerprintOf, type IdempotencyKey, lockNameOf } from "../../src/idempotency/service.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { findProduct } from "../../src/processing/products.ts";
+import { type AcceptRequest, acceptVends } from "../../src/orders/accept.ts";
+import { findProduct } from "../../src/orders/product-cache.ts";
 import type { VendOrder } from "../../src/vend/requests.ts";
-import { type AcceptRequest, acceptVends } from "../../src/vend/service.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

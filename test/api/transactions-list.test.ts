@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { TransactionRow } from "../../src/processing/present.ts";
+import type { TransactionRow } from "../../src/orders/view.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { insertTransactions, type NewTransactionRow, type SeedOptions } from "../helpers/seed.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, count, eq, inArray, sql } from "drizzle-orm";
 import { events, transactions, wallets } from "../../src/db/schema/index.ts";
-import { completeFinishedBatches } from "../../src/processing/batches.ts";
-import { completeTransactions } from "../../src/processing/complete-many.ts";
-import { completeTransaction } from "../../src/processing/transitions.ts";
+import { completeFinishedBatches } from "../../src/orders/batch-completion.ts";
+import { completeTransactions } from "../../src/orders/completion.ts";
+import { completeTransaction } from "../../src/orders/states.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { fastProcessing } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

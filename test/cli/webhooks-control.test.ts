@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
+import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook } from "../helpers/webhook-receiver.ts";
 import { cliServer, runCli, runJson } from "./cli.ts";
 

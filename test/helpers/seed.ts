@@ -1,7 +1,7 @@
 import type { Database } from "../../src/db/client.ts";
 import { transactions } from "../../src/db/schema/index.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
-import type { TransactionRow } from "../../src/processing/present.ts";
+import type { TransactionRow } from "../../src/orders/view.ts";
 
 export type NewTransactionRow = typeof transactions.$inferInsert;
 type Status = TransactionRow["status"];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { events, webhookDeliveries, webhookEndpoints } from "../../src/db/schema/index.ts";
+import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq, gt } from "drizzle-orm";
 import type { Config } from "../../src/config.ts";
 import { webhookDeliveries } from "../../src/db/schema/index.ts";
+import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   enqueueTestEvent,

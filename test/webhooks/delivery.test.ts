@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
 import { events, webhookAttempts, webhookDeliveries } from "../../src/db/schema/index.ts";
+import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { retryDelaySeconds } from "../../src/webhooks/delivery.ts";
-import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
+import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
 import { createWebhookEndpoint, generateWebhookSecret } from "../../src/webhooks/service.ts";
 import type { HostResolver } from "../../src/webhooks/url-guard.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -17,8 +17,19 @@ import { holds } from "../ledger/movements.ts";
 import { randomBase62 } from "../lib/random.ts";
 import type { Scope } from "../lib/scope.ts";
 import { formatNgn } from "../lib/shared/money.ts";
-import { presentTransaction, type Transaction } from "../processing/present.ts";
-import type { VendOrder } from "./requests.ts";
+import type { ProductRow } from "./product-cache.ts";
+import { presentTransaction, type Transaction } from "./view.ts";
+
+/** A vend request resolved against the catalogue: everything needed to accept it. */
+export interface VendOrder {
+  product: ProductRow;
+  destination: string;
+  amountKobo: number;
+  priceKobo: number;
+  clientReference: string | null;
+  /** Caller metadata (service-owned keys removed) merged with the service-set keys. */
+  metadata: Record<string, string>;
+}
 
 const newReference = () => `txn_${randomBase62(24)}`;
 

@@ -2,10 +2,10 @@ import { eq } from "drizzle-orm";
 import { transactions } from "../db/schema/index.ts";
 import { AppError, notFound } from "../errors.ts";
 import { ProviderUnavailableError } from "../providers/types.ts";
-import { type ProcessingDeps, toFinalOutcome, toProviderOrder } from "../worker/process-transaction.ts";
 import { counted } from "./counted.ts";
-import type { TransactionRow } from "./present.ts";
-import { completeTransaction, isFinal } from "./transitions.ts";
+import { type ProcessingDeps, toFinalOutcome, toProviderOrder } from "./processing.ts";
+import { completeTransaction, isFinal } from "./states.ts";
+import type { TransactionRow } from "./view.ts";
 
 /**
  * Operator re-query: asks the transaction's provider where the order stands and applies a final

@@ -1,12 +1,12 @@
-import { workChannel } from "../jobs/channels.ts";
-import type { Job, Queue } from "../jobs/queue.ts";
-import { completionBatcher } from "../processing/complete-many.ts";
-import { counted } from "../processing/counted.ts";
-import { isFinal } from "../processing/transitions.ts";
-import { tracingOff } from "../tracing/tracing.ts";
-import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "./claim.ts";
-import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "./lease.ts";
-import { type Completer, type ProcessingDeps, processClaimed } from "./process-transaction.ts";
+import { completionBatcher } from "../../orders/completion.ts";
+import { counted } from "../../orders/counted.ts";
+import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "../../orders/leases.ts";
+import { type Completer, type ProcessingDeps, processClaimed } from "../../orders/processing.ts";
+import { type ClaimedTransaction, claimDueTransactions, releaseLeases } from "../../orders/statements/claim-due.ts";
+import { isFinal } from "../../orders/states.ts";
+import { tracingOff } from "../../tracing/tracing.ts";
+import { workChannel } from "../channels.ts";
+import type { Job, Queue } from "../queue.ts";
 
 /**
  * Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. Its span

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import { queryRows } from "../db/rows.ts";
-import type { Executor } from "../db/transaction.ts";
-import type { TransactionRow } from "../processing/present.ts";
-import type { AttemptAnswer } from "../processing/transitions.ts";
-import type { LeaseHold } from "./claim.ts";
+import { queryRows } from "../../db/rows.ts";
+import type { Executor } from "../../db/transaction.ts";
+import type { AttemptAnswer } from "../states.ts";
+import type { TransactionRow } from "../view.ts";
+import type { LeaseHold } from "./claim-due.ts";
 
 /** The providers an order has been sent to (or was about to be), in order. */
 export async function attemptedProviders(db: Executor, transactionId: string): Promise<string[]> {

@@ -1,6 +1,6 @@
 import type { Executor } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
-import { type ClaimedTransaction, extendLeases, leaseKey } from "./claim.ts";
+import { type ClaimedTransaction, extendLeases, leaseKey } from "./statements/claim-due.ts";
 
 /** The job's lease is gone (taken over, or run out unrenewed): it must make no further provider call. */
 export class LeaseLostError extends Error {

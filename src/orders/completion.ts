@@ -5,7 +5,6 @@ import { settleEach } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEach } from "../ledger/outbox.ts";
 import { groupCommit } from "../lib/group-commit.ts";
 import { currentTraceparent, type Tracing, tracingOff } from "../tracing/tracing.ts";
-import { presentTransaction, type TransactionRow } from "./present.ts";
 import {
   allowedFrom,
   attemptAnswerOf,
@@ -19,7 +18,8 @@ import {
   holdsLease,
   type LeaseGuard,
   type TransitionResult,
-} from "./transitions.ts";
+} from "./states.ts";
+import { presentTransaction, type TransactionRow } from "./view.ts";
 
 /** One completion to make: what `completeTransaction` takes, the row as the caller read it. */
 export interface CompletionRequest {

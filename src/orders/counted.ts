@@ -1,5 +1,5 @@
 import type { Metrics } from "../metrics/metrics.ts";
-import type { Status, TransitionResult } from "./transitions.ts";
+import type { Status, TransitionResult } from "./states.ts";
 
 /**
  * Counts a committed transition in the process's metrics: a final status, or a move to pending (a

@@ -1,9 +1,9 @@
-import type { DbHandle } from "../db/client.ts";
-import { webhookDueChannel } from "../jobs/channels.ts";
-import type { Queue } from "../jobs/queue.ts";
-import { createRunner, type Runner } from "../jobs/runner.ts";
-import { claimDueDeliveries } from "./claim.ts";
-import { type DeliveryDeps, deliverClaimed } from "./delivery.ts";
+import type { DbHandle } from "../../db/client.ts";
+import { claimDueDeliveries } from "../../webhooks/claim.ts";
+import { type DeliveryDeps, deliverClaimed } from "../../webhooks/delivery.ts";
+import { webhookDueChannel } from "../channels.ts";
+import type { Queue } from "../queue.ts";
+import { createRunner, type Runner } from "../runner.ts";
 
 // A lease outlives the longest send (the timeout) by this much, so a live send never loses its row.
 const leaseMarginMs = 30_000;

@@ -1,11 +1,11 @@
-import type { Config } from "../config.ts";
-import type { Executor } from "../db/transaction.ts";
-import type { Task } from "../jobs/queue.ts";
-import { formatNgn } from "../lib/shared/money.ts";
-import type { Logger } from "../logger.ts";
-import type { Providers } from "../providers/registry.ts";
-import { ProviderUnavailableError } from "../providers/types.ts";
-import { raiseAnomaly } from "./anomalies.ts";
+import type { Config } from "../../config.ts";
+import type { Executor } from "../../db/transaction.ts";
+import { formatNgn } from "../../lib/shared/money.ts";
+import type { Logger } from "../../logger.ts";
+import { raiseAnomaly } from "../../providers/anomalies.ts";
+import type { Providers } from "../../providers/registry.ts";
+import { ProviderUnavailableError } from "../../providers/types.ts";
+import type { Task } from "../queue.ts";
 
 export interface BalanceDeps {
   db: Executor;

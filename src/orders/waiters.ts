@@ -1,6 +1,6 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
-import type { Transaction } from "./present.ts";
-import { finalChannel, parseFinalAnnouncements } from "./transitions.ts";
+import { finalChannel, parseFinalAnnouncements } from "./states.ts";
+import type { Transaction } from "./view.ts";
 
 /**
  * Long-poll wake-ups: one LISTEN per process on the finality channel, fanned out to the requests

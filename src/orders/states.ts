@@ -6,9 +6,9 @@ import type { Executor } from "../db/transaction.ts";
 import { capture, release } from "../ledger/movements.ts";
 import { buildTransactionEvent, emitEvent } from "../ledger/outbox.ts";
 import { finalStatuses } from "../lib/shared/statuses.ts";
-import { completeBatchesOf } from "./batches.ts";
+import { completeBatchesOf } from "./batch-completion.ts";
 import { failureMetadata } from "./failures.ts";
-import { presentTransaction, type Transaction, type TransactionRow } from "./present.ts";
+import { presentTransaction, type Transaction, type TransactionRow } from "./view.ts";
 
 export type Status = TransactionRow["status"];
 export const isFinal = (status: Status) => (finalStatuses as readonly Status[]).includes(status);

@@ -1,9 +1,9 @@
 import { inArray, sql } from "drizzle-orm";
-import { queryRows } from "../db/rows.ts";
-import { transactions } from "../db/schema/index.ts";
-import type { Executor } from "../db/transaction.ts";
-import type { TransactionRow } from "../processing/present.ts";
-import type { Status } from "../processing/transitions.ts";
+import { queryRows } from "../../db/rows.ts";
+import { transactions } from "../../db/schema/index.ts";
+import type { Executor } from "../../db/transaction.ts";
+import type { Status } from "../states.ts";
+import type { TransactionRow } from "../view.ts";
 
 export interface ClaimedTransaction {
   id: string;

@@ -3,23 +3,17 @@ import type { Config, VendService } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import type { CompletionRequest } from "../processing/complete-many.ts";
-import { counted } from "../processing/counted.ts";
-import type { TransactionRow } from "../processing/present.ts";
-import { findProduct, type ProductCache } from "../processing/products.ts";
-import {
-  type AttemptAnswer,
-  completeTransaction,
-  type FinalOutcome,
-  markPending,
-  type TransitionResult,
-} from "../processing/transitions.ts";
 import type { Providers } from "../providers/registry.ts";
 import { type ProviderNotFound, type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
 import type { Tracing } from "../tracing/tracing.ts";
-import { attemptedProviders, deferUnsent, requestIdFor, switchProvider } from "./attempts.ts";
-import { type ClaimedTransaction, countProviderSend } from "./claim.ts";
-import { LeaseLostError, type LeaseWatch, unwatchedLease } from "./lease.ts";
+import type { CompletionRequest } from "./completion.ts";
+import { counted } from "./counted.ts";
+import { LeaseLostError, type LeaseWatch, unwatchedLease } from "./leases.ts";
+import { findProduct, type ProductCache } from "./product-cache.ts";
+import { type ClaimedTransaction, countProviderSend } from "./statements/claim-due.ts";
+import { attemptedProviders, deferUnsent, requestIdFor, switchProvider } from "./statements/switch-provider.ts";
+import { type AttemptAnswer, completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "./states.ts";
+import type { TransactionRow } from "./view.ts";
 
 export interface ProcessingDeps {
   db: Database;

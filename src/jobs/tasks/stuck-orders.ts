@@ -1,14 +1,14 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
-import type { Config } from "../config.ts";
-import type { Database } from "../db/client.ts";
-import { transactions } from "../db/schema/index.ts";
-import type { Task } from "../jobs/queue.ts";
-import { randomBase62 } from "../lib/random.ts";
-import type { Logger } from "../logger.ts";
-import { presentAdminTransaction, type TransactionRow } from "../processing/present.ts";
-import { postWebhook } from "../webhooks/send.ts";
-import { signedWebhookHeaders } from "../webhooks/signing.ts";
-import { type HostResolver, resolveWithSystemDns } from "../webhooks/url-guard.ts";
+import type { Config } from "../../config.ts";
+import type { Database } from "../../db/client.ts";
+import { transactions } from "../../db/schema/index.ts";
+import { randomBase62 } from "../../lib/random.ts";
+import type { Logger } from "../../logger.ts";
+import { presentAdminTransaction, type TransactionRow } from "../../orders/view.ts";
+import { postWebhook } from "../../webhooks/send.ts";
+import { signedWebhookHeaders } from "../../webhooks/signing.ts";
+import { type HostResolver, resolveWithSystemDns } from "../../webhooks/url-guard.ts";
+import type { Task } from "../queue.ts";
 
 export interface StuckDeps {
   db: Database;
