@@ -13,13 +13,11 @@
  */
 // Retention's settings are read with the rest of the configuration, so they sit in the bottom layer.
 const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$|^src/retention/settings\\.ts$";
-const domain =
-  "^src/(orders|ledger|providers|idempotency)/|^src/jobs/(?!queues/|tasks/)|^src/retention/(?!settings\\.ts$)";
+const domain = "^src/(orders|ledger|providers|idempotency)/|^src/jobs/(?!queues/|tasks/)|^src/retention/(?!settings\\.ts$)";
 // The background work a process runs (its queues and periodic tasks): each names the feature or domain code it runs,
 // and only the composition (src/background.ts) lists them.
 const background = "^src/jobs/(queues|tasks)/";
-const features =
-  "^src/(accounts|admin|auth|callbacks|catalogue|system|transactions|vend|verification|wallet|webhooks)/";
+const features = "^src/(accounts|admin|auth|callbacks|catalogue|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
 const composition =

@@ -10,7 +10,7 @@
  */
 import { eq } from "drizzle-orm";
 import { transactions } from "../src/db/schema/index.ts";
-import { completeTransaction } from "../src/orders/states.ts";
+import { completeTransaction } from "../src/orders/completion.ts";
 import { idem } from "../test/helpers/accounts.ts";
 import { dropTestTemplate } from "../test/helpers/database.ts";
 import { startTestServer } from "../test/helpers/server.ts";

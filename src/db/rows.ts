@@ -1,8 +1,14 @@
-import type { SQL } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { bindingOf, type Executor } from "./executor.ts";
 
 const dialect = new PgDialect();
+
+/**
+ * A statement's name as the first words of its text (`/* orders.complete *\/`), so it is found by name in
+ * `pg_stat_statements`, `pg_prepared_statements` and slow-query logs.
+ */
+export const statementLabel = (name: string): SQL => sql.raw(`/* ${name} */ `);
 
 /**
  * Runs raw SQL and returns its rows, whichever engine is underneath.

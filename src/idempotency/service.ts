@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import { and, eq, lt, sql } from "drizzle-orm";
+import { cte } from "../db/cte.ts";
 import { queryRows } from "../db/rows.ts";
 import { idempotencyRecords } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, errorEnvelope } from "../errors.ts";
-import type { Task } from "../jobs/queue.ts";
+import { claimedKeys, claimKeys } from "./claim-keys.ts";
 
 export const retentionHours = 24;
 
@@ -77,38 +78,36 @@ export function storedAnswerOf(prior: PriorAnswer, fingerprint: string): Idempot
   return { status: Number(prior.status), body: prior.body, replayed: true };
 }
 
-/** Takes the key's advisory lock and reads any stored answer in one round trip (see storedAnswerOf). */
+const oneKey = cte("one_key", ["ord", "lock", "scope", "method", "path", "key"]);
+
+/**
+ * Takes the key's advisory lock and reads any stored answer in one round trip (`claimKeys`, the claim the
+ * vend accept makes too; see storedAnswerOf). An expired answer is deleted, to be replaced.
+ */
 async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Promise<IdempotentResult | null> {
-  const [row] = await queryRows<PriorAnswer>(
+  const [row] = await queryRows<PriorAnswer & { record: string | null }>(
     tx,
-    sql`select pg_try_advisory_xact_lock(hashtextextended(${lockNameOf(id)}, 0)) as locked,
-               r.response_status as status, r.response_body as body, r.fingerprint, r.expires_at <= now() as expired
-        from (select 1) as one
-        left join idempotency_records r
-          on r.scope = ${id.scope} and r.method = ${id.method} and r.path = ${id.path} and r.key = ${id.key}`,
+    sql`with ${oneKey.name} as (
+          select 0 as ord, ${lockNameOf(id)}::text as lock, ${id.scope}::text as scope, ${id.method}::text as method,
+                 ${id.path}::text as path, ${id.key}::text as key
+        ), ${claimKeys(oneKey)}
+        select locked, status, body, fingerprint, expired, record::text as record from ${claimedKeys.name}`,
   );
   const stored = storedAnswerOf(
     row ?? { locked: false, status: null, body: null, fingerprint: null, expired: null },
     fingerprint,
   );
-  if (!stored && row?.expired) await tx.delete(idempotencyRecords).where(recordWhere(id));
+  if (!stored && row?.expired && row.record)
+    await queryRows(tx, sql`delete from idempotency_records where ctid = ${row.record}::tid`);
   return stored;
 }
 
-const recordWhere = (id: IdempotencyKey) =>
-  and(
-    eq(idempotencyRecords.scope, id.scope),
-    eq(idempotencyRecords.method, id.method),
-    eq(idempotencyRecords.path, id.path),
-    eq(idempotencyRecords.key, id.key),
-  );
-
 async function store(tx: Executor, id: IdempotencyKey, fingerprint: string, response: StoredResponse): Promise<void> {
-  const expiresAt = new Date(Date.now() + retentionHours * 3600_000).toISOString();
   await queryRows(
     tx,
     sql`insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
-        values (${id.scope}, ${id.method}, ${id.path}, ${id.key}, ${fingerprint}, ${response.status}, ${response.body}, ${expiresAt}::timestamptz)`,
+        values (${id.scope}, ${id.method}, ${id.path}, ${id.key}, ${fingerprint}, ${response.status}, ${response.body},
+                now() + make_interval(hours => ${retentionHours}))`,
   );
 }
 
@@ -176,15 +175,10 @@ async function onceMoreIfRaced<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** The clean-up job: drops records past their retention. Returns how many. */
-export async function deleteExpiredIdempotencyRecords(db: Executor, now = new Date()): Promise<number> {
+export async function deleteExpiredIdempotencyRecords(db: Executor, now?: Date): Promise<number> {
   const deleted = await db
     .delete(idempotencyRecords)
-    .where(lt(idempotencyRecords.expiresAt, now))
+    .where(lt(idempotencyRecords.expiresAt, now ?? sql`now()`))
     .returning({ key: idempotencyRecords.key });
   return deleted.length;
-}
-
-/** Idempotency records past their lifetime, deleted in the background at start and hourly. */
-export function idempotencySweepTask(deps: { db: Executor }): Task {
-  return { name: "idempotency sweep", everyMs: 3600_000, run: () => deleteExpiredIdempotencyRecords(deps.db) };
 }

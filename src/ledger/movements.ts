@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { type Cte, cte } from "../db/cte.ts";
 import type { ledgerEntries } from "../db/schema/index.ts";
 import type { Scope } from "../lib/scope.ts";
 
@@ -16,84 +17,74 @@ const effects: Record<MovementKind, { balance: -1 | 0 | 1; held: -1 | 0 | 1 }> =
   release: { balance: 0, held: -1 },
 };
 
-/**
- * Whose wallet moves and by how much: an account and mode given by value, or, for each row of an
- * earlier CTE of the same statement holding `transactions` rows (`id`, `account_id`, `mode`,
- * `price_kobo`), that transaction's wallet by its price.
- */
-type MovementTarget =
-  | { wallet: Scope; amountKobo: number; transactionId?: string; note?: string }
-  | { transactionsCte: string; note?: string };
+/** Whose wallet moves and by how much: an account and mode given by value. */
+interface MovementTarget {
+  wallet: Scope;
+  amountKobo: number;
+  transactionId?: string;
+  note?: string;
+}
+
+/** What a movement's wallet CTE returns: the wallet after the movement, and what moved it. */
+export type MovedWallet = Cte<"id" | "balance_kobo" | "held_kobo" | "amount_kobo" | "transaction_id" | "note">;
+
+/** What a movement's entry CTE returns: the ledger entry it appended. */
+export type AppendedEntry = Cte<"id" | "kind" | "amount_kobo" | "balance_after_kobo" | "held_after_kobo" | "note" | "created_ms">;
 
 /**
- * One movement as parts of a single statement. `wallet` is the CTE that applies it to the wallet
- * row; it is named `walletRow` and returns `id, balance_kobo, held_kobo, amount_kobo,
- * transaction_id, note` (the wallet after the movement), so the caller's own parts can read it.
- * `entry` is the CTE that appends the movement's ledger entry; it is named `entryRow` and returns
- * the entry (`id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note, created_ms`).
+ * One movement as parts of a single statement. `wallet` is the CTE that applies it to the wallet row;
+ * `walletRow` names it and its columns (the wallet after the movement), so the caller's own parts can read
+ * it. `entry` is the CTE that appends the movement's ledger entry; `entryRow` names it and its columns.
  * A caller writes `with ${wallet}, …its own parts…, ${entry} select …`: all of it happens, or none does.
  */
 export interface MovementParts {
-  walletRow: SQL;
+  walletRow: MovedWallet;
   wallet: SQL;
-  entryRow: SQL;
+  entryRow: AppendedEntry;
   entry: SQL;
 }
 
 const signed = (sign: -1 | 0 | 1, amount: SQL) => (sign === 1 ? sql` + ${amount}` : sql` - ${amount}`);
 
+const movedWallet = (name: string): MovedWallet =>
+  cte(name, ["id", "balance_kobo", "held_kobo", "amount_kobo", "transaction_id", "note"]);
+const appendedEntry = (name: string): AppendedEntry =>
+  cte(name, ["id", "kind", "amount_kobo", "balance_after_kobo", "held_after_kobo", "note", "created_ms"]);
+
 /**
- * The one place a wallet moves and a ledger entry is written. A movement that lowers the available
- * balance (`balance_kobo - held_kobo`) applies only while the wallet covers it: otherwise the wallet
- * CTE returns no row and nothing is written. A zero amount moves nothing and writes no entry.
+ * The one place a wallet moves by a given amount and its ledger entry is written. A movement that lowers
+ * the available balance (`balance_kobo - held_kobo`) applies only while the wallet covers it: otherwise the
+ * wallet CTE returns no row and nothing is written. A zero amount moves nothing and writes no entry.
  */
 function move(kind: MovementKind, target: MovementTarget): MovementParts {
   const effect = effects[kind];
-  const walletRow = sql.raw(`${kind}_wallet`);
-  const byValue = "wallet" in target;
-  const source = byValue ? null : sql.raw(target.transactionsCte);
-  const amount = byValue ? sql`${target.amountKobo}` : sql`${source}.price_kobo`;
+  const walletRow = movedWallet(`${kind}_wallet`);
+  const amount = sql`${target.amountKobo}`;
   const assignments: SQL[] = [];
   if (effect.balance !== 0) assignments.push(sql`balance_kobo = w.balance_kobo${signed(effect.balance, amount)}`);
   if (effect.held !== 0) assignments.push(sql`held_kobo = w.held_kobo${signed(effect.held, amount)}`);
   assignments.push(sql`updated_at = now()`);
   const lowersAvailable = effect.balance - effect.held < 0;
   const covered = lowersAvailable ? sql` and w.balance_kobo - w.held_kobo >= ${amount}` : sql``;
-  const wallet = byValue
-    ? sql`${walletRow} as (
+  const wallet = sql`${walletRow.name} as (
         update wallets w set ${sql.join(assignments, sql`, `)}
         where w.account_id = ${target.wallet.accountId} and w.mode = ${target.wallet.mode}${covered}
         returning w.id, w.balance_kobo, w.held_kobo, ${target.amountKobo}::bigint as amount_kobo,
                   ${target.transactionId ?? null}::uuid as transaction_id, ${target.note ?? null}::text as note
-      )`
-    : sql`${walletRow} as (
-        update wallets w set ${sql.join(assignments, sql`, `)}
-        from ${source} where w.account_id = ${source}.account_id and w.mode = ${source}.mode${covered}
-        returning w.id, w.balance_kobo, w.held_kobo, ${source}.price_kobo as amount_kobo,
-                  ${source}.id as transaction_id, ${target.note ?? null}::text as note
       )`;
-  const entryRow = sql.raw(`${kind}_entry`);
+  const entryRow = appendedEntry(`${kind}_entry`);
   const delta = (sign: -1 | 0 | 1) => sql.raw(sign === 0 ? "0" : sign === 1 ? "amount_kobo" : "-amount_kobo");
-  const entry = sql`${entryRow} as (
+  const entry = sql`${entryRow.name} as (
       insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
                                   balance_after_kobo, held_after_kobo, transaction_id, note)
       select id, ${kind}, amount_kobo, ${delta(effect.balance)}, ${delta(effect.held)},
              balance_kobo, held_kobo, transaction_id, note
-      from ${walletRow} where amount_kobo > 0
+      from ${walletRow.name} where amount_kobo > 0
       returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note,
                 (extract(epoch from created_at) * 1000)::float8 as created_ms
     )`;
   return { walletRow, wallet, entryRow, entry };
 }
-
-/**
- * Takes each transaction's held price out of its wallet: the hold and the balance both fall by it. A
- * `note` (an operator's resolution) is written on the entry.
- */
-export const capture = (transactionsCte: string, note?: string): MovementParts => move("capture", { transactionsCte, note });
-
-/** Gives each transaction's held price back to its wallet's available balance, with an optional `note` on the entry. */
-export const release = (transactionsCte: string, note?: string): MovementParts => move("release", { transactionsCte, note });
 
 /** Adds money to a test wallet by self-service. */
 export const fund = (wallet: Scope, amountKobo: number, note?: string): MovementParts =>
@@ -106,37 +97,39 @@ export const fund = (wallet: Scope, amountKobo: number, note?: string): Movement
 export const credit = (wallet: Scope, amountKobo: number, note?: string, transactionId?: string): MovementParts =>
   move("credit", { wallet, amountKobo, note, transactionId });
 
+/** The holds to place: per transaction its wallet, its amount and the running sum of its wallet's holds up to it. */
+export type HoldItems = Cte<"wallet_id" | "transaction_id" | "amount_kobo" | "running_kobo">;
+
 /**
  * Holds for several transactions, on one wallet or several, as parts of one statement, placed together:
  * each wallet row is updated once by the sum of its holds (only while its available balance covers all
  * of it), and each hold gets its own ledger entry recording what it would have recorded had the holds
- * run one after another in their order. `itemsCte` names an earlier CTE returning `wallet_id`,
+ * run one after another in their order. `items` is an earlier CTE returning `wallet_id`,
  * `transaction_id`, `amount_kobo` and `running_kobo` (the sum of that wallet's amounts up to and
  * including this one, in their order); the caller has locked the wallets (in id order) and chosen the
  * holds that fit. Its parts are named `hold_wallet` (returning the wallets as held after, with
  * `amount_kobo` their total) and `hold_entry`.
  */
-export function holds(itemsCte: string): MovementParts {
-  const items = sql.raw(itemsCte);
-  const walletRow = sql.raw("hold_wallet");
-  const entryRow = sql.raw("hold_entry");
+export function holds(items: HoldItems): MovementParts {
+  const walletRow = movedWallet("hold_wallet");
+  const entryRow = appendedEntry("hold_entry");
   const { balance, held } = effects.hold;
   const delta = (sign: -1 | 0 | 1) => sql.raw(sign === 0 ? "0" : sign === 1 ? "i.amount_kobo" : "-i.amount_kobo");
   return {
     walletRow,
-    wallet: sql`${walletRow} as (
+    wallet: sql`${walletRow.name} as (
         update wallets w set held_kobo = w.held_kobo + t.total, updated_at = now()
-        from (select wallet_id, sum(amount_kobo)::bigint as total from ${items} group by wallet_id) t
+        from (select wallet_id, sum(amount_kobo)::bigint as total from ${items.name} group by wallet_id) t
         where w.id = t.wallet_id and t.total > 0 and w.balance_kobo - w.held_kobo >= t.total
         returning w.id, w.balance_kobo, w.held_kobo, t.total as amount_kobo, null::uuid as transaction_id, null::text as note
       )`,
     entryRow,
-    entry: sql`${entryRow} as (
+    entry: sql`${entryRow.name} as (
         insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
                                     balance_after_kobo, held_after_kobo, transaction_id, note)
         select w.id, 'hold', i.amount_kobo, ${delta(balance)}, ${delta(held)},
                w.balance_kobo, w.held_kobo - w.amount_kobo + i.running_kobo, i.transaction_id, null
-        from ${walletRow} w join ${items} i on i.wallet_id = w.id where i.amount_kobo > 0
+        from ${walletRow.name} w join ${items.name} i on i.wallet_id = w.id where i.amount_kobo > 0
         order by w.id, i.running_kobo
         returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note,
                   (extract(epoch from created_at) * 1000)::float8 as created_ms
@@ -145,10 +138,10 @@ export function holds(itemsCte: string): MovementParts {
 }
 
 /**
- * Settling several transactions in one statement, as parts of it. `wallet` and `entry` are CTEs
- * (`settled_wallets`, `settled_entries`) for a caller's `with …`, after its CTE `transactionsCte` of
- * `transactions` rows (`id`, `account_id`, `mode`, `price_kobo`, `status`: `successful` captures
- * the held price, `failed` releases it) and `ord`, the order in which they apply.
+ * Settling transactions in one statement, as parts of it: the capture (a successful one) or release (a
+ * failed one) of each held price. `wallet` and `entry` are CTEs (`settled_wallets`, `settled_entries`) for a
+ * caller's `with …`, after its CTE `source` of `transactions` rows (`id`, `account_id`, `mode`, `price_kobo`,
+ * `status`), `ord`, the order in which they apply, and `note`, written on the entry (an operator's resolution).
  *
  * The wallets are locked in id order before any of them changes, so two such statements (or one and a
  * single movement) never wait on each other in a cycle. Each wallet is updated once, by the sum of its
@@ -158,8 +151,10 @@ export function holds(itemsCte: string): MovementParts {
  * Capture and release never lower the available balance, so none of them waits on it; a missing hold
  * makes `held_kobo >= 0` fail the whole statement.
  */
-export function settleEach(transactionsCte: string): Pick<MovementParts, "wallet" | "entry"> {
-  const source = sql.raw(transactionsCte);
+export type SettledTransactions = Cte<"id" | "account_id" | "mode" | "price_kobo" | "status" | "ord" | "note">;
+
+export function settleEach(settled: SettledTransactions): Pick<MovementParts, "wallet" | "entry"> {
+  const source = settled.name;
   const delta = (column: "balance" | "held") =>
     sql.raw(
       `case s.status when 'successful' then ${effects.capture[column]} when 'failed' then ${effects.release[column]} end * s.price_kobo`,
@@ -170,7 +165,7 @@ export function settleEach(transactionsCte: string): Pick<MovementParts, "wallet
       order by w.id
       for update
     ), settled_steps as materialized (
-      select l.id as wallet_id, s.id as transaction_id, s.ord, s.price_kobo as amount_kobo,
+      select l.id as wallet_id, s.id as transaction_id, s.ord, s.price_kobo as amount_kobo, s.note,
              case s.status when 'successful' then 'capture' when 'failed' then 'release' end as kind,
              ${delta("balance")} as balance_delta, ${delta("held")} as held_delta
       from ${source} s join settled_locked l on l.account_id = s.account_id and l.mode = s.mode
@@ -184,9 +179,9 @@ export function settleEach(transactionsCte: string): Pick<MovementParts, "wallet
     )`;
   const entry = sql`settled_entries as (
       insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
-                                  balance_after_kobo, held_after_kobo, transaction_id)
+                                  balance_after_kobo, held_after_kobo, transaction_id, note)
       select wallet_id, kind, amount_kobo, balance_delta, held_delta,
-             (balance_kobo - balance_later)::bigint, (held_kobo - held_later)::bigint, transaction_id
+             (balance_kobo - balance_later)::bigint, (held_kobo - held_later)::bigint, transaction_id, note
       from (select s.*, w.balance_kobo, w.held_kobo,
                    coalesce(sum(s.balance_delta) over later, 0) as balance_later,
                    coalesce(sum(s.held_delta) over later, 0) as held_later

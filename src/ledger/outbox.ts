@@ -1,5 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import { newInstantToken, storedNow, storedNowIso } from "../db/clock.ts";
+import { type Cte } from "../db/cte.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { randomBase62 } from "../lib/random.ts";
@@ -14,6 +16,10 @@ export const webhookDueChannel = "vend_webhook_due";
 export interface OutboxEvent {
   id: string;
   type: "transaction.successful" | "transaction.failed";
+  /**
+   * Stands for the event's creation time (the database clock, see `newInstantToken`) in the payload until
+   * the statement that writes it puts the instant in.
+   */
   createdAt: string;
   /** What webhooks carry: the event with the transaction as the API shows it. */
   payload: {
@@ -25,19 +31,22 @@ export interface OutboxEvent {
   };
 }
 
-/** The `transaction.successful|failed` event for a final transaction, given as the API shows it. */
-export function buildTransactionEvent(transaction: Transaction): OutboxEvent {
+/**
+ * The `transaction.successful|failed` event for a final transaction, given as the API shows it; its
+ * `created_at` is `createdAt`, by default a new stand-in for the database clock.
+ */
+export function buildTransactionEvent(transaction: Transaction, createdAt = newInstantToken()): OutboxEvent {
   const id = `evt_${randomBase62(24)}`;
   const type = transaction.status === "successful" ? "transaction.successful" : "transaction.failed";
-  const createdAt = new Date().toISOString();
   return { id, type, createdAt, payload: { id, type, created_at: createdAt, mode: transaction.mode, data: transaction } };
 }
 
-/**
- * The transaction an event reports: each row of an earlier CTE of the same statement holding
- * `transactions` rows (`id`, `account_id`, `mode`), or one transaction given by value.
- */
-export type EventSubject = { transactionsCte: string } | { accountId: string; mode: Mode; transactionId: string };
+/** The transaction an event reports. */
+export interface EventSubject {
+  accountId: string;
+  mode: Mode;
+  transactionId: string;
+}
 
 /**
  * The outbox as parts of a single statement. `parts` is `event as (…), deliveries as (…)`: the
@@ -98,15 +107,10 @@ const notifyDue = (eventId: string) =>
 /** The event row, its deliveries and their wake-up, for the caller to compose into its statement. */
 export function emitEvent(event: OutboxEvent, subject: EventSubject): EmittedEvent {
   const payload = JSON.stringify(event.payload);
-  const row =
-    "transactionsCte" in subject
-      ? sql`select ${event.id}, s.account_id, s.mode, ${event.type}, s.id, ${payload}::jsonb, ${event.createdAt}::timestamptz
-            from ${sql.raw(subject.transactionsCte)} s`
-      : sql`select ${event.id}, ${subject.accountId}::uuid, ${subject.mode}, ${event.type}, ${subject.transactionId}::uuid,
-                   ${payload}::jsonb, ${event.createdAt}::timestamptz`;
   const parts = sql`event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
-      ${row}
+      select ${event.id}, ${subject.accountId}::uuid, ${subject.mode}, ${event.type}, ${subject.transactionId}::uuid,
+             replace(${payload}, ${event.createdAt}, ${storedNowIso})::jsonb, ${storedNow}
       returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")}`;
   return { parts, notify: notifyDue(event.id) };
@@ -141,16 +145,19 @@ export async function scheduleEventDeliveries(
   );
 }
 
+/** The events of transactions, one per row: its id, type and payload, the transaction (`id`) and its account and mode. */
+export type TransactionEvents = Cte<"event_id" | "event_type" | "payload" | "account_id" | "mode" | "id">;
+
 /**
- * The events of several transactions as parts of one statement: for each row of the caller's CTE
- * `eventsCte` (`event_id`, `event_type`, `payload` (jsonb), `event_created_at`, `account_id`, `mode`,
- * `id`: the transaction) its event row and one pending delivery per current endpoint of its account
- * and mode. `notify` wakes delivery ONCE for the whole statement, when any delivery was scheduled.
+ * The events of several transactions as parts of one statement: for each row of the caller's CTE `events`
+ * (`payload` jsonb) its event row, created now (the database clock), and one pending delivery per current
+ * endpoint of its account and mode. `notify` wakes delivery ONCE for the whole statement, when any delivery
+ * was scheduled.
  */
-export function emitEach(eventsCte: string): EmittedEvent {
+export function emitEach(events: TransactionEvents): EmittedEvent {
   const parts = sql`event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
-      select event_id, account_id, mode, event_type, id, payload, event_created_at from ${sql.raw(eventsCte)}
+      select event_id, account_id, mode, event_type, id, payload, ${storedNow} from ${events.name}
       returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")}`;
   return { parts, notify: notifyAnyDue };
@@ -170,13 +177,14 @@ export interface AccountEvent {
  */
 export async function enqueueAccountEvent(tx: Executor, event: AccountEvent): Promise<string> {
   const id = `evt_${randomBase62(24)}`;
-  const createdAt = new Date().toISOString();
+  const createdAt = newInstantToken();
   const payload = JSON.stringify({ id, type: event.type, created_at: createdAt, mode: event.mode, data: event.data });
   await queryRows(
     tx,
     sql`with event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
-      values (${id}, ${event.accountId}::uuid, ${event.mode}, ${event.type}, null, ${payload}::jsonb, ${createdAt}::timestamptz)
+      values (${id}, ${event.accountId}::uuid, ${event.mode}, ${event.type}, null,
+              replace(${payload}, ${createdAt}, ${storedNowIso})::jsonb, ${storedNow})
       returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")} select ${notifyDue(id)} as webhooks_due`,
   );
@@ -196,7 +204,6 @@ export interface SharedEvent {
  * Returns how many events were recorded.
  */
 export async function enqueueSubscribedEvents(tx: Executor, event: SharedEvent): Promise<number> {
-  const createdAt = new Date().toISOString();
   const data = JSON.stringify(event.data);
   // 32 random bytes in base64 without `+/=` keep about 40 base62 characters; the id takes 24.
   const newId = sql`'evt_' || substr(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()), 'base64'), '+/=', ''), 1, 24)`;
@@ -210,9 +217,9 @@ export async function enqueueSubscribedEvents(tx: Executor, event: SharedEvent):
     ), event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)
       select s.id, s.account_id, s.mode, ${event.type}, null,
-             jsonb_build_object('id', s.id, 'type', ${event.type}::text, 'created_at', ${createdAt}::text, 'mode', s.mode,
+             jsonb_build_object('id', s.id, 'type', ${event.type}::text, 'created_at', ${storedNowIso}, 'mode', s.mode,
                                 'data', ${data}::jsonb),
-             ${createdAt}::timestamptz
+             ${storedNow}
       from subscriber s
       returning id, account_id, mode, type
     ), ${scheduleDeliveries(sql`event`, "none")}

@@ -1,27 +1,25 @@
-import { sql } from "drizzle-orm";
-import { queryRows } from "../db/rows.ts";
+import { inArray } from "drizzle-orm";
+import { newInstantToken } from "../db/clock.ts";
+import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
-import { settleEach } from "../ledger/movements.ts";
-import { buildTransactionEvent, emitEach } from "../ledger/outbox.ts";
+import { buildTransactionEvent } from "../ledger/outbox.ts";
 import { groupCommit } from "../lib/group-commit.ts";
 import { currentTraceparent, type Tracing, tracingOff } from "../tracing/tracing.ts";
+import { finalAnnouncement, groupAnnouncements } from "./announcements.ts";
+import { completeBatchesOf } from "./batch-completion.ts";
+import { type CompleteInput, runCompleteStatement } from "./statements/complete.ts";
 import {
   allowedFrom,
   attemptAnswerOf,
-  completeBatchesAfter,
-  completeTransaction,
   type FinalOutcome,
-  finalAnnouncement,
-  finalChannel,
   finalRow,
-  groupAnnouncements,
   holdsLease,
   type LeaseGuard,
   type TransitionResult,
 } from "./states.ts";
 import { presentTransaction, type TransactionRow } from "./view.ts";
 
-/** One completion to make: what `completeTransaction` takes, the row as the caller read it. */
+/** One completion to make: the transaction, its outcome, the row as the caller read it, and the claim it needs. */
 export interface CompletionRequest {
   id: string;
   outcome: FinalOutcome;
@@ -31,97 +29,130 @@ export interface CompletionRequest {
   traceparent?: string;
 }
 
-/** What goes in: one array per column, one element per transaction (the SQL text never changes). */
-interface Columns {
-  id: string[];
-  fromStatus: string[];
-  fromUpdatedAt: string[];
-  leaseOwner: (string | null)[];
-  attempts: (number | null)[];
-  status: string[];
-  metadata: string[];
-  providerReference: (string | null)[];
-  failureReason: (string | null)[];
-  eventId: string[];
-  eventType: string[];
-  payload: string[];
-  eventCreatedAt: string[];
-  announcement: string[];
-  chunk: number[];
-  answerStatus: string[];
-  answerMessage: (string | null)[];
-  answerMs: (number | null)[];
-  answerProvider: (string | null)[];
+/** How often a completion is tried again on a row that moved between its read and its statement. */
+const maxRounds = 5;
+
+/** The rows of `ids` as they stand now, by id. */
+async function currentRows(db: Executor, ids: readonly string[]): Promise<Map<string, TransactionRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .select()
+    .from(transactions)
+    .where(inArray(transactions.id, [...ids]));
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
-const param = (values: unknown[]) => sql.param(values);
-
 /**
- * The one statement that completes a batch: per transaction the guarded status change (its status and
- * `updated_at` as read, and its lease), the capture or release with its ledger entry, the event with
- * its deliveries and the attempt's answer; ONE NOTIFY waking webhook delivery and the final
- * announcements grouped into as few NOTIFYs as fit. Transaction rows are locked in id order, then the
- * wallets in id order (see `settleEach`), so concurrent batches never deadlock. Returns the positions
- * (1-based) of the transactions it changed.
+ * What the statement takes for `items`: each final row as the completion leaves it, its event and its final
+ * announcement rendered with `token` standing for the completion time the statement stamps.
  */
-async function completeBatch(db: Executor, columns: Columns, at: string): Promise<Set<number>> {
-  const c = columns;
-  const settle = settleEach("txn");
-  const emitted = emitEach("txn");
-  const [result] = await queryRows<{ changed: string | null }>(
-    db,
-    sql`with input as materialized (
-          select * from unnest(${param(c.id)}::uuid[], ${param(c.fromStatus)}::text[], ${param(c.fromUpdatedAt)}::text[],
-                               ${param(c.leaseOwner)}::text[], ${param(c.attempts)}::int[], ${param(c.status)}::text[],
-                               ${param(c.metadata)}::text[], ${param(c.providerReference)}::text[], ${param(c.failureReason)}::text[],
-                               ${param(c.eventId)}::text[], ${param(c.eventType)}::text[], ${param(c.payload)}::text[],
-                               ${param(c.eventCreatedAt)}::text[], ${param(c.announcement)}::text[], ${param(c.chunk)}::int[],
-                               ${param(c.answerStatus)}::text[], ${param(c.answerMessage)}::text[], ${param(c.answerMs)}::int[],
-                               ${param(c.answerProvider)}::text[])
-            with ordinality as i(id, from_status, from_updated_at, lease_owner, attempts, status, metadata, provider_reference,
-                                 failure_reason, event_id, event_type, payload, event_created_at, announcement, chunk,
-                                 answer_status, answer_message, answer_ms, answer_provider, ord)
-        ), guarded as materialized (
-          -- One primary-key lookup (and lock) per transaction, in id order, whatever the planner guesses of the
-          -- sizes (a prepared statement's plan outlives the statistics it was made with).
-          select t.id, i.ord from (select * from input order by id) i
-          cross join lateral (select * from transactions t where t.id = i.id limit 1 for update) t
-          where t.status = i.from_status and t.updated_at = i.from_updated_at::timestamptz
-            and (i.lease_owner is null or (t.lease_owner = i.lease_owner and t.attempts = i.attempts))
-        ), txn as (
-          update transactions t
-          set status = i.status, completed_at = ${at}::timestamptz, updated_at = ${at}::timestamptz, metadata = i.metadata::jsonb,
-              provider_reference = i.provider_reference, failure_reason = i.failure_reason,
-              lease_owner = null, lease_expires_at = null, next_attempt_at = null
-          from guarded g join input i on i.ord = g.ord
-          where t.id = g.id
-          returning t.id, t.account_id, t.mode, t.price_kobo, t.status, t.provider, t.provider_reference, i.ord,
-                    i.event_id, i.event_type, i.payload::jsonb as payload, i.event_created_at::timestamptz as event_created_at,
-                    i.announcement, i.chunk, i.answer_status, i.answer_message, i.answer_ms, i.answer_provider
-        ), ${settle.wallet}, ${settle.entry}, ${emitted.parts},
-        answered as (
-          update provider_attempts a
-          set status = txn.answer_status, message = coalesce(txn.answer_message, a.message),
-              provider_reference = coalesce(txn.provider_reference, a.provider_reference),
-              answered_at = now(), answer_ms = coalesce(a.answer_ms, txn.answer_ms)
-          from txn
-          where a.transaction_id = txn.id and a.provider = coalesce(txn.answer_provider, txn.provider)
-        )
-        select (select string_agg(ord::text, ',') from txn) as changed,
-               ${emitted.notify} as webhooks_due,
-               (select count(*) from (select pg_notify(${finalChannel}, '[' || string_agg(announcement, ',' order by ord) || ']')
-                                      from txn group by chunk) n) as final_announced`,
+function toInput(items: readonly { request: CompletionRequest; next: TransactionRow }[], token: string): CompleteInput {
+  const events = items.map(({ next }) => {
+    const view = { ...presentTransaction(next), completed_at: token };
+    return buildTransactionEvent(view, token);
+  });
+  const announcements = items.map(({ next }, n) =>
+    finalAnnouncement(next.reference, events[n]?.payload.data ?? presentTransaction(next)),
   );
-  return new Set((result?.changed ?? "").split(",").filter(Boolean).map(Number));
+  const answers = items.map(({ request }) => attemptAnswerOf(request.outcome));
+  return {
+    id: items.map(({ request }) => request.id),
+    fromStatus: items.map(({ request }) => request.known.status),
+    fromUpdatedAt: items.map(({ request }) => request.known.updatedAt.toISOString()),
+    leaseOwner: items.map(({ request }) => request.lease?.leaseOwner ?? null),
+    attempts: items.map(({ request }) => request.lease?.attempts ?? null),
+    status: items.map(({ request }) => request.outcome.status),
+    metadata: items.map(({ next }) => JSON.stringify(next.metadata)),
+    providerReference: items.map(({ next }) => next.providerReference),
+    failureReason: items.map(({ next }) => next.failureReason),
+    note: items.map(({ request }) => request.outcome.ledgerNote ?? null),
+    eventId: events.map((event) => event.id),
+    eventType: events.map((event) => event.type),
+    payload: events.map((event) => JSON.stringify(event.payload)),
+    announcement: announcements,
+    chunk: groupAnnouncements(announcements),
+    answerStatus: answers.map((answer) => answer.status),
+    answerMessage: answers.map((answer) => answer.message ?? null),
+    answerMs: answers.map((answer) => answer.answerMs ?? null),
+    answerProvider: answers.map((answer) => answer.provider ?? null),
+    token,
+  };
+}
+
+type Settled = PromiseSettledResult<TransitionResult>;
+const fulfilled = (value: TransitionResult): Settled => ({ status: "fulfilled", value });
+const rejected = (reason: unknown): Settled => ({ status: "rejected", reason });
+
+/**
+ * The one completion path, for one order or many (a single completion is a batch of one): each request is
+ * answered as if it had run alone. A request whose transition is not allowed from the row it read, or whose
+ * lease is not the transaction's, changes nothing. The others go in ONE statement (`runCompleteStatement`);
+ * one whose row moved since it was read (a callback completed it, a lease was taken over) is read again and
+ * tried again with the rest of its round, up to five times. Several on one wallet settle it once by their
+ * sum, each with its own ledger entry and running balances (in request order). The same transaction twice:
+ * the later request runs in the next round and finds it final. Once committed, the bulk orders the
+ * completions finished are completed (`completeBatchesOf`). Answers in request order, each settled on its own.
+ */
+async function settleCompletions(db: Executor, requests: readonly CompletionRequest[]): Promise<Settled[]> {
+  const results: (Settled | undefined)[] = requests.map(() => undefined);
+  let open = requests.map((request, index) => ({ request, index }));
+  for (let round = 0; round < maxRounds && open.length > 0; round++) {
+    const batch: { request: CompletionRequest; index: number; next: TransactionRow }[] = [];
+    const later: typeof open = [];
+    const seen = new Set<string>();
+    for (const { request, index } of open) {
+      const { known, outcome, lease } = request;
+      if (!allowedFrom[outcome.status].includes(known.status) || !holdsLease(known, lease)) {
+        results[index] = fulfilled({ row: known, changed: false });
+      } else if (seen.has(request.id)) {
+        later.push({ request, index });
+      } else {
+        seen.add(request.id);
+        // The completion time is the statement's (the database clock); the row's is set from its answer.
+        batch.push({ request, index, next: finalRow(known, outcome, known.updatedAt) });
+      }
+    }
+    if (batch.length === 0) break;
+    const answer = await runCompleteStatement(db, toInput(batch, newInstantToken()));
+    const changed = new Set((answer.changed ?? "").split(",").filter(Boolean).map(Number));
+    const completedAt = new Date(answer.completed_at);
+    const moved: typeof batch = [];
+    for (const [position, item] of batch.entries()) {
+      if (changed.has(position + 1))
+        results[item.index] = fulfilled({ row: { ...item.next, completedAt, updatedAt: completedAt }, changed: true });
+      else moved.push(item);
+    }
+    const finished = batch.filter((_, position) => changed.has(position + 1)).map(({ next }) => next.batchId);
+    await completeBatchesAfter(db, finished);
+    const again = [...moved, ...later];
+    const current = await currentRows(
+      db,
+      again.map(({ request }) => request.id),
+    );
+    open = [];
+    for (const { request, index } of again) {
+      const row = current.get(request.id);
+      if (row) open.push({ request: { ...request, known: row }, index });
+      else results[index] = rejected(new Error(`transaction ${request.id} not found`));
+    }
+  }
+  return results.map(
+    (result, index) => result ?? rejected(new Error(`transaction ${requests[index]?.id} kept changing while being completed`)),
+  );
 }
 
 /**
- * Completes many transactions in ONE statement, each exactly as `completeTransaction` would alone:
- * a request whose transition is not allowed, or whose lease is not the transaction's, changes nothing;
- * one whose row moved since it was read (a callback completed it, a lease was taken over) is re-read
- * and retried alone, as `completeTransaction` does. Several on one wallet settle it once by their sum,
- * each with its own ledger entry and running balances (in request order). Answers in request order.
+ * After a completion has committed: completes the batches of the orders it finished when they were their
+ * last open ones (see `completeBatchesOf`). The completion stands whatever happens here; a batch left open
+ * by a failure is completed by the sweep (`completeFinishedBatches`).
  */
+async function completeBatchesAfter(db: Executor, batchIds: Iterable<string | null>): Promise<void> {
+  try {
+    await completeBatchesOf(db, batchIds);
+  } catch {}
+}
+
+/** Completes many transactions in ONE statement, each exactly as it would alone (see `settleCompletions`). */
 export async function completeTransactions(db: Executor, requests: readonly CompletionRequest[]): Promise<TransitionResult[]> {
   return (await settleCompletions(db, requests)).map((result) => {
     if (result.status === "rejected") throw result.reason;
@@ -129,45 +160,25 @@ export async function completeTransactions(db: Executor, requests: readonly Comp
   });
 }
 
-type Settled = PromiseSettledResult<TransitionResult>;
-
-const settled = (promise: Promise<TransitionResult>): Promise<Settled> =>
-  promise.then(
-    (value) => ({ status: "fulfilled", value }),
-    (reason: unknown) => ({ status: "rejected", reason }),
-  );
-
-/** `completeTransactions`, each answer settled on its own: a retry that fails alone fails only its request. */
-async function settleCompletions(db: Executor, requests: readonly CompletionRequest[]): Promise<Settled[]> {
-  const results: (Settled | undefined)[] = requests.map(({ known, outcome, lease }) =>
-    allowedFrom[outcome.status].includes(known.status) && holdsLease(known, lease)
-      ? undefined
-      : { status: "fulfilled", value: { row: known, changed: false } },
-  );
-  const completedAt = new Date();
-  const at = completedAt.toISOString();
-  const batch: { index: number; next: TransactionRow }[] = [];
-  const seen = new Set<string>();
-  requests.forEach((request, index) => {
-    // The same transaction twice: the later one runs after, alone, and finds it final.
-    if (results[index] || seen.has(request.id)) return;
-    seen.add(request.id);
-    batch.push({ index, next: finalRow(request.known, request.outcome, completedAt) });
-  });
-  if (batch.length > 0) {
-    const columns = toColumns(batch.map(({ index, next }) => ({ request: requests[index] as CompletionRequest, next })));
-    const changed = await completeBatch(db, columns, at);
-    batch.forEach(({ index, next }, position) => {
-      if (changed.has(position + 1)) results[index] = { status: "fulfilled", value: { row: next, changed: true } };
-    });
-    const batchIds = batch.filter((_, position) => changed.has(position + 1)).map(({ next }) => next.batchId);
-    await completeBatchesAfter(db, batchIds);
-  }
-  for (const [index, request] of requests.entries()) {
-    if (results[index]) continue;
-    results[index] = await settled(completeTransaction(db, request.id, request.outcome, undefined, request.lease));
-  }
-  return results as Settled[];
+/**
+ * Moves a transaction to `successful` or `failed` from a state that may lead there (a batch of one, see
+ * `settleCompletions`): the guarded state change, the hold captured or released with its ledger entry, the
+ * event with a delivery per webhook endpoint, and the NOTIFYs, delivered on commit. Repeating it, or
+ * completing a final transaction, changes nothing; with a `lease`, neither does completing a transaction
+ * whose lease another worker has taken.
+ */
+export async function completeTransaction(
+  db: Executor,
+  id: string,
+  outcome: FinalOutcome,
+  known?: TransactionRow,
+  lease?: LeaseGuard,
+): Promise<TransitionResult> {
+  const row = known ?? (await currentRows(db, [id])).get(id);
+  if (!row) throw new Error(`transaction ${id} not found`);
+  const [result] = await completeTransactions(db, [{ id, outcome, known: row, lease }]);
+  if (!result) throw new Error(`transaction ${id} was not completed`);
+  return result;
 }
 
 const asError = (reason: unknown) => (reason instanceof Error ? reason : new Error(String(reason)));
@@ -190,8 +201,10 @@ export function completionBatcher(
       results = await settleCompletions(db, requests);
     } catch {
       results = [];
-      for (const { id, outcome, known, lease } of requests)
-        results.push(await settled(completeTransaction(db, id, outcome, known, lease)));
+      for (const request of requests) {
+        const [alone] = await settleCompletions(db, [request]).catch((reason: unknown) => [rejected(reason)]);
+        results.push(alone ?? rejected(new Error(`transaction ${request.id} was not completed`)));
+      }
     } finally {
       span.end();
     }
@@ -209,33 +222,4 @@ function batchSpan(tracing: Tracing, requests: readonly CompletionRequest[]) {
     links: requests.length === 1 ? [] : members,
     attributes: { "vend.batch.size": requests.length },
   });
-}
-
-function toColumns(items: { request: CompletionRequest; next: TransactionRow }[]): Columns {
-  const events = items.map(({ next }) => buildTransactionEvent(presentTransaction(next)));
-  const announcements = items.map(({ next }, n) =>
-    finalAnnouncement(next.reference, events[n]?.payload.data ?? presentTransaction(next)),
-  );
-  const answers = items.map(({ request }) => attemptAnswerOf(request.outcome));
-  return {
-    id: items.map(({ request }) => request.id),
-    fromStatus: items.map(({ request }) => request.known.status),
-    fromUpdatedAt: items.map(({ request }) => request.known.updatedAt.toISOString()),
-    leaseOwner: items.map(({ request }) => request.lease?.leaseOwner ?? null),
-    attempts: items.map(({ request }) => request.lease?.attempts ?? null),
-    status: items.map(({ next }) => next.status),
-    metadata: items.map(({ next }) => JSON.stringify(next.metadata)),
-    providerReference: items.map(({ next }) => next.providerReference),
-    failureReason: items.map(({ next }) => next.failureReason),
-    eventId: events.map((event) => event.id),
-    eventType: events.map((event) => event.type),
-    payload: events.map((event) => JSON.stringify(event.payload)),
-    eventCreatedAt: events.map((event) => event.createdAt),
-    announcement: announcements,
-    chunk: groupAnnouncements(announcements),
-    answerStatus: answers.map((answer) => answer.status),
-    answerMessage: answers.map((answer) => answer.message ?? null),
-    answerMs: answers.map((answer) => answer.answerMs ?? null),
-    answerProvider: answers.map((answer) => answer.provider ?? null),
-  };
 }

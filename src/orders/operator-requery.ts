@@ -2,9 +2,10 @@ import { eq } from "drizzle-orm";
 import { transactions } from "../db/schema/index.ts";
 import { AppError, notFound } from "../errors.ts";
 import { ProviderUnavailableError } from "../providers/types.ts";
+import { completeTransaction } from "./completion.ts";
 import { counted } from "./counted.ts";
 import { type ProcessingDeps, toFinalOutcome, toProviderOrder } from "./processing.ts";
-import { completeTransaction, isFinal } from "./states.ts";
+import { isFinal } from "./states.ts";
 import type { TransactionRow } from "./view.ts";
 
 /**

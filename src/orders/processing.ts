@@ -7,12 +7,14 @@ import type { Providers } from "../providers/registry.ts";
 import { type ProviderNotFound, type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
 import type { Tracing } from "../tracing/tracing.ts";
 import type { CompletionRequest } from "./completion.ts";
+import { completeTransaction } from "./completion.ts";
 import { counted } from "./counted.ts";
 import { LeaseLostError, type LeaseWatch, unwatchedLease } from "./leases.ts";
 import { findProduct, type ProductCache } from "./product-cache.ts";
 import { type ClaimedTransaction, countProviderSend } from "./statements/claim-due.ts";
+import { markPending } from "./statements/mark-pending.ts";
 import { attemptedProviders, deferUnsent, requestIdFor, switchProvider } from "./statements/switch-provider.ts";
-import { type AttemptAnswer, completeTransaction, type FinalOutcome, markPending, type TransitionResult } from "./states.ts";
+import type { AttemptAnswer, FinalOutcome, TransitionResult } from "./states.ts";
 import type { TransactionRow } from "./view.ts";
 
 export interface ProcessingDeps {
@@ -199,11 +201,12 @@ function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise
  */
 async function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
   const { config, db, logger } = job.deps;
-  const next = new Date(Date.now() + requeryDelaySeconds(config, job.claim.attempts) * 1000);
-  const deadline = row.createdAt.getTime() + config.operations.requeryMaxAgeHours * 3_600_000;
-  const stop = next.getTime() > deadline;
-  const result = await markPending(db, row.id, stop ? null : next, providerReference, job.claim, attempt);
-  if (stop && result.changed) {
+  const next = {
+    afterSeconds: requeryDelaySeconds(config, job.claim.attempts),
+    stopAfterHours: config.operations.requeryMaxAgeHours,
+  };
+  const result = await markPending(db, row.id, next, providerReference, job.claim, attempt);
+  if (result.stopped && result.changed) {
     logger.warn(
       {
         reference: row.reference,

@@ -4,8 +4,9 @@ import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError, type FieldError, notFound, validationError } from "../errors.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { completeTransaction } from "./completion.ts";
 import { counted } from "./counted.ts";
-import { completeTransaction, type FinalOutcome, isFinal } from "./states.ts";
+import { type FinalOutcome, isFinal } from "./states.ts";
 import { type AdminTransaction, presentAdminTransaction, providerAttemptsOf, type TransactionRow } from "./view.ts";
 
 export type ResolveRequest = components["schemas"]["ResolveTransactionRequest"];

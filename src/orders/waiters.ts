@@ -1,5 +1,5 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
-import { finalChannel, parseFinalAnnouncements } from "./states.ts";
+import { finalChannel, parseFinalAnnouncements } from "./announcements.ts";
 import type { Transaction } from "./view.ts";
 
 /**

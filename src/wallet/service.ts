@@ -70,7 +70,7 @@ export async function creditWallet(
     db,
     sql`with ${movement.wallet}, ${movement.entry}
         select w.balance_kobo, w.held_kobo, (select low_balance_threshold_kobo from wallets where id = w.id), e.id, e.kind, e.amount_kobo, e.balance_after_kobo, e.held_after_kobo, e.note, e.created_ms
-        from ${movement.walletRow} w, ${movement.entryRow} e`,
+        from ${movement.walletRow.name} w, ${movement.entryRow.name} e`,
   );
   if (!row) throw notFound("Account");
   return {

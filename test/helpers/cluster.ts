@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import type { DbHandle } from "../../src/db/client.ts";
 import { queryRows } from "../../src/db/rows.ts";
-import { finalChannel, parseFinalAnnouncements } from "../../src/orders/states.ts";
+import { finalChannel, parseFinalAnnouncements } from "../../src/orders/announcements.ts";
 import { childEnv, type StartedProcess, spawnProcess } from "./process.ts";
 import { vtuTestConfig } from "./vtu-mock.ts";
 

@@ -3,9 +3,14 @@ import { and, asc, eq, inArray } from "drizzle-orm";
 import { processingRunner } from "../../src/background.ts";
 import { events, ledgerEntries, transactions, wallets } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { type CompletionRequest, completeTransactions, completionBatcher } from "../../src/orders/completion.ts";
+import { finalChannel, parseFinalAnnouncements } from "../../src/orders/announcements.ts";
+import {
+  type CompletionRequest,
+  completeTransaction,
+  completeTransactions,
+  completionBatcher,
+} from "../../src/orders/completion.ts";
 import { type ClaimedTransaction, claimDueTransactions } from "../../src/orders/statements/claim-due.ts";
-import { completeTransaction, finalChannel, parseFinalAnnouncements } from "../../src/orders/states.ts";
 import type { TransactionRow } from "../../src/orders/view.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";

@@ -1,0 +1,28 @@
+import { type SQL, sql } from "drizzle-orm";
+import type { Cte } from "../../db/cte.ts";
+
+/**
+ * What a statement's transactions CTE gives the attempt's answer: the transaction (`id`), the provider it is
+ * with, and the answer: its status, message, answer time, the provider's reference it carried, and the
+ * provider whose attempt it is (null: the one the order is with).
+ */
+export type AttemptAnswers = Cte<
+  "id" | "provider" | "answer_status" | "answer_message" | "answer_ms" | "answer_reference" | "answer_provider"
+>;
+
+/**
+ * `answered as (…)`: the provider's answer recorded on its attempt (`provider_attempts`), for each row of
+ * `answers`; an answer's missing message or reference keeps the attempt's, and its first answer time stays.
+ * The one place an attempt is answered, in the statement that moves its order (completion, pending).
+ */
+export function answerAttempts(answers: AttemptAnswers): SQL {
+  const c = answers.column;
+  return sql`answered as (
+      update provider_attempts a
+      set status = ${c.answer_status}, message = coalesce(${c.answer_message}, a.message),
+          provider_reference = coalesce(${c.answer_reference}, a.provider_reference),
+          answered_at = now(), answer_ms = coalesce(a.answer_ms, ${c.answer_ms})
+      from ${answers.name}
+      where a.transaction_id = ${c.id} and a.provider = coalesce(${c.answer_provider}, ${c.provider})
+    )`;
+}

@@ -1,0 +1,124 @@
+import { sql } from "drizzle-orm";
+import { storedNow, storedNowIso } from "../../db/clock.ts";
+import { cte } from "../../db/cte.ts";
+import { queryRows, statementLabel } from "../../db/rows.ts";
+import type { Executor } from "../../db/transaction.ts";
+import { settleEach } from "../../ledger/movements.ts";
+import { emitEach } from "../../ledger/outbox.ts";
+import { finalChannel } from "../announcements.ts";
+import { answerAttempts } from "./answer-attempt.ts";
+
+/** Its name in `pg_stat_statements` and `pg_prepared_statements` (the text's first line). */
+export const completeStatementName = "orders.complete";
+
+/**
+ * What goes in: one array per column, one element per transaction (so the SQL text never changes, and is
+ * prepared once per connection), and `token`, the stand-in for the completion time in `payload` and
+ * `announcement` (see `newInstantToken`).
+ */
+export interface CompleteInput {
+  id: string[];
+  /** The row as the caller read it: the guard. */
+  fromStatus: string[];
+  fromUpdatedAt: string[];
+  /** The claim that must still hold it (a worker's); null: none (a callback, an operator). */
+  leaseOwner: (string | null)[];
+  attempts: (number | null)[];
+  status: ("successful" | "failed")[];
+  metadata: string[];
+  providerReference: (string | null)[];
+  failureReason: (string | null)[];
+  /** Written on the capture or release entry (an operator's resolution). */
+  note: (string | null)[];
+  eventId: string[];
+  eventType: string[];
+  payload: string[];
+  announcement: string[];
+  /** Which NOTIFY of `finalChannel` carries the announcement (each within the 8000-byte limit). */
+  chunk: number[];
+  answerStatus: string[];
+  answerMessage: (string | null)[];
+  answerMs: (number | null)[];
+  answerProvider: (string | null)[];
+  token: string;
+}
+
+/** The statement's one row: the positions (1-based, comma-separated) it changed, and when (the database clock). */
+export interface CompleteRow {
+  changed: string | null;
+  completed_at: string;
+}
+
+const txn = cte("txn", [
+  "id",
+  "account_id",
+  "mode",
+  "price_kobo",
+  "status",
+  "provider",
+  "ord",
+  "note",
+  "event_id",
+  "event_type",
+  "payload",
+  "announcement",
+  "chunk",
+  "answer_status",
+  "answer_message",
+  "answer_ms",
+  "answer_reference",
+  "answer_provider",
+]);
+const settle = settleEach(txn);
+const emitted = emitEach(txn);
+const param = (values: unknown) => sql.param(values);
+
+/**
+ * THE completion statement, for one order or many: per transaction the guarded status change (its status and
+ * `updated_at` as read, and its lease), the capture or release with its ledger entry, the event with its
+ * deliveries and the attempt's answer; ONE NOTIFY waking webhook delivery and the final announcements grouped
+ * into as few NOTIFYs as fit. Transaction rows are locked in id order, then the wallets in id order (see
+ * `settleEach`), so concurrent completions never deadlock. A missing hold breaks `held_kobo >= 0` and fails
+ * all of it.
+ */
+export async function runCompleteStatement(db: Executor, c: CompleteInput): Promise<CompleteRow> {
+  const [row] = await queryRows<CompleteRow>(
+    db,
+    sql`${statementLabel(completeStatementName)}with input as materialized (
+          select * from unnest(${param(c.id)}::uuid[], ${param(c.fromStatus)}::text[], ${param(c.fromUpdatedAt)}::text[],
+                               ${param(c.leaseOwner)}::text[], ${param(c.attempts)}::int[], ${param(c.status)}::text[],
+                               ${param(c.metadata)}::text[], ${param(c.providerReference)}::text[], ${param(c.failureReason)}::text[],
+                               ${param(c.note)}::text[], ${param(c.eventId)}::text[], ${param(c.eventType)}::text[],
+                               ${param(c.payload)}::text[], ${param(c.announcement)}::text[], ${param(c.chunk)}::int[],
+                               ${param(c.answerStatus)}::text[], ${param(c.answerMessage)}::text[], ${param(c.answerMs)}::int[],
+                               ${param(c.answerProvider)}::text[])
+            with ordinality as i(id, from_status, from_updated_at, lease_owner, attempts, status, metadata, provider_reference,
+                                 failure_reason, note, event_id, event_type, payload, announcement, chunk,
+                                 answer_status, answer_message, answer_ms, answer_provider, ord)
+        ), guarded as materialized (
+          -- One primary-key lookup (and lock) per transaction, in id order, whatever the planner guesses of the
+          -- sizes (a prepared statement's plan outlives the statistics it was made with).
+          select t.id, i.ord from (select * from input order by id) i
+          cross join lateral (select * from transactions t where t.id = i.id limit 1 for update) t
+          where t.status = i.from_status and t.updated_at = i.from_updated_at::timestamptz
+            and (i.lease_owner is null or (t.lease_owner = i.lease_owner and t.attempts = i.attempts))
+        ), ${txn.name} as (
+          update transactions t
+          set status = i.status, completed_at = ${storedNow}, updated_at = ${storedNow}, metadata = i.metadata::jsonb,
+              provider_reference = i.provider_reference, failure_reason = i.failure_reason,
+              lease_owner = null, lease_expires_at = null, next_attempt_at = null
+          from guarded g join input i on i.ord = g.ord
+          where t.id = g.id
+          returning t.id, t.account_id, t.mode, t.price_kobo, t.status, t.provider, i.ord, i.note, i.event_id, i.event_type,
+                    replace(i.payload, ${c.token}, ${storedNowIso})::jsonb as payload,
+                    replace(i.announcement, ${c.token}, ${storedNowIso}) as announcement, i.chunk,
+                    i.answer_status, i.answer_message, i.answer_ms, t.provider_reference as answer_reference, i.answer_provider
+        ), ${settle.wallet}, ${settle.entry}, ${emitted.parts}, ${answerAttempts(txn)}
+        select (select string_agg(ord::text, ',') from ${txn.name}) as changed, ${storedNowIso} as completed_at,
+               ${emitted.notify} as webhooks_due,
+               (select count(*) from (select pg_notify(${finalChannel}, '[' || string_agg(announcement, ',' order by ord) || ']')
+                                      from ${txn.name} group by chunk) n) as final_announced`,
+  );
+  if (!row) throw new Error("the completion statement answered no row");
+  return row;
+}
