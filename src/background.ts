@@ -1,18 +1,18 @@
 import { hostname } from "node:os";
 import type { DbHandle } from "./db/client.ts";
-import { createPartitionsAhead } from "./db/partitions.ts";
 import type { AppDeps } from "./deps.ts";
 import { transactionQueue } from "./jobs/queues/transactions.ts";
 import { webhookDeliveryQueue } from "./jobs/queues/webhook-deliveries.ts";
 import { createRunner, type Runner } from "./jobs/runner.ts";
+import { batchCompletionSweepTask } from "./jobs/tasks/batch-completion-sweep.ts";
 import { idempotencySweepTask } from "./jobs/tasks/idempotency-sweep.ts";
+import { partitionsAheadTask } from "./jobs/tasks/partitions-ahead.ts";
 import { providerBalanceTask } from "./jobs/tasks/provider-balances.ts";
+import { providerWorkTasks } from "./jobs/tasks/provider-work.ts";
+import { retentionTask } from "./jobs/tasks/retention.ts";
 import { stuckOrdersTask } from "./jobs/tasks/stuck-orders.ts";
 import { randomBase62 } from "./lib/random.ts";
-import { batchCompletionSweepTask } from "./orders/batch-completion.ts";
 import type { ProcessingDeps } from "./orders/processing.ts";
-import { providerTasks } from "./providers/registry.ts";
-import { retentionTask } from "./retention/pass.ts";
 
 export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
 
@@ -22,14 +22,6 @@ export interface WorkerDeps extends ProcessingDeps {
   apiBaseUrl: string;
 }
 
-const providerWork = (deps: WorkerDeps) =>
-  providerTasks(deps.config, {
-    db: deps.db,
-    logger: deps.logger,
-    apiBaseUrl: deps.apiBaseUrl,
-    pollMs: deps.config.worker.pollMs,
-  });
-
 /**
  * Transaction processing and the providers' periodic work (the sandbox's callbacks), without webhook
  * delivery: a tick claims due transactions, processes them, then runs the providers' tasks once.
@@ -37,7 +29,7 @@ const providerWork = (deps: WorkerDeps) =>
 export function processingRunner(deps: WorkerDeps, workerId = newWorkerId()): Runner {
   return createRunner(deps, {
     queues: [transactionQueue(deps, workerId)],
-    tasks: providerWork(deps),
+    tasks: providerWorkTasks(deps),
     pollMs: deps.config.worker.pollMs,
     workerId,
   });
@@ -49,22 +41,20 @@ export interface Background {
 }
 
 /**
- * Everything a process runs in the background, on one runner: transaction processing, webhook
- * delivery, the providers' periodic work, their balance checks, the idempotency sweep, the raising
- * of stuck orders, the completion of finished bulk orders, the deletion of old operational rows and, on
- * partitioned history, next months' partitions. `stop` lets in-flight work finish and gives back leases.
+ * Everything a process runs in the background, on one runner: its queues (src/jobs/queues/) and its periodic
+ * tasks (src/jobs/tasks/). `stop` lets in-flight work finish and gives back leases.
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
   const runner = createRunner(deps, {
     queues: [transactionQueue(deps, workerId), webhookDeliveryQueue(deps, workerId)],
     tasks: [
-      ...providerWork({ ...deps, apiBaseUrl }),
+      ...providerWorkTasks({ ...deps, apiBaseUrl }),
       providerBalanceTask(deps),
       idempotencySweepTask(deps),
       stuckOrdersTask(deps),
       batchCompletionSweepTask(deps),
       retentionTask(deps),
-      { name: "partitions ahead", everyMs: 3600_000, run: () => createPartitionsAhead(deps.db) },
+      partitionsAheadTask(deps),
     ],
     pollMs: deps.config.worker.pollMs,
     workerId,

@@ -2,7 +2,7 @@ import type { AuthGuard } from "./auth/guard.ts";
 import type { KeyUsageRecorder } from "./auth/key-usage.ts";
 import type { CredentialRegistry } from "./auth/registry.ts";
 import type { RegistrySync } from "./auth/registry-sync.ts";
-import type { CallbackProviders } from "./callbacks/service.ts";
+import type { CallbackProviders } from "./callbacks/apply.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { ReadRouter } from "./db/replica.ts";

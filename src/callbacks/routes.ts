@@ -5,7 +5,7 @@ import type { Handlers } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
 import { requeryAtProvider } from "../orders/operator-requery.ts";
 import { presentAdminTransaction, providerAttemptsOf } from "../orders/view.ts";
-import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./service.ts";
+import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./apply.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 
 export function callbackRoutes(deps: AppDeps) {

@@ -11,7 +11,7 @@ import {
   type PriorAnswer,
   retentionHours,
   storedAnswerOf,
-} from "../idempotency/service.ts";
+} from "../idempotency/protocol.ts";
 import { randomBase62 } from "../lib/random.ts";
 import type { Scope } from "../lib/scope.ts";
 import { formatNgn } from "../lib/shared/money.ts";

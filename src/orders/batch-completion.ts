@@ -3,7 +3,6 @@ import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
 import { type BatchRejection, transactions, vendBatches } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
-import type { Task } from "../jobs/queue.ts";
 import { enqueueAccountEvent } from "../ledger/outbox.ts";
 import { finalStatuses } from "../lib/shared/statuses.ts";
 
@@ -142,9 +141,4 @@ export async function completeFinishedBatches(db: Executor, withinHours = 72): P
     db,
     rows.map((r) => r.id),
   );
-}
-
-/** The sweep behind the completion check, every minute in the background. */
-export function batchCompletionSweepTask(deps: { db: Executor }): Task {
-  return { name: "batch completion sweep", everyMs: 60_000, run: () => completeFinishedBatches(deps.db) };
 }

@@ -1,6 +1,7 @@
 import type { Executor } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
-import { type ClaimedTransaction, extendLeases, leaseKey } from "./statements/claim-due.ts";
+import type { ClaimedTransaction } from "./statements/claim-due.ts";
+import { extendLeases, leaseKey } from "./statements/extend-leases.ts";
 
 /** The job's lease is gone (taken over, or run out unrenewed): it must make no further provider call. */
 export class LeaseLostError extends Error {

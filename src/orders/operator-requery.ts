@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { transactions } from "../db/schema/index.ts";
 import { AppError, notFound } from "../errors.ts";
-import { ProviderUnavailableError } from "../providers/types.ts";
+import { callProvider } from "../providers/call.ts";
 import { completeTransaction } from "./completion.ts";
 import { counted } from "./counted.ts";
 import { type ProcessingDeps, toFinalOutcome, toProviderOrder } from "./processing.ts";
@@ -19,19 +19,9 @@ export async function requeryAtProvider(deps: ProcessingDeps, reference: string)
   const provider = deps.providers.get(row.provider);
   if (!provider) throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} is not configured in this process`);
   const order = await toProviderOrder(deps, row);
-  let known: Awaited<ReturnType<typeof provider.requery>>;
-  const started = performance.now();
-  const seconds = () => (performance.now() - started) / 1000;
-  try {
-    known = await provider.requery(order);
-    deps.metrics?.providerCalled(row.provider, "requery", seconds());
-  } catch (error) {
-    if (error instanceof ProviderUnavailableError) {
-      deps.metrics?.providerCalled(row.provider, "requery", seconds(), error.answered ? "unreadable" : "unanswered");
-      throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} did not answer the re-query`);
-    }
-    throw error;
-  }
+  const answer = await callProvider(deps, row.provider, "requery", () => provider.requery(order));
+  if (answer.kind === "unavailable") throw new AppError("PROVIDER_ERROR", `Provider ${row.provider} did not answer the re-query`);
+  const known = answer.value;
   if (known.status === "not_found") return row;
   const final = toFinalOutcome(order, known, "requery");
   return final ? counted(deps.metrics, await completeTransaction(deps.db, row.id, final, row)).row : row;

@@ -3,17 +3,21 @@ import type { Config, VendService } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { callProvider } from "../providers/call.ts";
 import type { Providers } from "../providers/registry.ts";
 import { type ProviderNotFound, type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
 import type { Tracing } from "../tracing/tracing.ts";
+import { attemptedProviders, requestIdFor } from "./attempts.ts";
 import type { CompletionRequest } from "./completion.ts";
 import { completeTransaction } from "./completion.ts";
 import { counted } from "./counted.ts";
 import { LeaseLostError, type LeaseWatch, unwatchedLease } from "./leases.ts";
 import { findProduct, type ProductCache } from "./product-cache.ts";
-import { type ClaimedTransaction, countProviderSend } from "./statements/claim-due.ts";
+import type { ClaimedTransaction } from "./statements/claim-due.ts";
+import { countProviderSend } from "./statements/count-send.ts";
+import { deferUnsent } from "./statements/defer-unsent.ts";
 import { markPending } from "./statements/mark-pending.ts";
-import { attemptedProviders, deferUnsent, requestIdFor, switchProvider } from "./statements/switch-provider.ts";
+import { switchProvider } from "./statements/switch-provider.ts";
 import type { AttemptAnswer, FinalOutcome, TransitionResult } from "./states.ts";
 import type { TransactionRow } from "./view.ts";
 
@@ -126,7 +130,7 @@ const completeAlone =
     counted(deps.metrics, await completeTransaction(deps.db, id, outcome, known, lease));
 
 /** One claim's job, with everything its steps share. */
-interface Job {
+interface OrderRun {
   deps: ProcessingDeps;
   claim: ClaimedTransaction;
   lease: LeaseWatch;
@@ -135,50 +139,47 @@ interface Job {
 }
 
 /**
- * One call to a provider, timed, its answer counted toward a live provider's health: a vend answered
+ * One call to a provider (`callProvider`: timed, counted, its failure classified), its answer counted toward a live provider's health: a vend answered
  * (whatever it says) closes its breakers; no answer or an unreadable one (timeout, broken connection, 5xx,
  * garbage) counts toward opening them, for a vend or a re-query. An order's own failure (a refused number,
  * a low float) is no outage: counting it would let one client's bad orders shut a healthy provider. The
  * sandbox's deliberate failures never count.
  */
-async function call(job: Job, row: TransactionRow, what: ProviderCall): Promise<Answer> {
+async function call(job: OrderRun, row: TransactionRow, what: ProviderCall): Promise<Answer> {
   const { deps, service } = job;
   const adapter = deps.providers.get(row.provider);
   if (!adapter) throw new Error(`no provider ${row.provider} for ${row.reference}`);
   const order = await toProviderOrder(deps, row);
   const live = row.mode === "live";
   job.lease.assertHeld();
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const seconds = () => (performance.now() - started) / 1000;
-  try {
-    const outcome = what === "vend" ? await adapter.vend(order) : await adapter.requery(order);
-    deps.metrics?.providerCalled(row.provider, what, seconds());
+  const answer = await callProvider<ProviderOutcome | ProviderNotFound>(deps, row.provider, what, () =>
+    what === "vend" ? adapter.vend(order) : adapter.requery(order),
+  );
+  if (answer.kind === "answered") {
     if (what === "vend" && live) deps.providers.health.succeeded(row.provider, service);
-    return { kind: "outcome", outcome, order, call: what, ...(what === "vend" ? { answerMs: elapsed() } : {}) };
-  } catch (error) {
-    if (!(error instanceof ProviderUnavailableError)) throw error;
-    deps.metrics?.providerCalled(row.provider, what, seconds(), error.answered ? "unreadable" : "unanswered");
-    if (live) deps.providers.health.failed(row.provider, service);
-    deps.logger.warn(
-      { reference: row.reference, provider: row.provider, err: error.message },
-      `provider unavailable on ${what}; its fate there is unknown`,
-    );
-    return {
-      kind: "unavailable",
-      error,
-      order,
-      call: what,
-      ...(what === "vend" && error.answered ? { answerMs: elapsed() } : {}),
-    };
+    const outcome = answer.value;
+    return { kind: "outcome", outcome, order, call: what, ...(what === "vend" ? { answerMs: answer.answerMs } : {}) };
   }
+  const { error } = answer;
+  if (live) deps.providers.health.failed(row.provider, service);
+  deps.logger.warn(
+    { reference: row.reference, provider: row.provider, err: error.message },
+    `provider unavailable on ${what}; its fate there is unknown`,
+  );
+  return {
+    kind: "unavailable",
+    error,
+    order,
+    call: what,
+    ...(what === "vend" && error.answered ? { answerMs: answer.answerMs } : {}),
+  };
 }
 
 /**
  * The first provider of the order's route, other than those in `exclude`, that may take it now. With
  * `probe` (about to send) a half-open one takes it as its probe; without, nothing is reserved.
  */
-function usableProvider(job: Job, row: TransactionRow, exclude: ReadonlySet<string>, probe: boolean): string | undefined {
+function usableProvider(job: OrderRun, row: TransactionRow, exclude: ReadonlySet<string>, probe: boolean): string | undefined {
   const product = { service: job.service, network: row.network };
   return job.deps.providers
     .candidates(row.mode, product)
@@ -186,11 +187,11 @@ function usableProvider(job: Job, row: TransactionRow, exclude: ReadonlySet<stri
 }
 
 /** The providers an order has been sent to, the one it is with included. */
-async function triedProviders(job: Job, row: TransactionRow): Promise<Set<string>> {
+async function triedProviders(job: OrderRun, row: TransactionRow): Promise<Set<string>> {
   return new Set([...(await attemptedProviders(job.deps.db, row.id)), row.provider]);
 }
 
-function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise<TransitionResult> {
+function complete(job: OrderRun, row: TransactionRow, outcome: FinalOutcome): Promise<TransitionResult> {
   return job.complete({ id: row.id, outcome, known: row, lease: job.claim });
 }
 
@@ -199,7 +200,7 @@ function complete(job: Job, row: TransactionRow, outcome: FinalOutcome): Promise
  * `requeryMaxAgeHours` after acceptance is not scheduled (`next_attempt_at` null, so no worker claims it
  * again): the order is left for operators (it is raised as stuck and resolved by hand).
  */
-async function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
+async function pending(job: OrderRun, row: TransactionRow, attempt: AttemptAnswer, providerReference?: string) {
   const { config, db, logger } = job.deps;
   const next = {
     afterSeconds: requeryDelaySeconds(config, job.claim.attempts),
@@ -220,7 +221,7 @@ async function pending(job: Job, row: TransactionRow, attempt: AttemptAnswer, pr
 }
 
 /** Sends the order to the provider it is with (its send already counted) and acts on the answer. */
-async function send(job: Job, row: TransactionRow): Promise<TransitionResult> {
+async function send(job: OrderRun, row: TransactionRow): Promise<TransitionResult> {
   const answer = await call(job, row, "vend");
   if (answer.kind === "outcome") return settle(job, row, answer);
   // An answer we cannot read means the provider is done with the request, so its re-query tells its fate
@@ -231,14 +232,14 @@ async function send(job: Job, row: TransactionRow): Promise<TransitionResult> {
 }
 
 /** Asks the provider the order is with where it stands, and acts on the answer. */
-async function requery(job: Job, row: TransactionRow, answerMs?: number): Promise<TransitionResult> {
+async function requery(job: OrderRun, row: TransactionRow, answerMs?: number): Promise<TransitionResult> {
   const answer = await call(job, row, "requery");
   if (answer.kind === "unavailable") return pending(job, row, { status: "unknown", message: answer.error.message, answerMs });
   return settle(job, row, { ...answer, answerMs });
 }
 
 async function settle(
-  job: Job,
+  job: OrderRun,
   row: TransactionRow,
   { outcome, order, call, answerMs }: Extract<Answer, { kind: "outcome" }>,
 ): Promise<TransitionResult> {
@@ -265,7 +266,7 @@ async function settle(
  * the client's reason `failureCode`.
  */
 async function notDelivered(
-  job: Job,
+  job: OrderRun,
   row: TransactionRow,
   answer: AttemptAnswer,
   failureCode: FailureCode,
@@ -334,7 +335,7 @@ export async function processClaimed(
   lease: LeaseWatch = unwatchedLease,
   complete: Completer = completeAlone(deps),
 ): Promise<TransitionResult> {
-  const job: Job = { deps, claim, lease, service: claim.row.service as VendService, complete };
+  const job: OrderRun = { deps, claim, lease, service: claim.row.service as VendService, complete };
   const row = claim.row;
   if (claim.previousStatus !== "queued") return requery(job, row);
   const first = usableProvider(job, row, new Set(), true);

@@ -1,5 +1,4 @@
 import type { Executor } from "../db/executor.ts";
-import type { Task } from "../jobs/queue.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { type RetentionKind, type RetentionSettings, retentionKinds } from "./settings.ts";
@@ -59,27 +58,4 @@ export async function runRetentionPass(deps: RetentionDeps, now = () => performa
     open = more;
   }
   return pass;
-}
-
-/** The retention pass as a periodic task of every worker process's runner; the rows it deleted are its count. */
-export function retentionTask(deps: RetentionDeps): Task {
-  return {
-    name: "retention",
-    everyMs: retentionEveryMs,
-    async run() {
-      const pass = await runRetentionPass(deps);
-      if (pass.total > 0 || pass.unfinished) {
-        deps.logger.info(
-          {
-            deleted: pass.deleted,
-            statements: pass.statements,
-            longestMs: Math.round(pass.longestMs),
-            unfinished: pass.unfinished,
-          },
-          "retention pass",
-        );
-      }
-      return pass.total;
-    },
-  };
 }

@@ -4,7 +4,7 @@ import { type Handlers, principalOf } from "../http/operations.ts";
 import { stuckCutoff } from "../jobs/tasks/stuck-orders.ts";
 import { resolveTransaction } from "../orders/resolve.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
-import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./service.ts";
+import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./lookup.ts";
 import { settlementReport } from "./settlement.ts";
 
 export function transactionRoutes(deps: AppDeps) {

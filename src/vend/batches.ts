@@ -18,7 +18,7 @@ import {
   readVendBatches,
   type VendBatch,
 } from "../orders/batch-completion.ts";
-import { listTransactions } from "../transactions/service.ts";
+import { listTransactions } from "../transactions/lookup.ts";
 import {
   type ChooseRoute,
   type ProductLookup,

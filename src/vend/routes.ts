@@ -5,14 +5,14 @@ import { contextOf } from "../http/context.ts";
 import { accountScope, answerOf, idempotencyKeyOf, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, type OperationInput, principalOf, type SuccessDataOf } from "../http/operations.ts";
 import { componentCheck, type ValueCheck } from "../http/validation.ts";
-import { fingerprintOf } from "../idempotency/service.ts";
+import { fingerprintOf } from "../idempotency/protocol.ts";
 import { groupCommit } from "../lib/group-commit.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { VendLabels } from "../metrics/metrics.ts";
 import { type AcceptOutcome, type AcceptRequest, acceptVends } from "../orders/accept.ts";
 import { findProduct } from "../orders/product-cache.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
-import { getTransactionByReference } from "../transactions/service.ts";
+import { getTransactionByReference } from "../transactions/lookup.ts";
 import {
   acceptVendBatch,
   type BatchItem,

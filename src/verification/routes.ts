@@ -7,12 +7,12 @@ export function verificationRoutes(deps: AppDeps) {
     verifyMeter: async (input) => ({
       status: 200,
       message: "Meter verified",
-      data: await verifyMeter(deps.db, deps.providers, principalOf(input).mode, input.body),
+      data: await verifyMeter(deps.db, deps.providers, principalOf(input).mode, input.body, deps),
     }),
     verifySmartcard: async (input) => ({
       status: 200,
       message: "Smartcard verified",
-      data: await verifySmartcard(deps.db, deps.providers, principalOf(input).mode, input.body),
+      data: await verifySmartcard(deps.db, deps.providers, principalOf(input).mode, input.body, deps),
     }),
   } satisfies Partial<Handlers>;
   return handlers;

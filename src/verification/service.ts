@@ -6,8 +6,9 @@ import { AppError, type FieldError, validationError } from "../errors.ts";
 import { maskDestination } from "../lib/mask.ts";
 import type { Mode } from "../lib/scope.ts";
 import { isMeterNumber, isSmartcardNumber } from "../lib/shared/destinations.ts";
+import { callProvider, type ProviderCallDeps } from "../providers/call.ts";
 import type { Providers } from "../providers/registry.ts";
-import { type CustomerInfo, type CustomerQuery, ProviderUnavailableError } from "../providers/types.ts";
+import type { CustomerInfo, CustomerQuery } from "../providers/types.ts";
 
 type MeterVerifyRequest = components["schemas"]["MeterVerifyRequest"];
 type MeterVerification = components["schemas"]["MeterVerification"];
@@ -71,7 +72,12 @@ async function resolveNetwork(
  * cannot answer hands over to the next (verification changes nothing, so asking twice is safe). No
  * provider for the route is 503 NO_ROUTE; none answering is 502.
  */
-async function lookUpCustomer(providers: Providers, mode: Mode, query: CustomerQuery): Promise<CustomerInfo | null> {
+async function lookUpCustomer(
+  providers: Providers,
+  mode: Mode,
+  query: CustomerQuery,
+  calls: ProviderCallDeps,
+): Promise<CustomerInfo | null> {
   const candidates = providers.candidates(mode, { service: query.service, network: query.network });
   if (candidates.length === 0) throw new AppError("NO_ROUTE", `No provider route for ${mode} verification at ${query.network}`);
   const usable = candidates.filter((name) => providers.health.usable(name, query.service, false));
@@ -84,11 +90,8 @@ async function lookUpCustomer(providers: Providers, mode: Mode, query: CustomerQ
   for (const name of usable) {
     const provider = providers.get(name);
     if (!provider) continue;
-    try {
-      return await provider.verifyCustomer(query);
-    } catch (error) {
-      if (!(error instanceof ProviderUnavailableError)) throw error;
-    }
+    const answer = await callProvider(calls, name, "verify", () => provider.verifyCustomer(query));
+    if (answer.kind === "answered") return answer.value;
   }
   throw new AppError("PROVIDER_ERROR", `Verification at ${query.network} failed at the provider; try again`);
 }
@@ -123,10 +126,17 @@ async function resolveTarget(
 }
 
 /** A look-up of the customer behind a number, before payment, with the key's mode. Nothing is charged. */
-type Verification<Request, Answer> = (db: Database, providers: Providers, mode: Mode, body: Request) => Promise<Answer>;
+type Verification<Request, Answer> = (
+  db: Database,
+  providers: Providers,
+  mode: Mode,
+  body: Request,
+  /** Where the provider calls are counted. */
+  calls?: ProviderCallDeps,
+) => Promise<Answer>;
 
 /** The customer behind a meter at a disco. */
-export const verifyMeter: Verification<MeterVerifyRequest, MeterVerification> = async (db, providers, mode, body) => {
+export const verifyMeter: Verification<MeterVerifyRequest, MeterVerification> = async (db, providers, mode, body, calls = {}) => {
   const errors: FieldError[] = [];
   const { network: disco, number: meter } = await resolveTarget(db, body, "electricity", errors);
   const meterType = body.meter_type ?? "prepaid";
@@ -140,12 +150,17 @@ export const verifyMeter: Verification<MeterVerifyRequest, MeterVerification> = 
     : [];
   if (disco && !product) errors.push({ field: "meter_type", message: `${meterType} meters are not sold at ${disco.code}` });
   if (errors.length > 0 || !disco || !meter || !product) throw validationError(errors);
-  const customer = await lookUpCustomer(providers, mode, {
-    service: "electricity",
-    network: disco.code,
-    number: meter.value,
-    meterType,
-  });
+  const customer = await lookUpCustomer(
+    providers,
+    mode,
+    {
+      service: "electricity",
+      network: disco.code,
+      number: meter.value,
+      meterType,
+    },
+    calls,
+  );
   if (!customer) throw customerNotFound("meter", meter.value, disco);
   return {
     network: disco.code,
@@ -158,11 +173,17 @@ export const verifyMeter: Verification<MeterVerifyRequest, MeterVerification> = 
 };
 
 /** The customer and current bouquet behind a smartcard at a cable biller. */
-export const verifySmartcard: Verification<SmartcardVerifyRequest, SmartcardVerification> = async (db, providers, mode, body) => {
+export const verifySmartcard: Verification<SmartcardVerifyRequest, SmartcardVerification> = async (
+  db,
+  providers,
+  mode,
+  body,
+  calls = {},
+) => {
   const errors: FieldError[] = [];
   const { network: biller, number: card } = await resolveTarget(db, body, "cable", errors);
   if (errors.length > 0 || !biller || !card) throw validationError(errors);
-  const customer = await lookUpCustomer(providers, mode, { service: "cable", network: biller.code, number: card.value });
+  const customer = await lookUpCustomer(providers, mode, { service: "cable", network: biller.code, number: card.value }, calls);
   if (!customer) throw customerNotFound("smartcard", card.value, biller);
   return {
     network: biller.code,

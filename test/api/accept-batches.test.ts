@@ -3,7 +3,7 @@ import { and, asc, countDistinct, eq } from "drizzle-orm";
 import postgres from "postgres";
 import { idempotencyRecords, ledgerEntries, transactions, wallets } from "../../src/db/schema/index.ts";
 import { successEnvelope } from "../../src/errors.ts";
-import { fingerprintOf, type IdempotencyKey, lockNameOf } from "../../src/idempotency/service.ts";
+import { fingerprintOf, type IdempotencyKey, lockNameOf } from "../../src/idempotency/protocol.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { type AcceptRequest, acceptVends } from "../../src/orders/accept.ts";
 import { findProduct } from "../../src/orders/product-cache.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import postgres from "postgres";
-import { fingerprintOf, runIdempotent } from "../../src/idempotency/service.ts";
+import { fingerprintOf, runIdempotent } from "../../src/idempotency/protocol.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 
 // A second connection committing while the first's transaction is open needs a real PostgreSQL server.

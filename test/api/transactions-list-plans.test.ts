@@ -8,7 +8,7 @@ import {
   adminListTransactions,
   type ListTransactionsQuery,
   listTransactions,
-} from "../../src/transactions/service.ts";
+} from "../../src/transactions/lookup.ts";
 import { settlementReport } from "../../src/transactions/settlement.ts";
 import { insertBulkTransactions } from "../helpers/bulk-transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";

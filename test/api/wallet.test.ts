@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { idempotencyRecords } from "../../src/db/schema/index.ts";
-import { deleteExpiredIdempotencyRecords } from "../../src/idempotency/service.ts";
+import { deleteExpiredIdempotencyRecords } from "../../src/idempotency/protocol.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { idem } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -1,5 +1,5 @@
 import type { Executor } from "../../db/transaction.ts";
-import { deleteExpiredIdempotencyRecords } from "../../idempotency/service.ts";
+import { deleteExpiredIdempotencyRecords } from "../../idempotency/protocol.ts";
 import type { Task } from "../queue.ts";
 
 /** Idempotency records past their lifetime, deleted in the background at start and hourly. */

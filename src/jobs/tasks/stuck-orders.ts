@@ -1,9 +1,8 @@
-import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/client.ts";
-import { transactions } from "../../db/schema/index.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import type { Logger } from "../../logger.ts";
+import { raiseStuck, stuckBatch } from "../../orders/statements/raise-stuck.ts";
 import { presentAdminTransaction, type TransactionRow } from "../../orders/view.ts";
 import { postWebhook } from "../../webhooks/send.ts";
 import { signedWebhookHeaders } from "../../webhooks/signing.ts";
@@ -19,35 +18,12 @@ export interface StuckDeps {
   resolveHost?: HostResolver;
 }
 
-/** Orders one statement raises at most; a full batch is followed at once by the next. */
-const stuckBatch = 100;
-
 /** How often every worker process looks for stuck orders. */
 export const stuckCheckMs = 60_000;
 
 /** When an order accepted before this instant and still pending is stuck. */
 export const stuckCutoff = (config: Config, now = new Date()) =>
   new Date(now.getTime() - config.operations.stuckAfterMinutes * 60_000);
-
-/**
- * Marks pending orders older than STUCK_AFTER_MINUTES as raised, oldest first, in one guarded statement
- * (`stuck_raised_at is null`, rows other processes hold skipped): each order is raised once, however many
- * worker processes run this.
- */
-async function claimStuck(db: Database, cutoff: Date): Promise<TransactionRow[]> {
-  const due = db
-    .select({ id: transactions.id })
-    .from(transactions)
-    .where(and(eq(transactions.status, "pending"), lt(transactions.createdAt, cutoff), isNull(transactions.stuckRaisedAt)))
-    .orderBy(asc(transactions.createdAt))
-    .limit(stuckBatch)
-    .for("update", { skipLocked: true });
-  return db
-    .update(transactions)
-    .set({ stuckRaisedAt: sql`now()` })
-    .where(and(inArray(transactions.id, due), eq(transactions.status, "pending"), isNull(transactions.stuckRaisedAt)))
-    .returning();
-}
 
 /**
  * POSTs `transaction.stuck` (the admin view of the order) to OPERATOR_WEBHOOK_URL, signed like client
@@ -91,7 +67,7 @@ export async function raiseStuckOrders(deps: StuckDeps, now = new Date()): Promi
   const cutoff = stuckCutoff(deps.config, now);
   let total = 0;
   for (;;) {
-    const raised = await claimStuck(deps.db, cutoff);
+    const raised = await raiseStuck(deps.db, cutoff);
     for (const row of raised) {
       deps.logger.warn(
         {

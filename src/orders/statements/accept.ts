@@ -4,7 +4,7 @@ import { cte } from "../../db/cte.ts";
 import { queryRows, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { claimedKeys, claimKeys } from "../../idempotency/claim-keys.ts";
-import { type PriorAnswer, retentionHours } from "../../idempotency/service.ts";
+import { type PriorAnswer, retentionHours } from "../../idempotency/protocol.ts";
 import { holds } from "../../ledger/movements.ts";
 import type { Mode } from "../../lib/scope.ts";
 

@@ -1,9 +1,11 @@
 import { inArray, sql } from "drizzle-orm";
-import { queryRows } from "../../db/rows.ts";
+import { queryRows, statementLabel } from "../../db/rows.ts";
 import { transactions } from "../../db/schema/index.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { Status } from "../states.ts";
 import type { TransactionRow } from "../view.ts";
+
+export const claimDueStatementName = "orders.claim_due";
 
 export interface ClaimedTransaction {
   id: string;
@@ -35,7 +37,7 @@ export async function claimDueTransactions(
 ): Promise<ClaimedTransaction[]> {
   const rows = await queryRows<{ id: string; reference: string; previous_status: Status; attempts: number }>(
     db,
-    sql`with due as (
+    sql`${statementLabel(claimDueStatementName)}with due as (
           select id, status as previous_status from transactions
           where next_attempt_at <= now()
             and (status = 'queued'
@@ -86,65 +88,4 @@ export async function claimDueTransactions(
         ]
       : [];
   });
-}
-
-/**
- * The heartbeat: extends, in one statement, the leases of the claims this worker is still working
- * on. Returns the keys (`id:attempts`) still held; a claim missing from them was taken over. Rows
- * are locked in id order, as a batch completion locks them, so the two never wait on each other.
- */
-export async function extendLeases(
-  db: Executor,
-  workerId: string,
-  claims: readonly Pick<ClaimedTransaction, "id" | "attempts">[],
-  leaseSeconds: number,
-): Promise<Set<string>> {
-  if (claims.length === 0) return new Set();
-  const pairs = sql.join(
-    claims.map((c) => sql`(${c.id}::uuid, ${c.attempts}::int)`),
-    sql`, `,
-  );
-  const rows = await queryRows<{ id: string; attempts: number }>(
-    db,
-    sql`with held as (
-          select id from transactions
-          where lease_owner = ${workerId} and status in ('processing', 'pending') and (id, attempts) in (${pairs})
-          order by id
-          for update
-        )
-        update transactions t
-        set lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
-        from held where t.id = held.id
-        returning t.id, t.attempts`,
-  );
-  return new Set(rows.map((r) => leaseKey(r.id, Number(r.attempts))));
-}
-
-export const leaseKey = (id: string, attempts: number) => `${id}:${attempts}`;
-
-/**
- * Counts a re-send before it goes out, and renews the lease so it covers the send. Null when the
- * claim is no longer this worker's: the caller must not send.
- */
-export async function countProviderSend(
-  db: Executor,
-  claim: Pick<ClaimedTransaction, "id"> & LeaseHold,
-  leaseSeconds: number,
-): Promise<number | null> {
-  const [row] = await queryRows<{ provider_sends: number }>(
-    db,
-    sql`update transactions
-        set provider_sends = provider_sends + 1, lease_expires_at = now() + make_interval(secs => ${leaseSeconds})
-        where id = ${claim.id}::uuid and lease_owner = ${claim.leaseOwner} and attempts = ${claim.attempts}
-          and status in ('processing', 'pending')
-        returning provider_sends`,
-  );
-  return row ? Number(row.provider_sends) : null;
-}
-
-/** Gives back leases this worker still holds (graceful shutdown): others may take them at once. */
-export async function releaseLeases(db: Executor, workerId: string): Promise<void> {
-  await db.execute(
-    sql`update transactions set lease_expires_at = now() where lease_owner = ${workerId} and status in ('processing', 'pending')`,
-  );
 }

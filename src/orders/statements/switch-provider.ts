@@ -1,21 +1,11 @@
 import { sql } from "drizzle-orm";
-import { queryRows } from "../../db/rows.ts";
+import { queryRows, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { AttemptAnswer } from "../states.ts";
 import type { TransactionRow } from "../view.ts";
 import type { LeaseHold } from "./claim-due.ts";
 
-/** The providers an order has been sent to (or was about to be), in order. */
-export async function attemptedProviders(db: Executor, transactionId: string): Promise<string[]> {
-  const rows = await queryRows<{ provider: string }>(
-    db,
-    sql`select provider from provider_attempts where transaction_id = ${transactionId}::uuid order by sent_at, id`,
-  );
-  return rows.map((r) => r.provider);
-}
-
-/** The request id an order is sent to its `n`th provider under: the reference for the first, then `<reference>-<n>`. */
-export const requestIdFor = (reference: string, n: number) => (n <= 1 ? reference : `${reference}-${n}`);
+export const switchProviderStatementName = "orders.switch_provider";
 
 /**
  * Moves a claimed order to provider `to` before it is sent there, in ONE guarded statement: the
@@ -42,7 +32,7 @@ export async function switchProvider(
     : sql`delete from provider_attempts where transaction_id = (select id from txn) and provider = ${previous} and status = 'sent'`;
   const [moved] = await queryRows<{ updated_at: Date | string }>(
     db,
-    sql`with txn as (
+    sql`${statementLabel(switchProviderStatementName)}with txn as (
           update transactions
           set provider = ${to.provider}, provider_request_id = ${to.requestId === row.reference ? null : to.requestId},
               provider_sends = 1, provider_reference = null,
@@ -67,25 +57,4 @@ export async function switchProvider(
     metadata: { ...row.metadata, route: to.provider },
     updatedAt: moved.updated_at instanceof Date ? moved.updated_at : new Date(moved.updated_at),
   };
-}
-
-/**
- * A new order none of whose providers may take it now (all disabled, or breakers open): back to
- * `queued`, its counted send and its unsent attempt undone, to be claimed again after `delayMs`.
- */
-export async function deferUnsent(db: Executor, row: TransactionRow, claim: LeaseHold, delayMs: number): Promise<boolean> {
-  const [deferred] = await queryRows<{ id: string }>(
-    db,
-    sql`with txn as (
-          update transactions
-          set status = 'queued', provider_sends = greatest(provider_sends - 1, 0), lease_owner = null, lease_expires_at = null,
-              next_attempt_at = now() + make_interval(secs => ${delayMs / 1000}), updated_at = now()
-          where id = ${row.id}::uuid and lease_owner = ${claim.leaseOwner} and attempts = ${claim.attempts} and status = 'processing'
-          returning id
-        ), unsent as (
-          delete from provider_attempts where transaction_id = (select id from txn) and status = 'sent'
-        )
-        select id from txn`,
-  );
-  return deferred !== undefined;
 }

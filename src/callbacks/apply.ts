@@ -10,6 +10,8 @@ import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { completeTransaction } from "../orders/completion.ts";
 import { counted } from "../orders/counted.ts";
+import { nudgeRequery } from "../orders/statements/nudge-requery.ts";
+import { recordLateAnswer } from "../orders/statements/record-late-answer.ts";
 import { type FinalOutcome, isFinal } from "../orders/states.ts";
 import { presentTransaction, type Transaction, type TransactionRow } from "../orders/view.ts";
 import { raiseAnomaly } from "../providers/anomalies.ts";
@@ -151,10 +153,11 @@ async function applySuperseded(
   row: TransactionRow,
 ): Promise<Transaction> {
   const status = body.status === "successful" ? "successful" : "failed";
-  await deps.db
-    .update(providerAttempts)
-    .set({ status, providerReference: body.provider_reference, answeredAt: new Date(), message: body.message ?? null })
-    .where(and(eq(providerAttempts.transactionId, row.id), eq(providerAttempts.provider, provider)));
+  await recordLateAnswer(deps.db, row.id, provider, {
+    status,
+    providerReference: body.provider_reference,
+    message: body.message,
+  });
   if (status === "failed") return presentTransaction(row);
   let current = row;
   if (!isFinal(row.status)) {
@@ -297,23 +300,5 @@ export async function scheduleHintedRequery(
   if (!read) throw new AppError("NOT_FOUND", `Provider ${provider} sends no unsigned notifications`);
   const hint = read(query);
   if (!hint) return false;
-  const named = or(
-    hint.requestId ? eq(providerAttempts.requestId, hint.requestId) : undefined,
-    hint.providerReference ? eq(providerAttempts.providerReference, hint.providerReference) : undefined,
-  );
-  const rows = await db
-    .update(transactions)
-    .set({ nextAttemptAt: sql`now()` })
-    .from(providerAttempts)
-    .where(
-      and(
-        eq(providerAttempts.transactionId, transactions.id),
-        eq(providerAttempts.provider, provider),
-        named,
-        eq(transactions.provider, provider),
-        eq(transactions.status, "pending"),
-      ),
-    )
-    .returning({ reference: transactions.reference });
-  return rows.length > 0;
+  return (await nudgeRequery(db, provider, hint)).length > 0;
 }
