@@ -122,10 +122,28 @@ export function listTransactions(
   scope: Scope,
   query: ListTransactionsQuery,
 ): Promise<Page<Transaction>> {
-  const { bound, conditions, anyOf } = filterConditions(query);
-  conditions.unshift(eq(transactions.accountId, scope.accountId), eq(transactions.mode, scope.mode));
-  const request = { cursors, scope: `transactions:${scope.accountId}:${scope.mode}`, filters: bound, query, conditions, anyOf };
-  return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map(presentTransaction));
+  return readPage(db, cursors, `transactions:${scope.accountId}:${scope.mode}`, query, presentTransaction, (filters) => {
+    filters.conditions.unshift(eq(transactions.accountId, scope.accountId), eq(transactions.mode, scope.mode));
+    return filters.bound;
+  });
+}
+
+/**
+ * One page of transactions newest first by `(created_at, id)`, its cursors bound to `cursorScope` and the
+ * filters; `narrow` adds the caller's own conditions and answers the filters the cursor is bound to.
+ */
+function readPage<T>(
+  db: Executor,
+  cursors: CursorCodec,
+  cursorScope: string,
+  query: ListTransactionsQuery,
+  present: (row: TransactionRow) => T,
+  narrow: (filters: ReturnType<typeof filterConditions>) => Record<string, string | undefined>,
+): Promise<Page<T>> {
+  const found = filterConditions(query);
+  const filters = narrow(found);
+  const request = { cursors, scope: cursorScope, filters, query, conditions: found.conditions, anyOf: found.anyOf };
+  return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map((row) => present(row)));
 }
 
 /**
@@ -138,13 +156,19 @@ export function adminListTransactions(
   query: AdminListTransactionsQuery,
   stuckCutoff: Date,
 ): Promise<Page<AdminTransaction>> {
-  const { bound, conditions, anyOf } = filterConditions(query);
-  if (query.account_id !== undefined) conditions.push(eq(transactions.accountId, query.account_id));
-  if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
-  if (query.stuck === true) conditions.push(eq(transactions.status, "pending"), lt(transactions.createdAt, stuckCutoff));
-  const filters = { ...bound, account_id: query.account_id, mode: query.mode, stuck: query.stuck ? "true" : undefined };
-  const request = { cursors, scope: "admin-transactions", filters, query, conditions, anyOf };
-  return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map((row) => presentAdminTransaction(row)));
+  return readPage(
+    db,
+    cursors,
+    "admin-transactions",
+    query,
+    (row) => presentAdminTransaction(row),
+    ({ bound, conditions }) => {
+      if (query.account_id !== undefined) conditions.push(eq(transactions.accountId, query.account_id));
+      if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
+      if (query.stuck === true) conditions.push(eq(transactions.status, "pending"), lt(transactions.createdAt, stuckCutoff));
+      return { ...bound, account_id: query.account_id, mode: query.mode, stuck: query.stuck ? "true" : undefined };
+    },
+  );
 }
 
 /** The scope's transaction row with this reference, or null (another account's or mode's is null too). */
