@@ -1,4 +1,5 @@
 import { and, asc, eq, type SQL } from "drizzle-orm";
+import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
@@ -12,7 +13,6 @@ type Network = components["schemas"]["Network"];
 type Service = components["schemas"]["Service"];
 type Product = components["schemas"]["Product"];
 type PricingItem = components["schemas"]["PricingItem"];
-type ServiceCode = components["schemas"]["ServiceCode"];
 type ProductUpdate = components["schemas"]["ProductUpdateRequest"];
 
 export interface ProductFilters {
