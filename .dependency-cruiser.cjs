@@ -15,7 +15,7 @@
 const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$|^src/retention/settings\\.ts$";
 const domain = "^src/(processing|ledger|providers|jobs|worker)/|^src/retention/(?!settings\\.ts$)";
 const features =
-  "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|system|transactions|vend|verification|wallet|webhooks)/";
+  "^src/(accounts|admin|auth|callbacks|catalogue|idempotency|provider-admin|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
 const composition =
