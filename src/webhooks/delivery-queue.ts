@@ -2,8 +2,8 @@ import type { DbHandle } from "../db/client.ts";
 import { webhookDueChannel } from "../jobs/channels.ts";
 import type { Queue } from "../jobs/queue.ts";
 import { createRunner, type Runner } from "../jobs/runner.ts";
-import { claimDueDeliveries } from "./claim.ts";
 import { type DeliveryDeps, deliverClaimed } from "./delivery.ts";
+import { claimDueDeliveries } from "./delivery-claim.ts";
 
 // A lease outlives the longest send (the timeout) by this much, so a live send never loses its row.
 const leaseMarginMs = 30_000;

@@ -6,7 +6,7 @@ import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics/metrics.ts";
 import { type TraceSpan, type Tracing, tracingOff } from "../tracing/tracing.ts";
-import type { ClaimedDelivery } from "./claim.ts";
+import type { ClaimedDelivery } from "./delivery-claim.ts";
 import { recordEndpointHealth } from "./endpoint-health.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";

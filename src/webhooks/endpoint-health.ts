@@ -4,7 +4,7 @@ import { webhookEndpoints } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { enqueueAccountEvent } from "../ledger/outbox.ts";
 import { stopPendingDeliveries } from "./endpoint-update.ts";
-import { disabledMessageOf, type EndpointRow } from "./present.ts";
+import { disabledMessageOf, type EndpointRow } from "./endpoint-view.ts";
 
 type WebhookEndpointDisabled = components["schemas"]["WebhookEndpointDisabled"];
 

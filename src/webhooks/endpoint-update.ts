@@ -5,7 +5,7 @@ import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import type { Scope } from "../lib/scope.ts";
-import { currentEndpointOf, type EndpointRow, presentEndpoint } from "./present.ts";
+import { currentEndpointOf, type EndpointRow, presentEndpoint } from "./endpoint-view.ts";
 import { generateWebhookSecret } from "./secret.ts";
 import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 

@@ -9,7 +9,7 @@ import { completionBatcher } from "../../src/processing/complete-many.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { createTracing } from "../../src/tracing/tracing.ts";
 import { webhookRunner } from "../../src/webhooks/delivery-queue.ts";
-import { generateWebhookSecret } from "../../src/webhooks/service.ts";
+import { generateWebhookSecret } from "../../src/webhooks/secret.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow } from "../helpers/processing.ts";
