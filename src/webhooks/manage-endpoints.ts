@@ -1,12 +1,13 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { PrivateUrlsSetting } from "../config.ts";
-import { webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
+import { webhookEndpoints } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import type { Scope } from "../lib/scope.ts";
 import { currentEndpointOf, presentEndpoint } from "./endpoint-view.ts";
 import { generateWebhookSecret } from "./secret.ts";
+import { stopPendingDeliveries } from "./stop-deliveries.ts";
 import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 
 type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
@@ -68,10 +69,7 @@ export function deleteWebhookEndpoint(db: Executor, scope: Scope, id: string): P
       .where(and(eq(webhookEndpoints.id, id), currentEndpointOf(scope)))
       .returning({ id: webhookEndpoints.id });
     if (!row) throw notFound("Webhook endpoint");
-    await tx
-      .update(webhookDeliveries)
-      .set({ status: "failed", lastError: "endpoint deleted", nextAttemptAt: null, leaseExpiresAt: null, updatedAt: sql`now()` })
-      .where(and(eq(webhookDeliveries.endpointId, id), eq(webhookDeliveries.status, "pending")));
+    await stopPendingDeliveries(tx, { endpointId: id }, "endpoint deleted");
     return { id: row.id, deleted: true as const };
   });
 }
