@@ -66,3 +66,9 @@ export function withExample(command: Command, ...examples: string[]): Command {
     `\nExample${examples.length > 1 ? "s" : ""}:\n${examples.map((e) => `  $ ${e}`).join("\n")}\n`,
   );
 }
+
+/** A command whose work is in its subcommands: the command with its help, the subcommands, and examples. */
+export function commandGroup(command: Command, subcommands: Command[], ...examples: string[]): Command {
+  for (const subcommand of subcommands) command.addCommand(subcommand);
+  return withExample(command, ...examples);
+}

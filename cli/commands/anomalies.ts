@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import { type AnomalyKind, anomalyKinds } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
-import { withExample } from "../context.ts";
+import { commandGroup, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
 
@@ -43,10 +43,10 @@ const anomaliesListCommand = (): Command =>
   );
 
 export const anomaliesCommand = (): Command =>
-  withExample(
+  commandGroup(
     new Command("anomalies")
       .summary("Double deliveries and low provider floats (admin)")
-      .description("Anomalies raised by the providers' work (admin token): double deliveries, low floats")
-      .addCommand(anomaliesListCommand()),
+      .description("Anomalies raised by the providers' work (admin token): double deliveries, low floats"),
+    [anomaliesListCommand()],
     "vendctl anomalies list --kind low_balance",
   );

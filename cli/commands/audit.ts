@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
-import { withExample } from "../context.ts";
+import { commandGroup, withExample } from "../context.ts";
 import { addDateRange } from "../dates.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
@@ -52,7 +52,8 @@ const auditListCommand = (): Command =>
   );
 
 export const auditCommand = (): Command =>
-  withExample(
-    new Command("audit").description("The audit trail of admin changes (admin token)").addCommand(auditListCommand()),
+  commandGroup(
+    new Command("audit").description("The audit trail of admin changes (admin token)"),
+    [auditListCommand()],
     "vendctl audit list --operator ada",
   );

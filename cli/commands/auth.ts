@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { apiErrorOf, unwrap, type VendClient } from "../client.ts";
 import { configPath, describeSource, type ResolvedConfig } from "../config.ts";
-import { contextOf, withExample } from "../context.ts";
+import { commandGroup, contextOf, withExample } from "../context.ts";
 import { maskSecret } from "../debug.ts";
 import { ApiError, UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
@@ -175,7 +175,4 @@ const authStatusCommand = (): Command =>
   });
 
 export const authCommand = (): Command =>
-  withExample(
-    new Command("auth").description("Check the configured credentials").addCommand(authStatusCommand()),
-    "vendctl auth status",
-  );
+  commandGroup(new Command("auth").description("Check the configured credentials"), [authStatusCommand()], "vendctl auth status");

@@ -3,7 +3,7 @@ import { type OperatorRole, operatorRoles } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
-import { contextOf, withExample } from "../context.ts";
+import { commandGroup, contextOf, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
 import { fields } from "../views.ts";
@@ -81,12 +81,8 @@ const operatorsWhoamiCommand = (): Command =>
   });
 
 export const operatorsCommand = (): Command =>
-  withExample(
-    new Command("operators")
-      .description("People who run the service: their tokens and roles (admin token)")
-      .addCommand(operatorsListCommand())
-      .addCommand(operatorsCreateCommand())
-      .addCommand(operatorsRevokeCommand())
-      .addCommand(operatorsWhoamiCommand()),
+  commandGroup(
+    new Command("operators").description("People who run the service: their tokens and roles (admin token)"),
+    [operatorsListCommand(), operatorsCreateCommand(), operatorsRevokeCommand(), operatorsWhoamiCommand()],
     "vendctl operators create --name ada --role viewer",
   );

@@ -2,7 +2,7 @@ import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap, type VendClient } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
-import { type Context, contextOf, integerOption, withExample } from "../context.ts";
+import { type Context, commandGroup, contextOf, integerOption, withExample } from "../context.ts";
 import { io } from "../io.ts";
 import type { Column } from "../output.ts";
 
@@ -220,13 +220,10 @@ const enableCommand = (): Command =>
   });
 
 export const providersCommand = (): Command =>
-  withExample(
+  commandGroup(
     new Command("providers")
       .summary("Providers, routes and figures; switch a provider off or on (admin)")
-      .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches")
-      .addCommand(listCommand())
-      .addCommand(statusCommand())
-      .addCommand(disableCommand())
-      .addCommand(enableCommand()),
+      .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches"),
+    [listCommand(), statusCommand(), disableCommand(), enableCommand()],
     "vendctl providers status --watch",
   );

@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import { type Mode, modes } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
-import { contextOf, withExample } from "../context.ts";
+import { commandGroup, contextOf, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
 
 type SettlementReport = components["schemas"]["SettlementReport"];
@@ -77,7 +77,8 @@ const settlementCommand = (): Command =>
   });
 
 export const reportCommand = (): Command =>
-  withExample(
-    new Command("report").description("Reports for operators (admin token)").addCommand(settlementCommand()),
+  commandGroup(
+    new Command("report").description("Reports for operators (admin token)"),
+    [settlementCommand()],
     "vendctl report settlement --provider vtu --date 2026-11-21 --csv",
   );
