@@ -31,10 +31,7 @@ const anomaliesListCommand = (): Command =>
       "vendctl anomalies list --kind double_delivery --all",
       "vendctl anomalies list --provider vtu --jsonl",
     ),
-    {
-      columns: anomalyColumns,
-      ...resumable(),
-    },
+    resumable(anomalyColumns),
     (ctx, flags: AnomaliesListFlags) => {
       const client = ctx.clients.admin();
       const filters = { kind: flags.kind, provider: flags.provider };

@@ -40,10 +40,7 @@ const auditListCommand = (): Command =>
       "vendctl audit list --operator ada --action creditWallet",
       "vendctl audit list --target 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --json",
     ),
-    {
-      columns: auditColumns,
-      ...resumable(),
-    },
+    resumable(auditColumns),
     (ctx, flags: AuditListFlags) => {
       const client = ctx.clients.admin();
       const filters = { operator: flags.operator, action: flags.action, target_id: flags.target, from: flags.from, to: flags.to };

@@ -20,10 +20,7 @@ const operatorCreatedColumns: Column<OperatorCreated>[] = [
 const operatorsListCommand = (): Command =>
   pagedListCommand(
     withExample(new Command("list").description("Operators, newest first, revoked ones too"), "vendctl operators list --all"),
-    {
-      columns: operatorColumns,
-      ...resumable(),
-    },
+    resumable(operatorColumns),
     (ctx, _flags: PagingFlags) => {
       const client = ctx.clients.admin();
       return (page) => unwrap(client.GET("/admin/v1/operators", { params: { query: page } }));
