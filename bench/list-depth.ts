@@ -9,7 +9,7 @@
  */
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { createAccount } from "../src/accounts/service.ts";
+import { createAccount } from "../src/accounts/account-records.ts";
 import { type Database, type DbHandle, openDatabase } from "../src/db/client.ts";
 import { runMigrations } from "../src/db/migrate.ts";
 import { randomBase62 } from "../src/lib/random.ts";

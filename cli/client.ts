@@ -57,7 +57,7 @@ export class Clients {
   }
 }
 
-interface CallResult<Envelope> {
+export interface CallResult<Envelope> {
   data?: Envelope;
   error?: unknown;
   response: Response;

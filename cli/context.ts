@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { type Command, InvalidArgumentError } from "commander";
-import { Clients } from "./client.ts";
+import { type CallResult, Clients, unwrap } from "./client.ts";
 import { colorEnabled, colorsFor } from "./color.ts";
 import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "./config.ts";
 import { io } from "./io.ts";
-import { type FormatFlags, formatFrom, outputOptions, Printer } from "./output.ts";
+import { type Column, type FormatFlags, formatFrom, outputOptions, Printer } from "./output.ts";
 import { pagerCommand } from "./pager.ts";
 import { isInteractive } from "./prompt.ts";
 
@@ -65,4 +65,36 @@ export function withExample(command: Command, ...examples: string[]): Command {
     "after",
     `\nExample${examples.length > 1 ? "s" : ""}:\n${examples.map((e) => `  $ ${e}`).join("\n")}\n`,
   );
+}
+
+/** A command whose work is in its subcommands: the command with its help, the subcommands, and examples. */
+export function commandGroup(command: Command, subcommands: Command[], ...examples: string[]): Command {
+  for (const subcommand of subcommands) command.addCommand(subcommand);
+  return withExample(command, ...examples);
+}
+
+/**
+ * A command whose action needs the context: `run` gets it, then the command's arguments and flags as commander
+ * passes them.
+ */
+export function actionCommand<A extends unknown[]>(
+  command: Command,
+  examples: string[],
+  run: (ctx: Context, ...args: A) => Promise<void>,
+): Command {
+  return withExample(command, ...examples).action(async function (this: Command, ...args: A) {
+    await run(contextOf(this), ...args);
+  });
+}
+
+/** A command that makes one API call and prints the answer's data as a record. */
+export function recordCommand<A extends unknown[], T>(
+  command: Command,
+  examples: string[],
+  columns: Column<T>[],
+  request: (ctx: Context, ...args: A) => Promise<CallResult<{ data: T }>>,
+): Command {
+  return actionCommand(command, examples, async (ctx, ...args: A) => {
+    await ctx.printer.record(await unwrap(request(ctx, ...args)), columns);
+  });
 }

@@ -80,9 +80,10 @@ export interface ListLayout<T> {
   cursorHelp?: string;
 }
 
-/** The layout of a list that can be resumed: `--cursor`, and a note naming the cursor to resume from. */
-export function resumable(rows = "rows"): Omit<ListLayout<never>, "columns"> {
+/** The layout of a list that can be resumed: its columns, `--cursor`, and a note naming the cursor to resume from. */
+export function resumable<T>(columns: Column<T>[], rows = "rows"): ListLayout<T> {
   return {
+    columns,
     more: (next) => `More ${rows}: add --cursor ${next} (or use --all)`,
     limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
     cursorHelp: `start at this cursor (printed when more ${rows} exist)`,

@@ -1,3 +1,4 @@
+import type { ServiceCode } from "../generated/constants.ts";
 import { withFailoverDefaults } from "./db/postgres-url.ts";
 import { type RetentionSettings, readRetentionSettings } from "./retention/settings.ts";
 
@@ -351,11 +352,9 @@ const logLevels = ["fatal", "error", "warn", "info", "debug", "trace", "silent"]
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in src/providers/registry.ts
 export interface ProviderConfigs {}
 
-export type VendService = "airtime" | "data" | "cable" | "electricity";
-
 /** The live providers that carry one service (on one network, when `network` is set), in order of preference. */
 export interface ProviderRoute {
-  service: VendService;
+  service: ServiceCode;
   network?: string;
   providers: string[];
 }

@@ -1,4 +1,4 @@
-import { createAccount, hasAnyAccount } from "./accounts/service.ts";
+import { createAccount, hasAnyAccount } from "./accounts/account-records.ts";
 import { localUrlOf, writeLocalAccess } from "./admin/local-access.ts";
 import { hasActiveOperator } from "./admin/operators.ts";
 import { startBackground } from "./background.ts";

@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import { type AnomalyKind, anomalyKinds } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
-import { withExample } from "../context.ts";
+import { commandGroup, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
 
@@ -31,10 +31,7 @@ const anomaliesListCommand = (): Command =>
       "vendctl anomalies list --kind double_delivery --all",
       "vendctl anomalies list --provider vtu --jsonl",
     ),
-    {
-      columns: anomalyColumns,
-      ...resumable(),
-    },
+    resumable(anomalyColumns),
     (ctx, flags: AnomaliesListFlags) => {
       const client = ctx.clients.admin();
       const filters = { kind: flags.kind, provider: flags.provider };
@@ -43,10 +40,10 @@ const anomaliesListCommand = (): Command =>
   );
 
 export const anomaliesCommand = (): Command =>
-  withExample(
+  commandGroup(
     new Command("anomalies")
       .summary("Double deliveries and low provider floats (admin)")
-      .description("Anomalies raised by the providers' work (admin token): double deliveries, low floats")
-      .addCommand(anomaliesListCommand()),
+      .description("Anomalies raised by the providers' work (admin token): double deliveries, low floats"),
+    [anomaliesListCommand()],
     "vendctl anomalies list --kind low_balance",
   );

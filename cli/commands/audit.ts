@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
-import { withExample } from "../context.ts";
+import { commandGroup, withExample } from "../context.ts";
 import { addDateRange } from "../dates.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
@@ -40,10 +40,7 @@ const auditListCommand = (): Command =>
       "vendctl audit list --operator ada --action creditWallet",
       "vendctl audit list --target 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --json",
     ),
-    {
-      columns: auditColumns,
-      ...resumable(),
-    },
+    resumable(auditColumns),
     (ctx, flags: AuditListFlags) => {
       const client = ctx.clients.admin();
       const filters = { operator: flags.operator, action: flags.action, target_id: flags.target, from: flags.from, to: flags.to };
@@ -52,7 +49,8 @@ const auditListCommand = (): Command =>
   );
 
 export const auditCommand = (): Command =>
-  withExample(
-    new Command("audit").description("The audit trail of admin changes (admin token)").addCommand(auditListCommand()),
+  commandGroup(
+    new Command("audit").description("The audit trail of admin changes (admin token)"),
+    [auditListCommand()],
     "vendctl audit list --operator ada",
   );

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { apiErrorOf, unwrap, type VendClient } from "../client.ts";
 import { configPath, describeSource, type ResolvedConfig } from "../config.ts";
-import { contextOf, withExample } from "../context.ts";
+import { actionCommand, commandGroup } from "../context.ts";
 import { maskSecret } from "../debug.ts";
 import { ApiError, UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
@@ -136,46 +136,42 @@ const columns: Column<AuthStatus>[] = [
 ];
 
 const authStatusCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("status").description(
       "Who am I: the profile, the base URL and where each value comes from; the API key's mode, account, expiry, " +
         "allow-list and rate limit (as the API's RateLimit headers state it; checking spends two requests) and the admin " +
         "token's operator and role, checked against the API. Exit 1 if the API refuses one, 2 if none is set, 3 if " +
         "the server cannot be reached.",
     ),
-    "vendctl auth status",
-    "vendctl auth status --profile staging --json",
-  ).action(async (_flags: unknown, command: Command) => {
-    const ctx = contextOf(command);
-    const { config, clients } = ctx;
-    if (!config.apiKey && !config.adminToken) {
-      throw new UsageError(
-        `not logged in: no API key or admin token in flags, VENDCTL_* variables or profile "${config.profile}"; ` +
-          "run `vendctl login`",
+    ["vendctl auth status", "vendctl auth status --profile staging --json"],
+    async (ctx) => {
+      const { config, clients } = ctx;
+      if (!config.apiKey && !config.adminToken) {
+        throw new UsageError(
+          `not logged in: no API key or admin token in flags, VENDCTL_* variables or profile "${config.profile}"; ` +
+            "run `vendctl login`",
+        );
+      }
+      const status = await statusOf(
+        config,
+        () => clients.api(),
+        () => clients.admin(),
+        clients.anonymous(),
       );
-    }
-    const status = await statusOf(
-      config,
-      () => clients.api(),
-      () => clients.admin(),
-      clients.anonymous(),
-    );
-    await ctx.printer.record(status, columns);
-    const refused = [
-      status.api_key?.valid === false ? "API key" : "",
-      status.admin_token?.valid === false ? "admin token" : "",
-    ].filter(Boolean);
-    if (refused.length > 0) {
-      throw new ApiError(
-        "UNAUTHENTICATED",
-        `the API refused the ${refused.join(" and the ")}; run \`vendctl login\` with a working one`,
-        401,
-      );
-    }
-  });
+      await ctx.printer.record(status, columns);
+      const refused = [
+        status.api_key?.valid === false ? "API key" : "",
+        status.admin_token?.valid === false ? "admin token" : "",
+      ].filter(Boolean);
+      if (refused.length > 0) {
+        throw new ApiError(
+          "UNAUTHENTICATED",
+          `the API refused the ${refused.join(" and the ")}; run \`vendctl login\` with a working one`,
+          401,
+        );
+      }
+    },
+  );
 
 export const authCommand = (): Command =>
-  withExample(
-    new Command("auth").description("Check the configured credentials").addCommand(authStatusCommand()),
-    "vendctl auth status",
-  );
+  commandGroup(new Command("auth").description("Check the configured credentials"), [authStatusCommand()], "vendctl auth status");

@@ -1,11 +1,11 @@
 import { Argument, Command } from "commander";
 import { addCatalogueFilters, type CatalogueFilters } from "../catalogue-filters.ts";
 import { unwrap } from "../client.ts";
-import { contextOf, withExample } from "../context.ts";
+import { actionCommand } from "../context.ts";
 import { networkColumns, productColumns, serviceColumns } from "../views.ts";
 
 export const catalogueCommand = (): Command =>
-  withExample(
+  actionCommand(
     addCatalogueFilters(
       new Command("catalogue")
         .description("Networks (with discos and billers), services, or products of the live catalogue")
@@ -13,16 +13,15 @@ export const catalogueCommand = (): Command =>
       "products of this network, disco or biller",
       "networks or products of this service",
     ),
-    "vendctl catalogue networks --service electricity",
-    "vendctl catalogue products --network mtn --service data",
-  ).action(async (what: "networks" | "services" | "products", flags: CatalogueFilters, command: Command) => {
-    const ctx = contextOf(command);
-    const client = ctx.clients.api();
-    if (what === "services") return ctx.printer.listAll(serviceColumns, await unwrap(client.GET("/api/v1/catalogue/services")));
-    if (what === "networks") {
-      const query = { service: flags.service };
-      return ctx.printer.listAll(networkColumns, await unwrap(client.GET("/api/v1/catalogue/networks", { params: { query } })));
-    }
-    const query = { network: flags.network, service: flags.service };
-    await ctx.printer.listAll(productColumns, await unwrap(client.GET("/api/v1/catalogue/products", { params: { query } })));
-  });
+    ["vendctl catalogue networks --service electricity", "vendctl catalogue products --network mtn --service data"],
+    async (ctx, what: "networks" | "services" | "products", flags: CatalogueFilters) => {
+      const client = ctx.clients.api();
+      if (what === "services") return ctx.printer.listAll(serviceColumns, await unwrap(client.GET("/api/v1/catalogue/services")));
+      if (what === "networks") {
+        const query = { service: flags.service };
+        return ctx.printer.listAll(networkColumns, await unwrap(client.GET("/api/v1/catalogue/networks", { params: { query } })));
+      }
+      const query = { network: flags.network, service: flags.service };
+      await ctx.printer.listAll(productColumns, await unwrap(client.GET("/api/v1/catalogue/products", { params: { query } })));
+    },
+  );

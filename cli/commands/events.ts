@@ -1,13 +1,11 @@
 import { Command } from "commander";
-import { withExample } from "../context.ts";
+import { commandGroup } from "../context.ts";
 import { eventsListCommand } from "./events/list.ts";
 import { eventsResendCommand } from "./events/resend.ts";
 
 export const eventsCommand = (): Command =>
-  withExample(
-    new Command("events")
-      .description("Webhook events of the API key's account and mode")
-      .addCommand(eventsListCommand())
-      .addCommand(eventsResendCommand()),
+  commandGroup(
+    new Command("events").description("Webhook events of the API key's account and mode"),
+    [eventsListCommand(), eventsResendCommand()],
     "vendctl events list --all",
   );

@@ -3,7 +3,7 @@ import { type OperatorRole, operatorRoles } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
-import { contextOf, withExample } from "../context.ts";
+import { actionCommand, commandGroup, recordCommand, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
 import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
 import { fields } from "../views.ts";
@@ -20,10 +20,7 @@ const operatorCreatedColumns: Column<OperatorCreated>[] = [
 const operatorsListCommand = (): Command =>
   pagedListCommand(
     withExample(new Command("list").description("Operators, newest first, revoked ones too"), "vendctl operators list --all"),
-    {
-      columns: operatorColumns,
-      ...resumable(),
-    },
+    resumable(operatorColumns),
     (ctx, _flags: PagingFlags) => {
       const client = ctx.clients.admin();
       return (page) => unwrap(client.GET("/admin/v1/operators", { params: { query: page } }));
@@ -31,7 +28,7 @@ const operatorsListCommand = (): Command =>
   );
 
 const operatorsCreateCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("create")
       .description("Create an operator with its own token (admin role; the token is shown only now)")
       .requiredOption("--name <name>", "the operator's name, as the audit shows it")
@@ -40,53 +37,48 @@ const operatorsCreateCommand = (): Command =>
           .choices(operatorRoles)
           .makeOptionMandatory(),
       ),
-    "vendctl operators create --name ada --role operator",
-  ).action(async (flags: { name: string; role: OperatorRole }, command: Command) => {
-    const ctx = contextOf(command);
-    const created = await unwrap(
-      ctx.clients.admin().POST("/admin/v1/operators", { body: { name: flags.name, role: flags.role } }),
-    );
-    await ctx.printer.record(created, operatorCreatedColumns);
-  });
+    ["vendctl operators create --name ada --role operator"],
+    async (ctx, flags: { name: string; role: OperatorRole }) => {
+      const created = await unwrap(
+        ctx.clients.admin().POST("/admin/v1/operators", { body: { name: flags.name, role: flags.role } }),
+      );
+      await ctx.printer.record(created, operatorCreatedColumns);
+    },
+  );
 
 const operatorsRevokeCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("revoke")
       .description(
         "Revoke an operator's token; it stops working at once (admin role). Asks to confirm on a terminal; --yes without one",
       )
       .argument("<operator-id>", "operator id")
       .addOption(yesOption()),
-    "vendctl operators revoke 5c1d2e3f-0000-4000-8000-000000000001 --yes",
-  ).action(async (operatorId: string, flags: { yes?: boolean }, command: Command) => {
-    const ctx = contextOf(command);
-    await confirmDestructive(
-      ctx,
-      flags.yes,
-      `Revoke operator ${operatorId}`,
-      "Every request made with its token fails from now on",
-    );
-    const path = { operator_id: operatorId };
-    const revoked = await unwrap(ctx.clients.admin().DELETE("/admin/v1/operators/{operator_id}", { params: { path } }));
-    await ctx.printer.record(revoked, operatorColumns);
-  });
+    ["vendctl operators revoke 5c1d2e3f-0000-4000-8000-000000000001 --yes"],
+    async (ctx, operatorId: string, flags: { yes?: boolean }) => {
+      await confirmDestructive(
+        ctx,
+        flags.yes,
+        `Revoke operator ${operatorId}`,
+        "Every request made with its token fails from now on",
+      );
+      const path = { operator_id: operatorId };
+      const revoked = await unwrap(ctx.clients.admin().DELETE("/admin/v1/operators/{operator_id}", { params: { path } }));
+      await ctx.printer.record(revoked, operatorColumns);
+    },
+  );
 
 const operatorsWhoamiCommand = (): Command =>
-  withExample(
+  recordCommand(
     new Command("whoami").description("The operator the configured admin token belongs to, and its role"),
-    "vendctl operators whoami",
-  ).action(async (_flags: unknown, command: Command) => {
-    const ctx = contextOf(command);
-    await ctx.printer.record(await unwrap(ctx.clients.admin().GET("/admin/v1/operators/me")), operatorColumns);
-  });
+    ["vendctl operators whoami"],
+    operatorColumns,
+    (ctx) => ctx.clients.admin().GET("/admin/v1/operators/me"),
+  );
 
 export const operatorsCommand = (): Command =>
-  withExample(
-    new Command("operators")
-      .description("People who run the service: their tokens and roles (admin token)")
-      .addCommand(operatorsListCommand())
-      .addCommand(operatorsCreateCommand())
-      .addCommand(operatorsRevokeCommand())
-      .addCommand(operatorsWhoamiCommand()),
+  commandGroup(
+    new Command("operators").description("People who run the service: their tokens and roles (admin token)"),
+    [operatorsListCommand(), operatorsCreateCommand(), operatorsRevokeCommand(), operatorsWhoamiCommand()],
     "vendctl operators create --name ada --role viewer",
   );

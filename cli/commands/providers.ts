@@ -2,7 +2,7 @@ import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap, type VendClient } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
-import { type Context, contextOf, integerOption, withExample } from "../context.ts";
+import { actionCommand, type Context, commandGroup, contextOf, integerOption, withExample } from "../context.ts";
 import { io } from "../io.ts";
 import type { Column } from "../output.ts";
 
@@ -87,21 +87,20 @@ function statsColumns(states: Map<string, ProviderStatus>): Column<ProviderStats
 }
 
 const listCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("list").description("Providers with their switch, breakers and float, then the effective live routes"),
-    "vendctl providers list",
-    "vendctl providers list --json | jq '.routes'",
-  ).action(async (_flags: unknown, command: Command) => {
-    const { clients, printer } = contextOf(command);
-    const overview = await unwrap(clients.admin().GET("/admin/v1/providers"));
-    if (printer.format === "json") return printer.record(overview, []);
-    await printer.listAll(providerColumns, overview.providers);
-    if (printer.format !== "table") return;
-    await printer.write("\n");
-    if (overview.routes.length === 0) await printer.write("No live routes.\n");
-    else await printer.listAll(routeColumns, overview.routes);
-    if (overview.providers_file) await printer.write(`\nProviders file: ${overview.providers_file}\n`);
-  });
+    ["vendctl providers list", "vendctl providers list --json | jq '.routes'"],
+    async ({ clients, printer }) => {
+      const overview = await unwrap(clients.admin().GET("/admin/v1/providers"));
+      if (printer.format === "json") return printer.record(overview, []);
+      await printer.listAll(providerColumns, overview.providers);
+      if (printer.format !== "table") return;
+      await printer.write("\n");
+      if (overview.routes.length === 0) await printer.write("No live routes.\n");
+      else await printer.listAll(routeColumns, overview.routes);
+      if (overview.providers_file) await printer.write(`\nProviders file: ${overview.providers_file}\n`);
+    },
+  );
 
 interface Snapshot {
   states: Map<string, ProviderStatus>;
@@ -166,19 +165,18 @@ interface StatusFlags {
 }
 
 const statusCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("status")
       .description("Figures per provider over the last 5 and 60 minutes: pending orders, success and failure rates, answer times")
       .argument("[names...]", "providers to show (default: every provider)")
       .option("--watch", "redraw until Ctrl-C")
       .option("--interval <seconds>", "seconds between redraws with --watch", integerOption(1), 2),
-    "vendctl providers status",
-    "vendctl providers status vtu clubkonnect --watch --interval 5",
-  ).action(async (names: string[], flags: StatusFlags, command: Command) => {
-    const ctx = contextOf(command);
-    if (flags.watch) return watchSnapshots(ctx, names, flags.interval);
-    await printSnapshot(ctx, await fetchSnapshot(ctx.clients.admin(), names));
-  });
+    ["vendctl providers status", "vendctl providers status vtu clubkonnect --watch --interval 5"],
+    async (ctx, names: string[], flags: StatusFlags) => {
+      if (flags.watch) return watchSnapshots(ctx, names, flags.interval);
+      await printSnapshot(ctx, await fetchSnapshot(ctx.clients.admin(), names));
+    },
+  );
 
 /** One line for a person, or the API's data for a program. */
 async function printSwitched(ctx: Context, status: ProviderStatus): Promise<void> {
@@ -210,23 +208,20 @@ const disableCommand = (): Command =>
   });
 
 const enableCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("enable").description("Put a disabled provider back into its routes").argument("<name>", "provider name"),
-    "vendctl providers enable vtu",
-  ).action(async (name: string, _flags: unknown, command: Command) => {
-    const ctx = contextOf(command);
-    const request = { params: { path: { name } } };
-    await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/enable", request)));
-  });
+    ["vendctl providers enable vtu"],
+    async (ctx, name: string) => {
+      const request = { params: { path: { name } } };
+      await printSwitched(ctx, await unwrap(ctx.clients.admin().POST("/admin/v1/providers/{name}/enable", request)));
+    },
+  );
 
 export const providersCommand = (): Command =>
-  withExample(
+  commandGroup(
     new Command("providers")
       .summary("Providers, routes and figures; switch a provider off or on (admin)")
-      .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches")
-      .addCommand(listCommand())
-      .addCommand(statusCommand())
-      .addCommand(disableCommand())
-      .addCommand(enableCommand()),
+      .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches"),
+    [listCommand(), statusCommand(), disableCommand(), enableCommand()],
     "vendctl providers status --watch",
   );

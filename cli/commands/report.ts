@@ -2,7 +2,7 @@ import { Command, Option } from "commander";
 import { type Mode, modes } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
-import { contextOf, withExample } from "../context.ts";
+import { actionCommand, commandGroup } from "../context.ts";
 import type { Column } from "../output.ts";
 
 type SettlementReport = components["schemas"]["SettlementReport"];
@@ -52,7 +52,7 @@ interface SettlementFlags {
 }
 
 const settlementCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("settlement")
       .description(
         "Successful orders of one provider on one day by our records, per service and network and in total, to set " +
@@ -61,23 +61,26 @@ const settlementCommand = (): Command =>
       .requiredOption("--provider <name>", "the provider (vtu, clubkonnect, sandbox, …)")
       .requiredOption("--date <YYYY-MM-DD>", "the day, in Africa/Lagos time")
       .addOption(new Option("--mode <mode>", "live orders, or test orders (the sandbox's)").choices(modes).default("live")),
-    "vendctl report settlement --provider vtu --date 2026-11-21",
-    "vendctl report settlement --provider vtu --date 2026-11-21 --csv > vtu-2026-11-21.csv",
-  ).action(async (flags: SettlementFlags, command: Command) => {
-    const { clients, printer } = contextOf(command);
-    const query = { provider: flags.provider, date: flags.date, mode: flags.mode };
-    const report = await unwrap(clients.admin().GET("/admin/v1/reports/settlement", { params: { query } }));
-    if (printer.format === "json") return printer.record(report, []);
-    if (printer.format === "table") {
-      await printer.write(
-        `Settlement ${report.provider} (${report.mode}) for ${report.date}, ${report.timezone}: ${report.from} to ${report.to}\n`,
-      );
-    }
-    await printer.listAll(settlementColumns, settlementRows(report));
-  });
+    [
+      "vendctl report settlement --provider vtu --date 2026-11-21",
+      "vendctl report settlement --provider vtu --date 2026-11-21 --csv > vtu-2026-11-21.csv",
+    ],
+    async ({ clients, printer }, flags: SettlementFlags) => {
+      const query = { provider: flags.provider, date: flags.date, mode: flags.mode };
+      const report = await unwrap(clients.admin().GET("/admin/v1/reports/settlement", { params: { query } }));
+      if (printer.format === "json") return printer.record(report, []);
+      if (printer.format === "table") {
+        await printer.write(
+          `Settlement ${report.provider} (${report.mode}) for ${report.date}, ${report.timezone}: ${report.from} to ${report.to}\n`,
+        );
+      }
+      await printer.listAll(settlementColumns, settlementRows(report));
+    },
+  );
 
 export const reportCommand = (): Command =>
-  withExample(
-    new Command("report").description("Reports for operators (admin token)").addCommand(settlementCommand()),
+  commandGroup(
+    new Command("report").description("Reports for operators (admin token)"),
+    [settlementCommand()],
     "vendctl report settlement --provider vtu --date 2026-11-21 --csv",
   );

@@ -1,7 +1,7 @@
 import { Argument, Command } from "commander";
 import { type SandboxScenario, sandboxDefaultScenario, sandboxScenarios } from "../../src/providers/sandbox/defaults.ts";
 import { call, type VendClient } from "../client.ts";
-import { type Context, contextOf, integerOption, newIdempotencyKey, withExample } from "../context.ts";
+import { actionCommand, type Context, integerOption, newIdempotencyKey } from "../context.ts";
 import { UsageError } from "../errors.ts";
 import { parseNgn } from "../money.ts";
 import { tell } from "../prompt.ts";
@@ -62,7 +62,7 @@ function requireTestKey(ctx: Context): VendClient {
 }
 
 export const triggerCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("trigger")
       .description(
         "Make a sandbox airtime vend that produces a chosen outcome and its webhook events, like `stripe trigger` " +
@@ -73,26 +73,28 @@ export const triggerCommand = (): Command =>
       .option("--amount <ngn>", "face value in NGN", "100")
       .option("--wait <seconds>", "follow the transaction up to this many seconds, until it is final", integerOption(0))
       .addHelpText("after", outcomesHelp),
-    "vendctl trigger pending-then-successful --wait 10",
-    "vendctl webhooks listen --forward-to http://localhost:3000/hooks   # in another terminal, to receive the events",
-  ).action(async (outcome: Outcome, flags: TriggerFlags, command: Command) => {
-    const ctx = contextOf(command);
-    const client = requireTestKey(ctx);
-    const amountKobo = parseNgn(flags.amount, "--amount");
-    const product = await onlyProduct(client, flags.network, "airtime");
-    const body = {
-      product_code: product.code,
-      network: flags.network,
-      phone_number: `0803123${outcomeEndings[outcome]}`,
-      amount_kobo: amountKobo,
-      metadata: { vendctl_trigger: outcome },
-    };
-    const params = { header: { "Idempotency-Key": newIdempotencyKey() } };
-    const { data } = await call(client.POST("/api/v1/vend", { params, body }));
-    const seconds = flags.wait ?? 0;
-    const { transaction, waitedSeconds } = await waitForFinal(client, data, seconds);
-    await ctx.printer.record(transaction, transactionDetailColumns);
-    await ctx.printer.note(`Triggered ${outcome}: ${transaction.reference}`);
-    await ctx.printer.note(`Expect: ${expectation(outcome)}`);
-    if (seconds > 0 && !isFinal(transaction) && outcome !== "pending") tell(stillOpenHint(transaction, waitedSeconds, seconds));
-  });
+    [
+      "vendctl trigger pending-then-successful --wait 10",
+      "vendctl webhooks listen --forward-to http://localhost:3000/hooks   # in another terminal, to receive the events",
+    ],
+    async (ctx, outcome: Outcome, flags: TriggerFlags) => {
+      const client = requireTestKey(ctx);
+      const amountKobo = parseNgn(flags.amount, "--amount");
+      const product = await onlyProduct(client, flags.network, "airtime");
+      const body = {
+        product_code: product.code,
+        network: flags.network,
+        phone_number: `0803123${outcomeEndings[outcome]}`,
+        amount_kobo: amountKobo,
+        metadata: { vendctl_trigger: outcome },
+      };
+      const params = { header: { "Idempotency-Key": newIdempotencyKey() } };
+      const { data } = await call(client.POST("/api/v1/vend", { params, body }));
+      const seconds = flags.wait ?? 0;
+      const { transaction, waitedSeconds } = await waitForFinal(client, data, seconds);
+      await ctx.printer.record(transaction, transactionDetailColumns);
+      await ctx.printer.note(`Triggered ${outcome}: ${transaction.reference}`);
+      await ctx.printer.note(`Expect: ${expectation(outcome)}`);
+      if (seconds > 0 && !isFinal(transaction) && outcome !== "pending") tell(stillOpenHint(transaction, waitedSeconds, seconds));
+    },
+  );

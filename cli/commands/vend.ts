@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { withExample } from "../context.ts";
+import { commandGroup } from "../context.ts";
 import { airtimeCommand } from "./vend/airtime.ts";
 import { bulkCommand } from "./vend/bulk.ts";
 import { cableCommand } from "./vend/cable.ts";
@@ -7,18 +7,14 @@ import { dataCommand } from "./vend/data.ts";
 import { electricityCommand } from "./vend/electricity.ts";
 
 export const vendCommand = (): Command =>
-  withExample(
+  commandGroup(
     new Command("vend")
       .summary("Buy airtime, data, electricity or cable TV")
       .description(
         "Buy airtime, data, electricity or cable TV, one order or a CSV file of them (vend bulk). On a terminal, missing inputs are asked for and the price is confirmed; " +
           "without a terminal or with --yes nothing is asked. The Idempotency-Key used is always printed (on stderr with --json).",
-      )
-      .addCommand(airtimeCommand())
-      .addCommand(dataCommand())
-      .addCommand(electricityCommand())
-      .addCommand(cableCommand())
-      .addCommand(bulkCommand()),
+      ),
+    [airtimeCommand(), dataCommand(), electricityCommand(), cableCommand(), bulkCommand()],
     "vendctl vend airtime --network mtn --phone 08031234567 --amount 100 --yes",
     "vendctl vend data                       # on a terminal: pick network and bundle, confirm",
     "vendctl vend bulk orders.csv            # every row of a CSV file; results in orders.csv.results.csv",

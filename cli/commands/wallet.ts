@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { withExample } from "../context.ts";
+import { commandGroup } from "../context.ts";
 import { walletAlertCommand } from "./wallet/alert.ts";
 import { walletBalanceCommand } from "./wallet/balance.ts";
 import { walletFundCommand } from "./wallet/fund.ts";
@@ -7,14 +7,9 @@ import { walletReconcileCommand } from "./wallet/reconcile.ts";
 import { walletStatementCommand } from "./wallet/statement.ts";
 
 export const walletCommand = (): Command =>
-  withExample(
-    new Command("wallet")
-      .description("Wallet balance, statement, funding and low-balance alert; check the books (admin token)")
-      .addCommand(walletBalanceCommand())
-      .addCommand(walletStatementCommand())
-      .addCommand(walletFundCommand())
-      .addCommand(walletAlertCommand())
-      .addCommand(walletReconcileCommand()),
+  commandGroup(
+    new Command("wallet").description("Wallet balance, statement, funding and low-balance alert; check the books (admin token)"),
+    [walletBalanceCommand(), walletStatementCommand(), walletFundCommand(), walletAlertCommand(), walletReconcileCommand()],
     "vendctl wallet fund 5000 && vendctl wallet balance",
     "vendctl wallet statement --all --csv > statement.csv",
   );

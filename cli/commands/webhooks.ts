@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { withExample } from "../context.ts";
+import { commandGroup } from "../context.ts";
 import { webhooksAddCommand } from "./webhooks/add.ts";
 import { webhooksGetCommand } from "./webhooks/get.ts";
 import { webhooksListCommand } from "./webhooks/list.ts";
@@ -11,19 +11,21 @@ import { webhooksRotateSecretCommand } from "./webhooks/rotate-secret.ts";
 import { webhooksUpdateCommand } from "./webhooks/update.ts";
 
 export const webhooksCommand = (): Command =>
-  withExample(
+  commandGroup(
     new Command("webhooks")
       .summary("Webhook endpoints, and a local receiver that checks signatures")
-      .description("Webhook endpoints of the API key's account and mode, and a local receiver for testing")
-      .addCommand(webhooksAddCommand())
-      .addCommand(webhooksListCommand())
-      .addCommand(webhooksGetCommand())
-      .addCommand(webhooksUpdateCommand())
-      .addCommand(webhooksRotateSecretCommand())
-      .addCommand(webhooksPingCommand())
-      .addCommand(webhooksResendFailedCommand())
-      .addCommand(webhooksRemoveCommand())
-      .addCommand(webhooksListenCommand()),
+      .description("Webhook endpoints of the API key's account and mode, and a local receiver for testing"),
+    [
+      webhooksAddCommand(),
+      webhooksListCommand(),
+      webhooksGetCommand(),
+      webhooksUpdateCommand(),
+      webhooksRotateSecretCommand(),
+      webhooksPingCommand(),
+      webhooksResendFailedCommand(),
+      webhooksRemoveCommand(),
+      webhooksListenCommand(),
+    ],
     "vendctl webhooks listen --forward-to http://localhost:3000/hooks   # a temporary test-mode endpoint",
     "vendctl webhooks add http://127.0.0.1:4242/ --json   # note the secret",
     "vendctl webhooks listen --port 4242 --secret whsec_…",

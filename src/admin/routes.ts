@@ -1,11 +1,12 @@
-import { createAccount, createApiKey, getAccountDetail, listAccounts, listApiKeys, revokeApiKey } from "../accounts/service.ts";
+import { createAccount, getAccountDetail, listAccounts } from "../accounts/account-records.ts";
+import { createApiKey, listApiKeys, revokeApiKey } from "../accounts/api-key-records.ts";
 import { hashApiKey } from "../auth/keys.ts";
 import { knowChangedKey } from "../auth/registry.ts";
 import type { AppDeps } from "../deps.ts";
 import { idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, operatorOf } from "../http/operations.ts";
 import { reconciliationReport } from "../ledger/reconcile.ts";
-import { creditWallet } from "../wallet/service.ts";
+import { creditWallet } from "../wallet/wallet-balance.ts";
 import { listAuditEntries } from "./audit.ts";
 import { createOperator, getOperator, listOperators, presentBootstrapOperator, revokeOperator } from "./operators.ts";
 

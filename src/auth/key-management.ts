@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import { createApiKey, presentApiKey } from "../accounts/service.ts";
+import { createApiKey, presentApiKey } from "../accounts/api-key-records.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, notFound, validationError } from "../errors.ts";

@@ -2,7 +2,8 @@ import type { AppDeps } from "../deps.ts";
 import { conditionalAnswer } from "../http/conditional.ts";
 import type { Handlers } from "../http/operations.ts";
 import { evictEverywhere } from "../lib/caches.ts";
-import { getPricing, listNetworks, listProducts, listServices, updateProduct } from "./service.ts";
+import { getPricing, listNetworks, listProducts, listServices } from "./catalogue-listing.ts";
+import { updateProduct } from "./update-product.ts";
 
 export function catalogueRoutes(deps: AppDeps) {
   const handlers = {

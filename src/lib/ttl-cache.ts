@@ -1,41 +1,56 @@
-/** A small in-process cache with a time-to-live and explicit eviction. */
-export class TtlCache<V> {
-  private readonly entries = new Map<string, { value: V; expiresAt: number }>();
+import { LRUCache } from "lru-cache";
 
-  constructor(
-    private readonly ttlMs: number,
-    private readonly maxEntries = 10_000,
-  ) {}
+type Load<V> = () => Promise<V | undefined>;
 
-  get(key: string, now = Date.now()): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= now) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry.value;
+/**
+ * An in-process cache (lru-cache): an entry lives `ttlMs`, the least recently used one goes when `maxEntries`
+ * are held, and concurrent loads of one key share one call of the loader.
+ */
+export class TtlCache<V extends {}> {
+  private readonly cache: LRUCache<string, V, Load<V>>;
+  /** The instant a caller gave (tests pass their own); the process clock otherwise. */
+  private instant: number | undefined;
+
+  constructor(ttlMs: number, maxEntries = 10_000) {
+    this.cache = new LRUCache<string, V, Load<V>>({
+      ttl: ttlMs,
+      max: maxEntries,
+      // Read the clock at every look-up (no timer keeping a cached instant).
+      ttlResolution: 0,
+      perf: { now: () => this.instant ?? Date.now() },
+      fetchMethod: (_key, _stale, { context }) => context(),
+      // An entry evicted while it loads (an operator's edit) is not stored, but its waiting callers get the value.
+      ignoreFetchAbort: true,
+    });
   }
 
-  set(key: string, value: V, now = Date.now()): void {
-    if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(key, { value, expiresAt: now + this.ttlMs });
+  get(key: string, now?: number): V | undefined {
+    return this.at(now, () => this.cache.get(key));
+  }
+
+  set(key: string, value: V, now?: number): void {
+    this.at(now, () => this.cache.set(key, value));
   }
 
   delete(key: string): void {
-    this.entries.delete(key);
+    this.cache.delete(key);
   }
 
   clear(): void {
-    this.entries.clear();
+    this.cache.clear();
   }
 
-  /** Reads through the cache: `load` runs on a miss; an undefined result is not cached. */
-  async getOrLoad(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    const hit = this.get(key);
-    if (hit !== undefined) return hit;
-    const value = await load();
-    if (value !== undefined) this.set(key, value);
-    return value;
+  /** Reads through the cache: `load` runs on a miss, once for concurrent callers; an undefined result is not cached. */
+  getOrLoad(key: string, load: Load<V>): Promise<V | undefined> {
+    return this.cache.fetch(key, { context: load });
+  }
+
+  private at<T>(now: number | undefined, run: () => T): T {
+    this.instant = now;
+    try {
+      return run();
+    } finally {
+      this.instant = undefined;
+    }
   }
 }

@@ -1,5 +1,5 @@
-import type { FailureCode } from "../../generated/constants.ts";
-import type { Config, VendService } from "../config.ts";
+import type { FailureCode, ServiceCode } from "../../generated/constants.ts";
+import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -134,7 +134,7 @@ interface OrderRun {
   deps: ProcessingDeps;
   claim: ClaimedTransaction;
   lease: LeaseWatch;
-  service: VendService;
+  service: ServiceCode;
   complete: Completer;
 }
 
@@ -335,7 +335,7 @@ export async function processClaimed(
   lease: LeaseWatch = unwatchedLease,
   complete: Completer = completeAlone(deps),
 ): Promise<TransitionResult> {
-  const job: OrderRun = { deps, claim, lease, service: claim.row.service as VendService, complete };
+  const job: OrderRun = { deps, claim, lease, service: claim.row.service as ServiceCode, complete };
   const row = claim.row;
   if (claim.previousStatus !== "queued") return requery(job, row);
   const first = usableProvider(job, row, new Set(), true);

@@ -1,6 +1,8 @@
 import type { AppDeps } from "../deps.ts";
 import type { Handlers } from "../http/operations.ts";
-import { listAnomalies, providerOverview, providerStats, switchProvider } from "./service.ts";
+import { listAnomalies } from "./list-anomalies.ts";
+import { providerStats } from "./provider-stats.ts";
+import { providerOverview, switchProvider } from "./provider-status.ts";
 
 export function providerAdminRoutes(deps: AppDeps) {
   const handlers = {

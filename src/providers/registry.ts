@@ -1,4 +1,5 @@
-import type { Config, Env, EnvReader, ProviderCallBound, ProviderConfigs, RoutingConfig, VendService } from "../config.ts";
+import { type ServiceCode, serviceCodes } from "../../generated/constants.ts";
+import type { Config, Env, EnvReader, ProviderCallBound, ProviderConfigs, RoutingConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
 import type { Task } from "../jobs/queue.ts";
@@ -106,12 +107,12 @@ export function providerTasks(config: Config, context: ProviderTaskContext): Tas
 
 /** What routing needs to know of a vend. */
 export interface RoutedProduct {
-  service: VendService;
+  service: ServiceCode;
   network: string;
 }
 
 export interface EffectiveRoute {
-  service: VendService;
+  service: ServiceCode;
   /** Null: every network of the service without a route of its own. */
   network: string | null;
   providers: string[];
@@ -134,8 +135,6 @@ export interface Providers {
   /** The live routes as matched: those with a network first, then those for a whole service. */
   effectiveRoutes(): EffectiveRoute[];
 }
-
-const services: readonly VendService[] = ["airtime", "data", "cable", "electricity"];
 
 function describe(mode: Mode, product: RoutedProduct): string {
   return mode === "live" ? `live ${product.service} on ${product.network}` : `${mode} vends`;
@@ -190,7 +189,7 @@ export function createProviders(db: Database, config: Config, logger: Logger, li
     effectiveRoutes() {
       if (routes.length === 0) {
         const live = namesOf("live");
-        return live.length === 0 ? [] : services.map((service) => ({ service, network: null, providers: live }));
+        return live.length === 0 ? [] : serviceCodes.map((service) => ({ service, network: null, providers: live }));
       }
       const specific = routes.filter((r) => r.network !== undefined);
       const general = routes.filter((r) => r.network === undefined);

@@ -1,15 +1,8 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse } from "yaml";
-import {
-  ConfigError,
-  defaultRouting,
-  type Env,
-  type EnvReader,
-  type ProviderRoute,
-  type RoutingConfig,
-  type VendService,
-} from "../config.ts";
+import { type ServiceCode, serviceCodes } from "../../generated/constants.ts";
+import { ConfigError, defaultRouting, type Env, type EnvReader, type ProviderRoute, type RoutingConfig } from "../config.ts";
 import type { Mode } from "../lib/scope.ts";
 
 /** What reading the settings needs of a plugin. */
@@ -39,7 +32,6 @@ export function readProviderSettings(env: Env, read: EnvReader, plugins: readonl
 type Refuse = (entry: string, problem: string) => never;
 
 const topLevelKeys = ["providers", "routes", "breaker", "health_refresh_ms", "balance_check_seconds"];
-const services: readonly VendService[] = ["airtime", "data", "cable", "electricity"];
 /** Keys of a provider entry read here rather than by its plugin. */
 const routingKeys = ["products", "low_balance_naira", "low_balance_kobo"];
 
@@ -300,7 +292,7 @@ function readRoute(value: unknown, at: string, configured: readonly string[], re
   onlyKeys(route, ["service", "network", "providers"], at, refuse);
   const service = own(route, "service");
   if (!isService(service)) {
-    refuse(`${at}.service`, `must be one of ${services.join(", ")}, got ${describe(service)}`);
+    refuse(`${at}.service`, `must be one of ${serviceCodes.join(", ")}, got ${describe(service)}`);
   }
   const network = own(route, "network");
   if (network !== undefined && (typeof network !== "string" || !/^[^\sA-Z]+$/.test(network))) {
@@ -366,8 +358,8 @@ function mappingAt(value: unknown, at: string, refuse: Refuse): Record<string, u
   return value;
 }
 
-function isService(value: unknown): value is VendService {
-  return services.some((service) => service === value);
+function isService(value: unknown): value is ServiceCode {
+  return serviceCodes.some((service) => service === value);
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import type { FailureCode } from "../../generated/constants.ts";
+import type { FailureCode, ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import type { EnvReader, ProviderCallBound } from "../config.ts";
 import type { Database } from "../db/client.ts";
@@ -13,7 +13,7 @@ import type { Logger } from "../logger.ts";
 export interface ProviderOrder {
   reference: string;
   mode: Mode;
-  service: "airtime" | "data" | "cable" | "electricity";
+  service: ServiceCode;
   network: string;
   productCode: string;
   /** Phone number, meter number or smartcard number (unmasked). */

@@ -38,6 +38,25 @@ const deliveries = (status: "succeeded" | "failed"): Statement => ({
 });
 
 /**
+ * The delete of a table's oldest rows (by `id`) older than the cutoff by one time column, `only` those matching
+ * when given. `nullsFirst` orders as a listing index (`desc`, nulls last) read backwards, so that index serves it.
+ */
+const oldestRows = (table: string, timeColumn: string, options: { nullsFirst?: boolean; only?: SQL } = {}): Statement => ({
+  table,
+  build: (cutoff, limit) => {
+    const [from, time] = [sql.raw(table), sql.raw(timeColumn)];
+    const only = options.only ? sql`${options.only} and ` : sql``;
+    const order = options.nullsFirst ? sql`${time} nulls first` : time;
+    return sql`
+      with doomed as (
+        select id from ${from} where ${only}${time} < ${cutoff}
+        order by ${order} limit ${limit} for update skip locked),
+      gone as (delete from ${from} x using doomed where x.id = doomed.id returning 1)
+      select count(*)::int as main from gone`;
+  },
+});
+
+/**
  * One delete statement per kind, each through an index that starts at the oldest row and ends at the cutoff.
  * A listing index (`created_at desc`, nulls last) serves "oldest first" read backwards, which is `nulls first`:
  * without it the planner sorts the whole table instead (the columns are never null).
@@ -45,15 +64,7 @@ const deliveries = (status: "succeeded" | "failed"): Statement => ({
  * events a delivery still has to carry.
  */
 export const statements: Record<RetentionKind, Statement> = {
-  webhookAttempts: {
-    table: "webhook_attempts",
-    build: (cutoff, limit) => sql`
-      with doomed as (
-        select id from webhook_attempts where attempted_at < ${cutoff}
-        order by attempted_at limit ${limit} for update skip locked),
-      gone as (delete from webhook_attempts a using doomed where a.id = doomed.id returning 1)
-      select count(*)::int as main from gone`,
-  },
+  webhookAttempts: oldestRows("webhook_attempts", "attempted_at"),
   deliveredWebhooks: deliveries("succeeded"),
   failedWebhooks: deliveries("failed"),
   // Walks each account's side through the events listing index (account, mode, created_at): no index of its own
@@ -79,15 +90,7 @@ export const statements: Record<RetentionKind, Statement> = {
       select (select count(*) from gone)::int as main, (select count(*) from deliveries)::int as webhook_deliveries,
         (select count(*) from attempts)::int as webhook_attempts`,
   },
-  providerCallbacks: {
-    table: "provider_callbacks",
-    build: (cutoff, limit) => sql`
-      with doomed as (
-        select id from provider_callbacks where received_at < ${cutoff}
-        order by received_at nulls first limit ${limit} for update skip locked),
-      gone as (delete from provider_callbacks c using doomed where c.id = doomed.id returning 1)
-      select count(*)::int as main from gone`,
-  },
+  providerCallbacks: oldestRows("provider_callbacks", "received_at", { nullsFirst: true }),
   // Only orders whose transaction is final (found by the request id it was sent under) and whose callback,
   // if any, was sent: an open order may still be re-queried.
   sandboxOrders: {
@@ -103,15 +106,7 @@ export const statements: Record<RetentionKind, Statement> = {
       gone as (delete from sandbox_orders s using doomed where s.reference = doomed.reference returning 1)
       select count(*)::int as main from gone`,
   },
-  lowBalanceAnomalies: {
-    table: "provider_anomalies",
-    build: (cutoff, limit) => sql`
-      with doomed as (
-        select id from provider_anomalies where kind = 'low_balance' and created_at < ${cutoff}
-        order by created_at nulls first limit ${limit} for update skip locked),
-      gone as (delete from provider_anomalies x using doomed where x.id = doomed.id returning 1)
-      select count(*)::int as main from gone`,
-  },
+  lowBalanceAnomalies: oldestRows("provider_anomalies", "created_at", { nullsFirst: true, only: sql`kind = 'low_balance'` }),
 };
 
 /** Deletes one batch of `kind` older than `days` days by the database's clock. */

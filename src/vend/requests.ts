@@ -1,6 +1,6 @@
 import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
-import { priceFor } from "../catalogue/service.ts";
+import { priceFor } from "../catalogue/catalogue-listing.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/shared/destinations.ts";
 import type { VendOrder } from "../orders/accept.ts";

@@ -1,6 +1,6 @@
 import type { AppDeps } from "../deps.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
-import { verifyMeter, verifySmartcard } from "./service.ts";
+import { verifyMeter, verifySmartcard } from "./verify-customer.ts";
 
 export function verificationRoutes(deps: AppDeps) {
   const handlers = {

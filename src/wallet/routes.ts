@@ -2,8 +2,8 @@ import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { accountScope, idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
-import { creditWallet, getWallet, setLowBalanceThreshold } from "./service.ts";
 import { listLedgerEntries } from "./statement.ts";
+import { creditWallet, getWallet, setLowBalanceThreshold } from "./wallet-balance.ts";
 
 export function walletRoutes(deps: AppDeps) {
   const handlers = {

@@ -6,10 +6,11 @@ import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics/metrics.ts";
 import { type TraceSpan, type Tracing, tracingOff } from "../tracing/tracing.ts";
-import type { ClaimedDelivery } from "./claim.ts";
+import type { ClaimedDelivery } from "./delivery-claim.ts";
 import { recordEndpointHealth } from "./endpoint-health.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";
+import { stopPendingDeliveries } from "./stop-deliveries.ts";
 import { type HostResolver, privateUrlsAllowedFor, resolveWithSystemDns } from "./url-guard.ts";
 
 export interface DeliveryDeps {
@@ -120,12 +121,8 @@ async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outc
 }
 
 /** Retires a delivery its endpoint no longer wants (disabled or unsubscribed since it was scheduled), unsent. */
-async function retireUnsendable(deps: DeliveryDeps, delivery: ClaimedDelivery, reason: string): Promise<void> {
-  const d = webhookDeliveries;
-  await deps.db
-    .update(d)
-    .set({ status: "failed", lastError: reason, nextAttemptAt: null, leaseExpiresAt: null, updatedAt: sql`now()` })
-    .where(and(eq(d.id, delivery.id), eq(d.status, "pending"), eq(d.leaseExpiresAt, delivery.lease)));
+function retireUnsendable(deps: DeliveryDeps, delivery: ClaimedDelivery, reason: string): Promise<void> {
+  return stopPendingDeliveries(deps.db, { deliveryId: delivery.id, lease: delivery.lease }, reason);
 }
 
 /** The send's CLIENT span, continuing the trace of the event's transaction. */

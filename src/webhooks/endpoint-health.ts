@@ -3,8 +3,8 @@ import type { components } from "../../generated/openapi-types.ts";
 import { webhookEndpoints } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { enqueueAccountEvent } from "../ledger/outbox.ts";
-import { stopPendingDeliveries } from "./endpoint-update.ts";
-import { disabledMessageOf, type EndpointRow } from "./present.ts";
+import { disabledMessageOf, type EndpointRow } from "./endpoint-view.ts";
+import { stopPendingDeliveries } from "./stop-deliveries.ts";
 
 type WebhookEndpointDisabled = components["schemas"]["WebhookEndpointDisabled"];
 
@@ -60,7 +60,7 @@ export async function recordEndpointHealth(
     )
     .returning();
   if (!disabled) return false;
-  await stopPendingDeliveries(tx, disabled.id, "endpoint disabled", { except: attempt.deliveryId });
+  await stopPendingDeliveries(tx, { endpointId: disabled.id, except: attempt.deliveryId }, "endpoint disabled");
   await enqueueAccountEvent(tx, {
     accountId: disabled.accountId,
     mode: disabled.mode,

@@ -1,18 +1,18 @@
-import { and, eq, inArray, ne, notInArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { PrivateUrlsSetting } from "../config.ts";
-import { events, webhookDeliveries, webhookEndpoints } from "../db/schema/index.ts";
+import { webhookEndpoints } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import type { Scope } from "../lib/scope.ts";
-import { currentEndpointOf, type EndpointRow, presentEndpoint } from "./present.ts";
+import { currentEndpointOf, type EndpointRow, presentEndpoint } from "./endpoint-view.ts";
 import { generateWebhookSecret } from "./secret.ts";
+import { stopPendingDeliveries } from "./stop-deliveries.ts";
 import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 
 type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];
 type WebhookEndpointCreated = components["schemas"]["WebhookEndpointCreated"];
 type UpdateRequest = components["schemas"]["WebhookEndpointUpdateRequest"];
-type EventType = components["schemas"]["EventType"];
 
 /** Default and longest overlap of a rotation, in seconds: a day, and a week. */
 export const defaultRotationOverlapSeconds = 86_400;
@@ -26,34 +26,6 @@ async function lockEndpoint(tx: Executor, scope: Scope, id: string): Promise<End
     .limit(1);
   if (!row) throw notFound("Webhook endpoint");
   return row;
-}
-
-/**
- * Marks the endpoint's pending deliveries failed with `reason` instead of sending them: all of them
- * (but `except`), or only those of events whose type is not in `keepTypes`. A send already in flight
- * loses its lease and is not recorded over this.
- */
-export async function stopPendingDeliveries(
-  tx: Executor,
-  endpointId: string,
-  reason: string,
-  options: { keepTypes?: readonly EventType[]; except?: string } = {},
-): Promise<void> {
-  const d = webhookDeliveries;
-  const { keepTypes, except } = options;
-  const ofTypes = keepTypes
-    ? inArray(
-        d.eventId,
-        tx
-          .select({ id: events.id })
-          .from(events)
-          .where(notInArray(events.type, [...keepTypes])),
-      )
-    : undefined;
-  await tx
-    .update(d)
-    .set({ status: "failed", lastError: reason, nextAttemptAt: null, leaseExpiresAt: null, updatedAt: sql`now()` })
-    .where(and(eq(d.endpointId, endpointId), eq(d.status, "pending"), ofTypes, except ? ne(d.id, except) : undefined));
 }
 
 /**
@@ -88,8 +60,9 @@ export async function updateWebhookEndpoint(
       .where(eq(webhookEndpoints.id, row.id))
       .returning();
     if (!updated) throw new Error("webhook endpoint vanished under its lock");
-    if (!updated.enabled) await stopPendingDeliveries(tx, row.id, "endpoint disabled");
-    else if (input.event_types) await stopPendingDeliveries(tx, row.id, "not subscribed", { keepTypes: input.event_types });
+    if (!updated.enabled) await stopPendingDeliveries(tx, { endpointId: row.id }, "endpoint disabled");
+    else if (input.event_types)
+      await stopPendingDeliveries(tx, { endpointId: row.id, keepTypes: input.event_types }, "not subscribed");
     return presentEndpoint(updated);
   });
 }

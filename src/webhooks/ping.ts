@@ -8,7 +8,7 @@ import { randomBase62 } from "../lib/random.ts";
 import type { Scope } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { publicError } from "./delivery.ts";
-import { currentEndpointOf } from "./present.ts";
+import { currentEndpointOf } from "./endpoint-view.ts";
 import { signingSecretsOf } from "./secret.ts";
 import { postWebhook } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";

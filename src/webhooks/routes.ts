@@ -1,16 +1,10 @@
 import type { AppDeps } from "../deps.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
+import { listEvents, resendEvent } from "./account-events.ts";
 import { rotateWebhookEndpointSecret, updateWebhookEndpoint } from "./endpoint-update.ts";
+import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listWebhookEndpoints } from "./manage-endpoints.ts";
 import { pingWebhookEndpoint } from "./ping.ts";
 import { resendFailedDeliveries } from "./resend-failed.ts";
-import {
-  createWebhookEndpoint,
-  deleteWebhookEndpoint,
-  getWebhookEndpoint,
-  listEvents,
-  listWebhookEndpoints,
-  resendEvent,
-} from "./service.ts";
 
 export function webhookRoutes(deps: AppDeps) {
   const urlOptions = () => ({ allowPrivateUrls: deps.config.webhooks.allowPrivateUrls });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
-import { priceFor } from "../../src/catalogue/service.ts";
+import { priceFor } from "../../src/catalogue/catalogue-listing.ts";
 import { products } from "../../src/db/schema/index.ts";
 import { findProduct, type ProductRow } from "../../src/orders/product-cache.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

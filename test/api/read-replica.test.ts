@@ -1,6 +1,6 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createAccount } from "../../src/accounts/service.ts";
+import { createAccount } from "../../src/accounts/account-records.ts";
 import { ConfigError } from "../../src/config.ts";
 import { type Database, openDatabase } from "../../src/db/client.ts";
 import { PrimaryPositions, parseLsn, primaryReads, type ReadRouter, startReplicaRouter } from "../../src/db/replica.ts";

@@ -69,6 +69,7 @@ describe("parseCsv (RFC 4180)", () => {
     ["an unclosed quote, reported where it opened", 'a\n"b\nc\n', 2, "never closed"],
     ["text after a closing quote", 'a\n"b"c\n', 2, "after the closing quote"],
     ["a quote inside an unquoted field", 'a\nb"c\n', 2, "does not start with one"],
+    ["an error after a quoted CRLF, which is one line", '"p\r\nq"\n"b"c\n', 3, "after the closing quote"],
   ])("%s is an error with its line", (_name, input, line, message) => {
     let caught: unknown;
     try {

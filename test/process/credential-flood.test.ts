@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createAccount } from "../../src/accounts/service.ts";
+import { createAccount } from "../../src/accounts/account-records.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
 import { idem } from "../helpers/accounts.ts";

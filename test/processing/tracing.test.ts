@@ -9,7 +9,7 @@ import { loadConfig } from "../../src/load-config.ts";
 import { completionBatcher } from "../../src/orders/completion.ts";
 import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { createTracing } from "../../src/tracing/tracing.ts";
-import { generateWebhookSecret } from "../../src/webhooks/service.ts";
+import { generateWebhookSecret } from "../../src/webhooks/secret.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow } from "../helpers/processing.ts";

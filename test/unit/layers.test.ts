@@ -52,6 +52,25 @@ describe("imports point one way (dependency-cruiser)", () => {
     }
   });
 
+  test("provider-admin is a feature: domain and base code may not import it, and its services import no route", () => {
+    const dir = fixture({
+      "src/provider-admin/overview.ts": 'import { r } from "../vend/routes.ts";\nexport const overview = r;\n',
+      "src/provider-admin/routes.ts": 'import { overview } from "./overview.ts";\nexport const routes = overview;\n',
+      "src/vend/routes.ts": "export const r = 1;\n",
+      "src/providers/registry.ts": 'import { overview } from "../provider-admin/overview.ts";\nexport const p = overview;\n',
+      "src/db/keyset.ts": 'import { overview } from "../provider-admin/overview.ts";\nexport const k = overview;\n',
+    });
+    try {
+      const { status, output } = cruise(dir, ["src"]);
+      expect(status).not.toBe(0);
+      expect(output).toContain("domain-imports-upward: src/providers/registry.ts → src/provider-admin/overview.ts");
+      expect(output).toContain("base-imports-upward: src/db/keyset.ts → src/provider-admin/overview.ts");
+      expect(output).toContain("service-imports-upward: src/provider-admin/overview.ts → src/vend/routes.ts");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("the same imports pointing forward pass", () => {
     const dir = fixture({
       "src/lib/money.ts": "export const formatted = 1;\n",

@@ -3,7 +3,7 @@ import type { Config } from "../../src/config.ts";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
 import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { generateWebhookSecret } from "../../src/webhooks/service.ts";
+import { generateWebhookSecret } from "../../src/webhooks/secret.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 

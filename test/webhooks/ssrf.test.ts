@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
 import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { createWebhookEndpoint, generateWebhookSecret } from "../../src/webhooks/service.ts";
+import { createWebhookEndpoint } from "../../src/webhooks/manage-endpoints.ts";
+import { generateWebhookSecret } from "../../src/webhooks/secret.ts";
 import type { HostResolver } from "../../src/webhooks/url-guard.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {

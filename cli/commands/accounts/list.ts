@@ -14,7 +14,7 @@ export const accountsListCommand = (): Command =>
         .option("--search <text>", "case-insensitive match on the name"),
       "vendctl accounts list --search acme --all",
     ),
-    { columns: accountColumns, ...resumable("accounts") },
+    resumable(accountColumns, "accounts"),
     (ctx, flags: AccountsListFlags) => {
       const client = ctx.clients.admin();
       return (page) => unwrap(client.GET("/admin/v1/accounts", { params: { query: { search: flags.search, ...page } } }));

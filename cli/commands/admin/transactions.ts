@@ -56,7 +56,7 @@ const adminTransactionsListCommand = (): Command =>
       "vendctl admin transactions list --search 08031234567 --from 2026-11-22",
       "vendctl admin transactions list --account 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --status failed --all --jsonl",
     ),
-    { columns: adminListColumns, ...resumable("transactions") },
+    resumable(adminListColumns, "transactions"),
     (ctx, flags: AdminListFlags) => {
       const client = ctx.clients.admin();
       const { mode, status, destination, network, service, from, to, search } = flags;

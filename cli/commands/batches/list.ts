@@ -30,7 +30,7 @@ export const batchesListCommand = (): Command =>
       "vendctl batches list --open",
       "vendctl batches list --from 2026-11-01 --to 2026-11-30 --all --csv > batches.csv",
     ),
-    { columns: batchColumns, ...resumable("batches") },
+    resumable(batchColumns, "batches"),
     (ctx, flags: ListFlags) => {
       const client = ctx.clients.api();
       const completed = flags.completed ? true : flags.open ? false : undefined;

@@ -15,7 +15,7 @@ export const callbacksListCommand = (): Command =>
         .option("--provider <name>", "only callbacks from this provider"),
       "vendctl callbacks list --reference txn_4kq9Zr2mXc81LwPb7sTfYhQe",
     ),
-    { columns: callbackColumns, ...resumable("callbacks") },
+    resumable(callbackColumns, "callbacks"),
     (ctx, flags: CallbacksListFlags) => {
       const client = ctx.clients.admin();
       const filters = { reference: flags.reference, provider: flags.provider };

@@ -4,7 +4,7 @@ import { type ProviderCallbackStatus, providerCallbackStatuses } from "../../../
 import { signTimestampedCallback } from "../../../src/lib/shared/callback-signature.ts";
 import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../../../src/providers/sandbox/defaults.ts";
 import { unwrap } from "../../client.ts";
-import { contextOf, integerOption, withExample } from "../../context.ts";
+import { actionCommand, integerOption } from "../../context.ts";
 import { io } from "../../io.ts";
 import { transactionDetailColumns } from "../../views.ts";
 
@@ -24,7 +24,7 @@ interface SendFlags {
 }
 
 export const callbacksSendCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("send")
       .description(
         "QA: post a correctly signed provider callback for a transaction (POST /callbacks/providers/{provider}), " +
@@ -47,36 +47,36 @@ export const callbacksSendCommand = (): Command =>
         "signature time (default now; an old one drills the service's replay window)",
         integerOption(0),
       ),
-    "vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful --token 1234-5678-9012 --units 45.6",
-  ).action(async (reference: string, flags: SendFlags, command: Command) => {
-    const ctx = contextOf(command);
-    const bearer = flags.sandboxToken || io().env.VENDCTL_SANDBOX_TOKEN || defaultSandboxCallbackToken;
-    const secret = flags.sandboxSecret || io().env.VENDCTL_SANDBOX_SECRET || defaultSandboxCallbackSecret;
-    const body = {
-      event_id: flags.eventId ?? `cb_${randomBytes(12).toString("hex")}`,
-      reference,
-      status: flags.status,
-      provider_reference: flags.providerReference ?? `SBX-${randomBytes(6).toString("hex").toUpperCase()}`,
-      ...(flags.token ? { token: flags.token } : {}),
-      ...(flags.units ? { units: flags.units } : {}),
-      ...(flags.receipt ? { receipt_number: flags.receipt } : {}),
-      ...(flags.deliveredMb === undefined ? {} : { delivered_mb: flags.deliveredMb }),
-      ...(flags.message ? { message: flags.message } : {}),
-    };
-    const raw = JSON.stringify(body);
-    const transaction = await unwrap(
-      ctx.clients.anonymous().POST("/callbacks/providers/{provider}", {
-        params: {
-          path: { provider: flags.provider },
-          // The sandbox scheme; the service refuses a `t` outside its replay window (CALLBACK_REPLAY_WINDOW_SECONDS).
-          header: { "X-Provider-Signature": signTimestampedCallback(secret, raw, flags.timestamp) },
-        },
-        headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
-        body,
-        // Signed bytes and sent bytes must be the same string.
-        bodySerializer: () => raw,
-      }),
-    );
-    await ctx.printer.note(`Callback ${body.event_id} accepted`);
-    await ctx.printer.record(transaction, transactionDetailColumns);
-  });
+    ["vendctl callbacks send txn_4kq9Zr2mXc81LwPb7sTfYhQe --status successful --token 1234-5678-9012 --units 45.6"],
+    async (ctx, reference: string, flags: SendFlags) => {
+      const bearer = flags.sandboxToken || io().env.VENDCTL_SANDBOX_TOKEN || defaultSandboxCallbackToken;
+      const secret = flags.sandboxSecret || io().env.VENDCTL_SANDBOX_SECRET || defaultSandboxCallbackSecret;
+      const body = {
+        event_id: flags.eventId ?? `cb_${randomBytes(12).toString("hex")}`,
+        reference,
+        status: flags.status,
+        provider_reference: flags.providerReference ?? `SBX-${randomBytes(6).toString("hex").toUpperCase()}`,
+        ...(flags.token ? { token: flags.token } : {}),
+        ...(flags.units ? { units: flags.units } : {}),
+        ...(flags.receipt ? { receipt_number: flags.receipt } : {}),
+        ...(flags.deliveredMb === undefined ? {} : { delivered_mb: flags.deliveredMb }),
+        ...(flags.message ? { message: flags.message } : {}),
+      };
+      const raw = JSON.stringify(body);
+      const transaction = await unwrap(
+        ctx.clients.anonymous().POST("/callbacks/providers/{provider}", {
+          params: {
+            path: { provider: flags.provider },
+            // The sandbox scheme; the service refuses a `t` outside its replay window (CALLBACK_REPLAY_WINDOW_SECONDS).
+            header: { "X-Provider-Signature": signTimestampedCallback(secret, raw, flags.timestamp) },
+          },
+          headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+          body,
+          // Signed bytes and sent bytes must be the same string.
+          bodySerializer: () => raw,
+        }),
+      );
+      await ctx.printer.note(`Callback ${body.event_id} accepted`);
+      await ctx.printer.record(transaction, transactionDetailColumns);
+    },
+  );

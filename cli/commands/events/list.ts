@@ -15,7 +15,7 @@ export const eventsListCommand = (): Command =>
         .addOption(new Option("--type <type>", "only this event type").choices(eventTypes)),
       "vendctl events list --type transaction.failed --all --jsonl",
     ),
-    { columns: eventColumns, ...resumable("events") },
+    resumable(eventColumns, "events"),
     (ctx, flags: EventsListFlags) => {
       const client = ctx.clients.api();
       return (page) => unwrap(client.GET("/api/v1/events", { params: { query: { type: flags.type, ...page } } }));

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { type Mode, modes } from "../../../generated/constants.ts";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { actionCommand } from "../../context.ts";
 import { warnShownOnce } from "../../shown-once.ts";
 import { apiKeyCreatedColumns } from "../../views.ts";
 import { keyHygieneColumns } from "./list.ts";
@@ -16,25 +16,27 @@ function parseExpiry(value: string): string {
 }
 
 export const keysCreateCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("create")
       .description("Create an API key for an account (the full key is shown only now)")
       .argument("<account-id>", "account id")
       .addOption(new Option("--mode <mode>", "key mode").choices(modes).makeOptionMandatory())
       .option("--expires-at <time>", "when the key stops working (RFC 3339, in the future)", parseExpiry)
       .option("--allow-ip <cidr>", "an address or CIDR block the key may be used from (repeatable; default any)", collect),
-    "vendctl keys create 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --mode live",
-    "vendctl keys create 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --mode live --allow-ip 203.0.113.0/24 --allow-ip 2001:db8::/48 --expires-at 2027-01-01T00:00:00Z",
-  ).action(async (accountId: string, flags: { mode: Mode; expiresAt?: string; allowIp?: string[] }, command: Command) => {
-    const ctx = contextOf(command);
-    const created = await unwrap(
-      ctx.clients.admin().POST("/admin/v1/accounts/{account_id}/keys", {
-        params: { path: { account_id: accountId } },
-        body: { mode: flags.mode, expires_at: flags.expiresAt, allowed_ips: flags.allowIp },
-      }),
-    );
-    await ctx.printer.record(created, [...apiKeyCreatedColumns, ...keyHygieneColumns]);
-    await warnShownOnce(
-      "Save this key now: it is shown only once. If it is lost, create another and revoke this one (vendctl keys revoke).",
-    );
-  });
+    [
+      "vendctl keys create 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --mode live",
+      "vendctl keys create 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --mode live --allow-ip 203.0.113.0/24 --allow-ip 2001:db8::/48 --expires-at 2027-01-01T00:00:00Z",
+    ],
+    async (ctx, accountId: string, flags: { mode: Mode; expiresAt?: string; allowIp?: string[] }) => {
+      const created = await unwrap(
+        ctx.clients.admin().POST("/admin/v1/accounts/{account_id}/keys", {
+          params: { path: { account_id: accountId } },
+          body: { mode: flags.mode, expires_at: flags.expiresAt, allowed_ips: flags.allowIp },
+        }),
+      );
+      await ctx.printer.record(created, [...apiKeyCreatedColumns, ...keyHygieneColumns]);
+      await warnShownOnce(
+        "Save this key now: it is shown only once. If it is lost, create another and revoke this one (vendctl keys revoke).",
+      );
+    },
+  );

@@ -3,7 +3,7 @@ import type { components } from "../../../generated/openapi-types.ts";
 import { unwrap } from "../../client.ts";
 import { readConfigFile, writeProfile } from "../../config.ts";
 import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
-import { type Context, contextOf, withExample } from "../../context.ts";
+import { actionCommand, type Context } from "../../context.ts";
 import type { Column } from "../../output.ts";
 import { CancelledError, confirmOrCancel, tell } from "../../prompt.ts";
 import { warnShownOnce } from "../../shown-once.ts";
@@ -48,7 +48,7 @@ async function shouldSave(ctx: Context, save: boolean | undefined): Promise<bool
 }
 
 export const keysRollCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("roll")
       .description(
         "Replace the API key in use with a new one (same account, mode and allowed IPs); the old key keeps working " +
@@ -59,30 +59,29 @@ export const keysRollCommand = (): Command =>
       .option("--save", "save the new key in the active profile")
       .option("--no-save", "do not save it (and do not ask)")
       .addOption(yesOption("with --grace 0")),
-    "vendctl keys roll --grace 1h --save",
-    "vendctl keys roll --grace 10m --no-save --json",
-  ).action(async (flags: { grace: number; save?: boolean; yes?: boolean }, command: Command) => {
-    const ctx = contextOf(command);
-    if (flags.grace === 0) {
-      await confirmDestructive(ctx, flags.yes, "Roll the API key in use with no grace", "The old key stops working at once");
-    }
-    const rolled = await unwrap(ctx.clients.api().POST("/api/v1/keys/roll", { body: { grace_seconds: flags.grace } }));
-    await ctx.printer.record(rolled, rolledColumns);
-    const oldUntil = rolled.previous.expires_at ?? "its expiry";
-    await warnShownOnce(
-      `Save this key now: it is shown only once. The old key (${rolled.previous.prefix}…) works until ${oldUntil}.`,
-    );
-    if (!(await shouldSave(ctx, flags.save))) {
-      if (flags.save === undefined)
-        tell(`Not saved: profile "${ctx.config.profile}" keeps the old key (vendctl config set api_key - saves one).`);
-      return;
-    }
-    const name = ctx.config.profile;
-    const path = writeProfile(name, { ...readConfigFile().profiles[name], apiKey: rolled.key.key });
-    tell(`Saved the new key in profile "${name}" (${path}).`);
-    if (ctx.config.sources.apiKey === "env" || ctx.config.sources.apiKey === "flag") {
-      tell(
-        `The key in use came from ${ctx.config.sources.apiKey === "env" ? "VENDCTL_API_KEY" : "--api-key"}: update it there too.`,
+    ["vendctl keys roll --grace 1h --save", "vendctl keys roll --grace 10m --no-save --json"],
+    async (ctx, flags: { grace: number; save?: boolean; yes?: boolean }) => {
+      if (flags.grace === 0) {
+        await confirmDestructive(ctx, flags.yes, "Roll the API key in use with no grace", "The old key stops working at once");
+      }
+      const rolled = await unwrap(ctx.clients.api().POST("/api/v1/keys/roll", { body: { grace_seconds: flags.grace } }));
+      await ctx.printer.record(rolled, rolledColumns);
+      const oldUntil = rolled.previous.expires_at ?? "its expiry";
+      await warnShownOnce(
+        `Save this key now: it is shown only once. The old key (${rolled.previous.prefix}…) works until ${oldUntil}.`,
       );
-    }
-  });
+      if (!(await shouldSave(ctx, flags.save))) {
+        if (flags.save === undefined)
+          tell(`Not saved: profile "${ctx.config.profile}" keeps the old key (vendctl config set api_key - saves one).`);
+        return;
+      }
+      const name = ctx.config.profile;
+      const path = writeProfile(name, { ...readConfigFile().profiles[name], apiKey: rolled.key.key });
+      tell(`Saved the new key in profile "${name}" (${path}).`);
+      if (ctx.config.sources.apiKey === "env" || ctx.config.sources.apiKey === "flag") {
+        tell(
+          `The key in use came from ${ctx.config.sources.apiKey === "env" ? "VENDCTL_API_KEY" : "--api-key"}: update it there too.`,
+        );
+      }
+    },
+  );

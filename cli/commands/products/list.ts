@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { addCatalogueFilters, type CatalogueFilters } from "../../catalogue-filters.ts";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { actionCommand } from "../../context.ts";
 import type { Column } from "../../output.ts";
 import { type Product, productColumns } from "../../views.ts";
 
@@ -16,7 +16,7 @@ export const operatorProductColumns: Column<Product>[] = [
 
 /** The products on sale now, with everything `products update` can change. */
 export const productsListCommand = (): Command =>
-  withExample(
+  actionCommand(
     addCatalogueFilters(
       new Command("list").description(
         "Products on sale, with price, range, discount and whether active (API key: the catalogue; disabled products are not listed)",
@@ -24,11 +24,10 @@ export const productsListCommand = (): Command =>
       "only this network, disco or biller",
       "only this service",
     ),
-    "vendctl products list --service data --network mtn",
-    "vendctl products list --csv > products.csv",
-  ).action(async (flags: CatalogueFilters, command: Command) => {
-    const ctx = contextOf(command);
-    const query = { network: flags.network, service: flags.service };
-    const products = await unwrap(ctx.clients.api().GET("/api/v1/catalogue/products", { params: { query } }));
-    await ctx.printer.listAll(operatorProductColumns, products);
-  });
+    ["vendctl products list --service data --network mtn", "vendctl products list --csv > products.csv"],
+    async (ctx, flags: CatalogueFilters) => {
+      const query = { network: flags.network, service: flags.service };
+      const products = await unwrap(ctx.clients.api().GET("/api/v1/catalogue/products", { params: { query } }));
+      await ctx.printer.listAll(operatorProductColumns, products);
+    },
+  );

@@ -42,10 +42,7 @@ export const transactionsListCommand = (): Command =>
       "vendctl transactions list --client-reference order-1001",
       "vendctl transactions list --batch-id 5b0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --all --csv",
     ),
-    {
-      columns: transactionColumns,
-      ...resumable(),
-    },
+    resumable(transactionColumns),
     (ctx, flags: ListFlags) => {
       const client = ctx.clients.api();
       const { status, destination, network, service, from, to, search, clientReference, batchId } = flags;

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { actionCommand } from "../../context.ts";
 import { printAdminTransaction } from "./inspect.ts";
 
 /**
@@ -8,15 +8,15 @@ import { printAdminTransaction } from "./inspect.ts";
  * Safe to repeat, so it does not ask to confirm.
  */
 export const transactionsRequeryCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("requery")
       .description("Ask the provider for an order's state now and apply a final answer (admin token, operator role)")
       .argument("<reference>", "transaction reference (txn_…)"),
-    "vendctl transactions requery txn_4kq9Zr2mXc81LwPb7sTfYhQe",
-  ).action(async (reference: string, _flags: unknown, command: Command) => {
-    const { clients, printer } = contextOf(command);
-    const transaction = await unwrap(
-      clients.admin().POST("/admin/v1/transactions/{reference}/requery", { params: { path: { reference } } }),
-    );
-    await printAdminTransaction(printer, transaction);
-  });
+    ["vendctl transactions requery txn_4kq9Zr2mXc81LwPb7sTfYhQe"],
+    async ({ clients, printer }, reference: string) => {
+      const transaction = await unwrap(
+        clients.admin().POST("/admin/v1/transactions/{reference}/requery", { params: { path: { reference } } }),
+      );
+      await printAdminTransaction(printer, transaction);
+    },
+  );

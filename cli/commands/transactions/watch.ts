@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { contextOf, integerOption, withExample } from "../../context.ts";
+import { actionCommand, integerOption } from "../../context.ts";
 import { isFinal } from "../../vend/wait.ts";
 import type { Transaction } from "../../views.ts";
 
@@ -20,29 +20,29 @@ function describe(t: Transaction): string {
 }
 
 export const transactionsWatchCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("watch")
       .description("Long-poll a transaction and print each status change until it is final")
       .argument("<reference>", "transaction reference (txn_…)")
       .option("--wait <seconds>", "long-poll length of each request", integerOption(0), 20),
-    "vendctl transactions watch txn_4kq9Zr2mXc81LwPb7sTfYhQe",
-  ).action(async (reference: string, flags: WatchFlags, command: Command) => {
-    const ctx = contextOf(command);
-    const client = ctx.clients.api();
-    let last: string | undefined;
-    for (;;) {
-      const started = Date.now();
-      const wait = last === undefined ? 0 : flags.wait;
-      const transaction = await unwrap(
-        client.GET("/api/v1/transactions/{reference}", { params: { path: { reference }, query: { wait } } }),
-      );
-      if (transaction.status !== last) {
-        last = transaction.status;
-        if (ctx.printer.format === "table") await ctx.printer.write(`${describe(transaction)}\n`);
-        else await ctx.printer.write(`${JSON.stringify(transaction)}\n`);
+    ["vendctl transactions watch txn_4kq9Zr2mXc81LwPb7sTfYhQe"],
+    async (ctx, reference: string, flags: WatchFlags) => {
+      const client = ctx.clients.api();
+      let last: string | undefined;
+      for (;;) {
+        const started = Date.now();
+        const wait = last === undefined ? 0 : flags.wait;
+        const transaction = await unwrap(
+          client.GET("/api/v1/transactions/{reference}", { params: { path: { reference }, query: { wait } } }),
+        );
+        if (transaction.status !== last) {
+          last = transaction.status;
+          if (ctx.printer.format === "table") await ctx.printer.write(`${describe(transaction)}\n`);
+          else await ctx.printer.write(`${JSON.stringify(transaction)}\n`);
+        }
+        if (isFinal(transaction)) return;
+        const elapsed = Date.now() - started;
+        if (elapsed < minimumPollMs) await Bun.sleep(minimumPollMs - elapsed);
       }
-      if (isFinal(transaction)) return;
-      const elapsed = Date.now() - started;
-      if (elapsed < minimumPollMs) await Bun.sleep(minimumPollMs - elapsed);
-    }
-  });
+    },
+  );

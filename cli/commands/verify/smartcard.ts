@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { actionCommand } from "../../context.ts";
 import { billerOption } from "../../vend/options.ts";
 import { smartcardColumns } from "../../views.ts";
 
@@ -10,15 +10,15 @@ interface SmartcardFlags {
 }
 
 export const verifySmartcardCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("smartcard")
       .description("Look up the customer and current bouquet behind a smartcard (nothing is charged)")
       .addOption(billerOption().makeOptionMandatory())
       .requiredOption("--smartcard <number>", "smartcard or IUC number"),
-    "vendctl verify smartcard --biller dstv --smartcard 7031234567",
-  ).action(async (flags: SmartcardFlags, command: Command) => {
-    const ctx = contextOf(command);
-    const body = { network: flags.biller, smartcard_number: flags.smartcard };
-    const found = await unwrap(ctx.clients.api().POST("/api/v1/bills/cable/verify", { body }));
-    await ctx.printer.record(found, smartcardColumns);
-  });
+    ["vendctl verify smartcard --biller dstv --smartcard 7031234567"],
+    async (ctx, flags: SmartcardFlags) => {
+      const body = { network: flags.biller, smartcard_number: flags.smartcard };
+      const found = await unwrap(ctx.clients.api().POST("/api/v1/bills/cable/verify", { body }));
+      await ctx.printer.record(found, smartcardColumns);
+    },
+  );

@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { type Context, contextOf, withExample } from "../../context.ts";
+import { type Context, commandGroup, contextOf, withExample } from "../../context.ts";
 import { parseNgn } from "../../money.ts";
 import { walletColumns } from "../../views.ts";
 
@@ -30,11 +30,11 @@ const alertOffCommand = (): Command =>
   );
 
 export const walletAlertCommand = (): Command =>
-  withExample(
-    new Command("alert")
-      .description("The low-balance alert of the API key's wallet (PATCH /api/v1/wallet); wallet balance shows it")
-      .addCommand(alertSetCommand())
-      .addCommand(alertOffCommand()),
+  commandGroup(
+    new Command("alert").description(
+      "The low-balance alert of the API key's wallet (PATCH /api/v1/wallet); wallet balance shows it",
+    ),
+    [alertSetCommand(), alertOffCommand()],
     "vendctl wallet alert set 5000",
     "vendctl wallet alert off",
   );

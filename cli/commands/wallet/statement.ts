@@ -41,10 +41,7 @@ export const walletStatementCommand = (): Command =>
       "vendctl wallet statement --from 2026-11-01 --to 2026-11-30 --all --csv > november.csv",
       "vendctl wallet statement --kind capture --max 50",
     ),
-    {
-      columns: statementColumns,
-      ...resumable("entries"),
-    },
+    resumable(statementColumns, "entries"),
     (ctx, flags: StatementFlags) => {
       const client = ctx.clients.api();
       const filters = { from: flags.from, to: flags.to, kind: flags.kind };

@@ -1,30 +1,32 @@
 import { Command } from "commander";
 import type { EventType } from "../../../generated/constants.ts";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { actionCommand } from "../../context.ts";
 import { warnShownOnce } from "../../shown-once.ts";
 import { endpointCreatedColumns } from "../../views.ts";
 import { parseEventTypes } from "./options.ts";
 
 export const webhooksAddCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("add")
       .description("Register a webhook endpoint; its signing secret (whsec_…) is shown only now")
       .argument("<url>", "where events are POSTed")
       .option("--description <text>", "what the endpoint is for")
       .option("--events <types>", "only these event types, comma-separated (default: all)", parseEventTypes),
-    "vendctl webhooks add https://example.com/hooks/vend --description 'Order service'",
-    "vendctl webhooks add https://example.com/hooks/failures --events transaction.failed",
-  ).action(async (url: string, flags: { description?: string; events?: EventType[] | "all" }, command: Command) => {
-    const ctx = contextOf(command);
-    const body = {
-      url,
-      ...(flags.description ? { description: flags.description } : {}),
-      ...(flags.events && flags.events !== "all" ? { event_types: flags.events } : {}),
-    };
-    const created = await unwrap(ctx.clients.api().POST("/api/v1/webhook-endpoints", { body }));
-    await ctx.printer.record(created, endpointCreatedColumns);
-    await warnShownOnce(
-      "Save this signing secret now: it is shown only once. If it is lost, add the endpoint again and remove this one.",
-    );
-  });
+    [
+      "vendctl webhooks add https://example.com/hooks/vend --description 'Order service'",
+      "vendctl webhooks add https://example.com/hooks/failures --events transaction.failed",
+    ],
+    async (ctx, url: string, flags: { description?: string; events?: EventType[] | "all" }) => {
+      const body = {
+        url,
+        ...(flags.description ? { description: flags.description } : {}),
+        ...(flags.events && flags.events !== "all" ? { event_types: flags.events } : {}),
+      };
+      const created = await unwrap(ctx.clients.api().POST("/api/v1/webhook-endpoints", { body }));
+      await ctx.printer.record(created, endpointCreatedColumns);
+      await warnShownOnce(
+        "Save this signing secret now: it is shown only once. If it is lost, add the endpoint again and remove this one.",
+      );
+    },
+  );

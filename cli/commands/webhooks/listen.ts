@@ -1,6 +1,6 @@
 import { Command, Option } from "commander";
 import { Webhook } from "standardwebhooks";
-import { type Context, contextOf, integerOption, withExample } from "../../context.ts";
+import { actionCommand, type Context, integerOption } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
 import { io } from "../../io.ts";
 import { warnShownOnce } from "../../shown-once.ts";
@@ -90,7 +90,7 @@ async function announceEndpoint(ctx: Context, endpoint: TemporaryEndpoint): Prom
 }
 
 export const webhooksListenCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("listen")
       .description(
         "Run a local webhook receiver, like `stripe listen`. Without --secret it registers itself as a temporary " +
@@ -109,45 +109,47 @@ export const webhooksListenCommand = (): Command =>
         "--endpoint-url <url>",
         "the URL the temporary endpoint delivers to (default: http://<host>:<port>/), e.g. a tunnel",
       ),
-    "vendctl webhooks listen --forward-to http://localhost:3000/hooks/vend",
-    "vendctl webhooks listen --port 4242 --secret whsec_… --json",
-  ).action(async (flags: ListenFlags, command: Command) => {
-    const ctx = contextOf(command);
-    const secret = flags.secret || io().env.VENDCTL_WEBHOOK_SECRET;
-    let verifier = secret ? verifierFor(secret) : undefined;
-    if (!secret) requireTestKey(ctx);
-    const forwardTo = flags.forwardTo ?? flags.forward;
-    const stopped = untilStopped();
-    const server = Bun.serve({
-      port: flags.port,
-      hostname: flags.host,
-      fetch: async (request) => {
-        const raw = await request.text();
-        const headers: Record<string, string> = {};
-        request.headers.forEach((value, key) => {
-          headers[key] = value;
-        });
-        const verdict = verdictOf(verifier, raw, headers);
-        const forwarded = forwardTo ? await forwardDelivery(forwardTo, request, raw) : undefined;
-        await printDelivery(ctx, raw, headers, verdict, forwarded);
-        if (forwarded) return "answer" in forwarded ? forwarded.answer : new Response("forward failed\n", { status: 502 });
-        return verdict === "INVALID" ? new Response("invalid signature\n", { status: 400 }) : new Response("ok\n");
-      },
-    });
-    const host = flags.host === "0.0.0.0" || flags.host === "::" ? "127.0.0.1" : flags.host;
-    let endpoint: TemporaryEndpoint | undefined;
-    try {
-      if (!secret) {
-        endpoint = await createTemporaryEndpoint(ctx, flags.endpointUrl ?? `http://${host}:${server.port}/`);
-        verifier = verifierFor(endpoint.secret);
-        await announceEndpoint(ctx, endpoint);
+    [
+      "vendctl webhooks listen --forward-to http://localhost:3000/hooks/vend",
+      "vendctl webhooks listen --port 4242 --secret whsec_… --json",
+    ],
+    async (ctx, flags: ListenFlags) => {
+      const secret = flags.secret || io().env.VENDCTL_WEBHOOK_SECRET;
+      let verifier = secret ? verifierFor(secret) : undefined;
+      if (!secret) requireTestKey(ctx);
+      const forwardTo = flags.forwardTo ?? flags.forward;
+      const stopped = untilStopped();
+      const server = Bun.serve({
+        port: flags.port,
+        hostname: flags.host,
+        fetch: async (request) => {
+          const raw = await request.text();
+          const headers: Record<string, string> = {};
+          request.headers.forEach((value, key) => {
+            headers[key] = value;
+          });
+          const verdict = verdictOf(verifier, raw, headers);
+          const forwarded = forwardTo ? await forwardDelivery(forwardTo, request, raw) : undefined;
+          await printDelivery(ctx, raw, headers, verdict, forwarded);
+          if (forwarded) return "answer" in forwarded ? forwarded.answer : new Response("forward failed\n", { status: 502 });
+          return verdict === "INVALID" ? new Response("invalid signature\n", { status: 400 }) : new Response("ok\n");
+        },
+      });
+      const host = flags.host === "0.0.0.0" || flags.host === "::" ? "127.0.0.1" : flags.host;
+      let endpoint: TemporaryEndpoint | undefined;
+      try {
+        if (!secret) {
+          endpoint = await createTemporaryEndpoint(ctx, flags.endpointUrl ?? `http://${host}:${server.port}/`);
+          verifier = verifierFor(endpoint.secret);
+          await announceEndpoint(ctx, endpoint);
+        }
+        const checking = secret ? "verifying signatures with --secret" : "verifying signatures";
+        await ctx.printer.note(`Listening on http://${host}:${server.port} (${checking}; Ctrl-C to stop)`);
+        if (forwardTo) await ctx.printer.note(`Forwarding each delivery to ${forwardTo}`);
+        await stopped;
+      } finally {
+        await server.stop(true);
+        if (endpoint) await removeTemporaryEndpoint(ctx, endpoint);
       }
-      const checking = secret ? "verifying signatures with --secret" : "verifying signatures";
-      await ctx.printer.note(`Listening on http://${host}:${server.port} (${checking}; Ctrl-C to stop)`);
-      if (forwardTo) await ctx.printer.note(`Forwarding each delivery to ${forwardTo}`);
-      await stopped;
-    } finally {
-      await server.stop(true);
-      if (endpoint) await removeTemporaryEndpoint(ctx, endpoint);
-    }
-  });
+    },
+  );

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { unwrap, type VendClient } from "../../client.ts";
 import { confirmDestructive, willAsk, yesOption } from "../../confirm-destructive.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { actionCommand } from "../../context.ts";
 
 /** The endpoint's URL, to show what is being removed; undefined when it is not listed. */
 async function urlOf(api: VendClient, id: string): Promise<string | undefined> {
@@ -10,18 +10,23 @@ async function urlOf(api: VendClient, id: string): Promise<string | undefined> {
 }
 
 export const webhooksRemoveCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("remove")
       .alias("rm")
       .description("Remove a webhook endpoint; it gets no more events. Asks to confirm on a terminal; --yes without one")
       .argument("<id>", "endpoint id")
       .addOption(yesOption()),
-    "vendctl webhooks remove 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --yes",
-  ).action(async (id: string, flags: { yes?: boolean }, command: Command) => {
-    const ctx = contextOf(command);
-    const api = ctx.clients.api();
-    const url = willAsk(ctx, flags.yes) ? await urlOf(api, id) : undefined;
-    await confirmDestructive(ctx, flags.yes, `Remove webhook endpoint ${id}${url ? ` (${url})` : ""}`, "It gets no more events");
-    const removed = await unwrap(api.DELETE("/api/v1/webhook-endpoints/{id}", { params: { path: { id } } }));
-    await ctx.printer.record(removed, [{ key: "id" }, { key: "deleted" }]);
-  });
+    ["vendctl webhooks remove 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --yes"],
+    async (ctx, id: string, flags: { yes?: boolean }) => {
+      const api = ctx.clients.api();
+      const url = willAsk(ctx, flags.yes) ? await urlOf(api, id) : undefined;
+      await confirmDestructive(
+        ctx,
+        flags.yes,
+        `Remove webhook endpoint ${id}${url ? ` (${url})` : ""}`,
+        "It gets no more events",
+      );
+      const removed = await unwrap(api.DELETE("/api/v1/webhook-endpoints/{id}", { params: { path: { id } } }));
+      await ctx.printer.record(removed, [{ key: "id" }, { key: "deleted" }]);
+    },
+  );

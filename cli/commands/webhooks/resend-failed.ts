@@ -1,6 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { actionCommand } from "../../context.ts";
 import { parseFrom, parseTo } from "../../dates.ts";
 import { fields } from "../../views.ts";
 
@@ -11,7 +11,7 @@ interface ResendFlags {
 }
 
 export const webhooksResendFailedCommand = (): Command =>
-  withExample(
+  actionCommand(
     new Command("resend-failed")
       .description(
         "Send again the failed deliveries of events created in a time range (to enabled, subscribed endpoints). " +
@@ -28,17 +28,19 @@ export const webhooksResendFailedCommand = (): Command =>
         parseTo,
       )
       .option("--endpoint <id>", "only deliveries to this endpoint"),
-    "vendctl webhooks resend-failed --from 2026-11-20 --to 2026-11-22",
-    "vendctl webhooks resend-failed --from 2026-11-20T08:00:00Z --to 2026-11-20T14:00:00Z --endpoint 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f",
-  ).action(async (flags: ResendFlags, command: Command) => {
-    const ctx = contextOf(command);
-    const api = ctx.clients.api();
-    const body = { from: flags.from, to: flags.to, ...(flags.endpoint ? { endpoint_id: flags.endpoint } : {}) };
-    let scheduled = 0;
-    for (;;) {
-      const answer = await unwrap(api.POST("/api/v1/events/resend-failed", { body }));
-      scheduled += answer.scheduled;
-      if (!answer.more || answer.scheduled === 0) break;
-    }
-    await ctx.printer.record({ scheduled, from: flags.from, to: flags.to }, fields("scheduled", "from", "to"));
-  });
+    [
+      "vendctl webhooks resend-failed --from 2026-11-20 --to 2026-11-22",
+      "vendctl webhooks resend-failed --from 2026-11-20T08:00:00Z --to 2026-11-20T14:00:00Z --endpoint 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f",
+    ],
+    async (ctx, flags: ResendFlags) => {
+      const api = ctx.clients.api();
+      const body = { from: flags.from, to: flags.to, ...(flags.endpoint ? { endpoint_id: flags.endpoint } : {}) };
+      let scheduled = 0;
+      for (;;) {
+        const answer = await unwrap(api.POST("/api/v1/events/resend-failed", { body }));
+        scheduled += answer.scheduled;
+        if (!answer.more || answer.scheduled === 0) break;
+      }
+      await ctx.printer.record({ scheduled, from: flags.from, to: flags.to }, fields("scheduled", "from", "to"));
+    },
+  );

@@ -115,6 +115,8 @@ function send(endpoint: ClubkonnectOrderEndpoint, params: Record<string, string>
 /** The order's GET (RequestID = our reference), or why ClubKonnect does not sell the product. */
 export function planClubkonnectOrder(order: ProviderOrder, fallbackPhone = fallbackCustomerPhone): ClubkonnectOrderPlan {
   const requestId = { RequestID: order.reference };
+  /** A bill's last parameters: the customer's phone (ours when none was given), then our reference. */
+  const billPayer = { PhoneNo: order.phoneNumber ?? fallbackPhone, ...requestId };
   switch (order.service) {
     case "airtime": {
       const network = lookup(networkCodes, order.network);
@@ -136,26 +138,15 @@ export function planClubkonnectOrder(order: ProviderOrder, fallbackPhone = fallb
     case "electricity": {
       const company = lookup(discoCodes, order.network);
       if (!company) return unsold(`electricity for ${order.network}`);
-      return send("APIElectricityV1.asp", {
-        ElectricCompany: company,
-        MeterType: meterTypeCodes[meterTypeOf(order)],
-        MeterNo: order.destination,
-        Amount: naira(order.amountKobo),
-        PhoneNo: order.phoneNumber ?? fallbackPhone,
-        ...requestId,
-      });
+      const meter = { ElectricCompany: company, MeterType: meterTypeCodes[meterTypeOf(order)], MeterNo: order.destination };
+      return send("APIElectricityV1.asp", { ...meter, Amount: naira(order.amountKobo), ...billPayer });
     }
     case "cable": {
       const cable = lookup(cableCodes, order.network);
       if (!cable) return unsold(`cable for ${order.network}`);
-      return send("APICableTVV1.asp", {
-        CableTV: cable,
-        // ClubKonnect's bouquet codes mostly match ours (dstv-padi, gotv-max); the providers file maps the rest.
-        Package: order.providerCode ?? order.productCode,
-        SmartCardNo: order.destination,
-        PhoneNo: order.phoneNumber ?? fallbackPhone,
-        ...requestId,
-      });
+      // ClubKonnect's bouquet codes mostly match ours (dstv-padi, gotv-max); the providers file maps the rest.
+      const bouquet = { CableTV: cable, Package: order.providerCode ?? order.productCode, SmartCardNo: order.destination };
+      return send("APICableTVV1.asp", { ...bouquet, ...billPayer });
     }
   }
 }

@@ -1,3 +1,4 @@
+import { liveHttpPlugin } from "../live-http-plugin.ts";
 import type { ProviderPlugin } from "../types.ts";
 import { readClubkonnectCallback } from "./callbacks.ts";
 import { clubkonnectName, createClubkonnectProvider } from "./client.ts";
@@ -9,13 +10,7 @@ import { type ClubkonnectConfig, readClubkonnectConfig } from "./config.ts";
  * re-queried (callbacks.ts reads them), and the plugin declares no signed callbacks.
  */
 export const clubkonnectPlugin = {
-  name: clubkonnectName,
-  mode: "live",
-  envPrefix: "CLUBKONNECT_",
-  readConfig: readClubkonnectConfig,
-  // A job may re-query then send: the lease must outlast two calls.
-  longestCall: (config) => ({ ms: config.timeoutMs, variable: "CLUBKONNECT_TIMEOUT_MS" }),
-  createAdapter: (config) => createClubkonnectProvider(config),
+  ...liveHttpPlugin(clubkonnectName, "CLUBKONNECT_", readClubkonnectConfig, createClubkonnectProvider),
   callbackHint(query) {
     const hint = readClubkonnectCallback(query);
     if (!hint) return null;

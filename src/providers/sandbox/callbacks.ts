@@ -33,7 +33,7 @@ async function takeDueSandboxCallbacks(db: Database, limit: number): Promise<Ord
 async function retrySandboxCallback(db: Database, reference: string, afterMs: number): Promise<void> {
   await db
     .update(sandboxOrders)
-    .set({ callbackSentAt: null, callbackDueAt: new Date(Date.now() + afterMs) })
+    .set({ callbackSentAt: null, callbackDueAt: sql`now() + ${afterMs}::integer * interval '1 millisecond'` })
     .where(eq(sandboxOrders.reference, reference));
 }
 

@@ -18,7 +18,8 @@ import { sandboxName, sandboxScenarioFor } from "./defaults.ts";
 type OrderRow = typeof sandboxOrders.$inferSelect;
 type Plan = Pick<OrderRow, "status" | "eventualStatus"> & {
   result: Record<string, string>;
-  callbackDueAt: Date | null;
+  /** The callback's delay; the due instant is the database's `now()` plus it. */
+  callbackAfterMs: number | null;
   timeoutFirst: boolean;
 };
 
@@ -50,7 +51,7 @@ function planFor(order: ProviderOrder, callbackDelayMs: number): Plan {
     status: scenario.status,
     eventualStatus,
     result,
-    callbackDueAt: eventualStatus ? new Date(Date.now() + callbackDelayMs) : null,
+    callbackAfterMs: eventualStatus ? callbackDelayMs : null,
     timeoutFirst: scenario.timeoutFirst ?? false,
   };
 }
@@ -83,7 +84,8 @@ export function createSandboxProvider(db: Database, config: SandboxConfig): Prov
           status: plan.status,
           eventualStatus: plan.eventualStatus,
           result: plan.result,
-          callbackDueAt: plan.callbackDueAt,
+          // Null without a callback; one statement text either way (a prepared statement).
+          callbackDueAt: sql`now() + ${plan.callbackAfterMs}::integer * interval '1 millisecond'`,
         })
         .onConflictDoUpdate({ target: sandboxOrders.reference, set: { vendCount: sql`${sandboxOrders.vendCount} + 1` } })
         .returning()

@@ -59,50 +59,37 @@ function meterTypeOf(order: Pick<ProviderOrder, "meterType" | "productCode">): "
   return order.productCode.endsWith("-postpaid") ? "postpaid" : "prepaid";
 }
 
-/** The pay body for an order, or null when this provider sells no such product. */
-export function buildVtuPayRequest(order: ProviderOrder, fallbackPhone = defaultCustomerPhone): VtuPayRequest | null {
-  const amount = order.amountKobo / 100;
-  const base = { request_id: order.reference, amount };
+/** The provider's service id of the order's product, or undefined when it sells none. */
+function serviceIdOf(order: ProviderOrder): string | undefined {
   switch (order.service) {
-    case "airtime": {
-      const serviceID = lookup(networkServiceIds, order.network);
-      if (!serviceID) return null;
-      return { ...base, serviceID, billersCode: order.destination, phone: order.destination };
-    }
+    case "airtime":
+      return lookup(networkServiceIds, order.network);
     case "data": {
       const network = lookup(networkServiceIds, order.network);
-      if (!network) return null;
-      return {
-        ...base,
-        serviceID: `${network}-data`,
-        billersCode: order.destination,
-        variation_code: order.providerCode ?? order.productCode,
-        phone: order.destination,
-      };
+      return network ? `${network}-data` : undefined;
     }
-    case "electricity": {
-      const serviceID = lookup(discoServiceIds, order.network);
-      if (!serviceID) return null;
-      return {
-        ...base,
-        serviceID,
-        billersCode: order.destination,
-        variation_code: meterTypeOf(order),
-        phone: order.phoneNumber ?? fallbackPhone,
-      };
-    }
-    case "cable": {
-      const serviceID = lookup(cableServiceIds, order.network);
-      if (!serviceID) return null;
-      return {
-        ...base,
-        serviceID,
-        billersCode: order.destination,
-        variation_code: order.providerCode ?? order.productCode,
-        phone: order.phoneNumber ?? fallbackPhone,
-        subscription_type: "change",
-      };
-    }
+    case "electricity":
+      return lookup(discoServiceIds, order.network);
+    case "cable":
+      return lookup(cableServiceIds, order.network);
+  }
+}
+
+/** The pay body for an order, or null when this provider sells no such product. */
+export function buildVtuPayRequest(order: ProviderOrder, fallbackPhone = defaultCustomerPhone): VtuPayRequest | null {
+  const serviceID = serviceIdOf(order);
+  if (!serviceID) return null;
+  const base = { request_id: order.reference, amount: order.amountKobo / 100, serviceID, billersCode: order.destination };
+  const bundle = order.providerCode ?? order.productCode;
+  switch (order.service) {
+    case "airtime":
+      return { ...base, phone: order.destination };
+    case "data":
+      return { ...base, variation_code: bundle, phone: order.destination };
+    case "electricity":
+      return { ...base, variation_code: meterTypeOf(order), phone: order.phoneNumber ?? fallbackPhone };
+    case "cable":
+      return { ...base, variation_code: bundle, phone: order.phoneNumber ?? fallbackPhone, subscription_type: "change" };
   }
 }
 

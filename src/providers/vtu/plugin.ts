@@ -1,3 +1,4 @@
+import { liveHttpPlugin } from "../live-http-plugin.ts";
 import type { ProviderPlugin } from "../types.ts";
 import { translateVtuCallback } from "./callbacks.ts";
 import { createVtuProvider, vtuName } from "./client.ts";
@@ -9,13 +10,7 @@ import { readVtuConfig, type VtuConfig } from "./config.ts";
  * outcome again changes nothing; a contradiction is 409).
  */
 export const vtuPlugin = {
-  name: vtuName,
-  mode: "live",
-  envPrefix: "VTU_",
-  readConfig: readVtuConfig,
-  // A job may re-query then send: the lease must outlast two calls.
-  longestCall: (config) => ({ ms: config.timeoutMs, variable: "VTU_TIMEOUT_MS" }),
-  createAdapter: (config) => createVtuProvider(config),
+  ...liveHttpPlugin(vtuName, "VTU_", readVtuConfig, createVtuProvider),
   callbacks: (config) => ({
     token: config.callbackToken,
     secret: config.callbackSecret,

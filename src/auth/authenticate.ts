@@ -124,19 +124,25 @@ const expired = () => unauthenticated("API key has expired");
 const unknownKey = () => unauthenticated("API key is unknown or revoked");
 
 /**
+ * Where a credential is looked up: the process's credential registry while it is current, else the database;
+ * the failure throttle in front; `now` is the process's clock unless a test gives one.
+ */
+export interface CredentialSources {
+  db: Database;
+  registry?: CredentialRegistry;
+  defences?: AuthDefences;
+  now?: number;
+}
+
+/**
  * Looks the key up by its hash. While the process's credential registry is current, the answer comes from
  * memory: a key that works is served whatever the client's failure budget says (the throttle is never asked),
  * and anything else is refused without the database and counts against the client. Otherwise the throttle
  * admits the request first and the database answers (on its own clock). Either way an expired or revoked key
  * is refused (401) from the instant recorded, and a key with an allow-list used from another address (403).
  */
-export async function authenticateApiKey(
-  db: Database,
-  authorization: string | null,
-  registry?: CredentialRegistry,
-  defences?: AuthDefences,
-  now = Date.now(),
-): Promise<KnownApiKey> {
+export async function authenticateApiKey(sources: CredentialSources, authorization: string | null): Promise<KnownApiKey> {
+  const { db, registry, defences, now = Date.now() } = sources;
   const key = bearerOf(authorization);
   const mode = key ? modeOfKey(key) : null;
   const hash = key && mode ? hashApiKey(key) : undefined;
@@ -185,13 +191,11 @@ export async function authenticateApiKey(
  * throttled and counted. Without `ADMIN_TOKEN` and without an operator token the admin API does not exist (404).
  */
 export async function authenticateAdmin(
-  db: Database,
+  sources: CredentialSources,
   adminToken: string | undefined,
   authorization: string | null,
-  defences?: AuthDefences,
-  registry?: CredentialRegistry,
-  now = Date.now(),
 ): Promise<OperatorPrincipal> {
+  const { db, registry, defences, now = Date.now() } = sources;
   const given = bearerOf(authorization);
   const operatorToken = given !== undefined && isOperatorToken(given);
   if (!adminToken && !operatorToken) throw new AppError("NOT_FOUND", "Route not found");
@@ -237,9 +241,9 @@ export function createAuthenticate(deps: {
     const defences = { guard: deps.authGuard, client };
     if (security === "admin" && local && isLocalAdminSecret(deps.localAdminSecret, authorization)) return localBootstrapOperator;
     if (security === "admin")
-      return authenticateAdmin(deps.db, deps.config.adminToken, authorization, defences, deps.credentials);
+      return authenticateAdmin({ db: deps.db, registry: deps.credentials, defences }, deps.config.adminToken, authorization);
     if (security !== "apiKey") return null;
-    const principal = await authenticateApiKey(deps.db, authorization, deps.credentials, defences);
+    const principal = await authenticateApiKey({ db: deps.db, registry: deps.credentials, defences }, authorization);
     deps.keyUsage.record(deps.db, deps.logger, principal.keyId);
     return principal;
   };

@@ -1,25 +1,14 @@
-import { eq, ilike, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { parseAllowList } from "../auth/allow-list.ts";
 import { generateApiKey, type Mode } from "../auth/keys.ts";
-import { readNewestFirst } from "../db/keyset.ts";
-import { accounts, apiKeys, wallets } from "../db/schema/index.ts";
-import { type Executor, withTransaction } from "../db/transaction.ts";
+import { accounts, apiKeys } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
-import type { CursorCodec, Page } from "../lib/cursor.ts";
-import { presentWallet } from "../wallet/service.ts";
 
-type Account = components["schemas"]["Account"];
 type ApiKey = components["schemas"]["ApiKey"];
 type ApiKeyCreated = components["schemas"]["ApiKeyCreated"];
-type AccountRow = typeof accounts.$inferSelect;
 type ApiKeyRow = typeof apiKeys.$inferSelect;
-
-export const presentAccount = (row: AccountRow): Account => ({
-  id: row.id,
-  name: row.name,
-  created_at: row.createdAt.toISOString(),
-});
 
 export const presentApiKey = (row: ApiKeyRow): ApiKey => ({
   id: row.id,
@@ -53,6 +42,11 @@ function keyRestrictions(options: ApiKeyOptions, now: number) {
   return { expiresAt, allowedCidrs: allowList?.cidrs ?? null };
 }
 
+async function assertAccountExists(db: Executor, accountId: string): Promise<void> {
+  const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
+  if (!account) throw notFound("Account");
+}
+
 /** Inserts a key; the full secret exists only in the returned value. */
 export async function createApiKey(
   db: Executor,
@@ -61,8 +55,7 @@ export async function createApiKey(
   options: ApiKeyOptions = {},
 ): Promise<ApiKeyCreated> {
   const restrictions = keyRestrictions(options, Date.now());
-  const [account] = await db.select({ id: accounts.id }).from(accounts).where(eq(accounts.id, accountId));
-  if (!account) throw notFound("Account");
+  await assertAccountExists(db, accountId);
   const key = generateApiKey(mode);
   const values = { accountId, mode, keyHash: key.hash, prefix: key.prefix, ...restrictions, rolledFrom: options.rolledFrom };
   const [row] = await db.insert(apiKeys).values(values).returning();
@@ -70,44 +63,8 @@ export async function createApiKey(
   return { ...presentApiKey(row), key: key.key };
 }
 
-/** An account with its two wallets (test, live) and one key per mode. */
-export async function createAccount(db: Executor, name: string) {
-  return withTransaction(db, async (tx) => {
-    const [account] = await tx.insert(accounts).values({ name }).returning();
-    if (!account) throw new Error("account insert returned nothing");
-    await tx.insert(wallets).values([
-      { accountId: account.id, mode: "test" },
-      { accountId: account.id, mode: "live" },
-    ]);
-    const keys = [await createApiKey(tx, account.id, "test"), await createApiKey(tx, account.id, "live")];
-    return { account: presentAccount(account), keys };
-  });
-}
-
-export async function listAccounts(
-  db: Executor,
-  cursors: CursorCodec,
-  query: { cursor?: string; limit?: number; search?: string },
-): Promise<Page<Account>> {
-  const nameMatch = query.search ? ilike(accounts.name, `%${query.search.replace(/[\\%_]/g, "\\$&")}%`) : undefined;
-  const request = { cursors, scope: "accounts", filters: { search: query.search }, query, conditions: [nameMatch] };
-  return readNewestFirst(db, accounts, "createdAt", request, (rows) => rows.map(presentAccount));
-}
-
-export async function hasAnyAccount(db: Executor): Promise<boolean> {
-  const rows = await db.select({ id: accounts.id }).from(accounts).limit(1);
-  return rows.length > 0;
-}
-
-export async function getAccountDetail(db: Executor, accountId: string) {
-  const [account] = await db.select().from(accounts).where(eq(accounts.id, accountId));
-  if (!account) throw notFound("Account");
-  const rows = await db.select().from(wallets).where(eq(wallets.accountId, accountId)).orderBy(wallets.mode);
-  return { ...presentAccount(account), wallets: rows.map(presentWallet) };
-}
-
 export async function listApiKeys(db: Executor, accountId: string) {
-  await getAccountDetail(db, accountId);
+  await assertAccountExists(db, accountId);
   const rows = await db.select().from(apiKeys).where(eq(apiKeys.accountId, accountId)).orderBy(apiKeys.createdAt);
   return rows.map(presentApiKey);
 }
