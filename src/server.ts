@@ -156,7 +156,7 @@ export interface RunningServer {
 
 /**
  * No transport cap: Bun's own 413 would answer without the envelope or X-Request-Id. The app reads at
- * most 64 KiB of a body (src/http/operations.ts) and answers the 413 envelope past that.
+ * most 64 KiB of a body (src/http/pipeline/read-body.ts) and answers the 413 envelope past that.
  */
 const transportBodyLimit = Number.MAX_SAFE_INTEGER;
 /** How long the listener must see no new request before it closes during a drain. */
