@@ -13,7 +13,6 @@ import type { AppDeps, Caches } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { recordClientAddress } from "./http/context.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
-import type { AdminAction } from "./http/operations.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { traceRequest } from "./http/request-span.ts";
 import { errorResponse } from "./http/respond.ts";
@@ -136,8 +135,8 @@ export async function createDeps(
   // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
   return Object.assign(deps, {
     authenticate: createAuthenticate(deps),
-    runIdempotent: ((id, body, execute) => runIdempotent(deps.db, id, body, execute)) satisfies RunIdempotent,
-    recordAdminAction: (action: AdminAction) => recordAudit(deps.db, action),
+    runIdempotent: runIdempotent satisfies RunIdempotent,
+    recordAdminAction: recordAudit,
   });
 }
 

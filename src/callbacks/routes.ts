@@ -1,8 +1,10 @@
+import type { Database } from "../db/client.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
 import type { Handlers } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
+import { transitionsAfterCommit } from "../metrics/after-commit.ts";
 import { presentAdminTransaction, providerAttemptsOf } from "../processing/present.ts";
 import { requeryAtProvider } from "../processing/requery.ts";
 import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./service.ts";
@@ -48,9 +50,10 @@ export function callbackRoutes(deps: AppDeps) {
       status: 200,
       data: await deps.reads.read((db) => listStoredCallbacks(db, deps.cursors, query)),
     }),
-    replayCallback: async ({ params }) => {
-      const original = await findStoredCallback(deps.db, params.id);
-      const result = await handleCallback(deps, providers, check, {
+    replayCallback: async ({ params, db, afterCommit }) => {
+      const original = await findStoredCallback(db, params.id);
+      const metrics = transitionsAfterCommit(deps.metrics, afterCommit);
+      const result = await handleCallback({ db, logger: deps.logger, metrics }, providers, check, {
         provider: original.provider,
         rawBody: original.rawBody,
         authorization: null,
@@ -61,12 +64,15 @@ export function callbackRoutes(deps: AppDeps) {
       return {
         status: 200,
         message: result.error ? `Replayed: ${result.error.code}` : "Replayed: applied",
-        data: presentStoredCallback(await findStoredCallback(deps.db, result.storedId)),
+        data: presentStoredCallback(await findStoredCallback(db, result.storedId)),
       };
     },
-    requeryTransaction: async ({ params }) => {
-      const row = await requeryAtProvider(deps, params.reference);
-      return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(deps.db, row.id)) };
+    // The provider's answer is awaited inside the change's transaction (bounded by its timeout), so the
+    // completion it brings commits with the audit entry. Its `db` is typed Database but used only as an Executor.
+    requeryTransaction: async ({ params, db, afterCommit }) => {
+      const metrics = transitionsAfterCommit(deps.metrics, afterCommit);
+      const row = await requeryAtProvider({ ...deps, db: db as Database, metrics }, params.reference);
+      return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(db, row.id)) };
     },
   } satisfies Partial<Handlers>;
   return handlers;

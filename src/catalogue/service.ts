@@ -2,7 +2,7 @@ import { and, asc, eq, type SQL } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
-import { withTransaction } from "../db/transaction.ts";
+import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 import { discountedPrice } from "../lib/shared/money.ts";
 import type { ProductRow } from "../processing/products.ts";
@@ -138,7 +138,7 @@ function updateErrors(row: ProductRow, patch: ProductUpdate): FieldError[] {
  * transaction.
  */
 export async function updateProduct(
-  db: Database,
+  db: Executor,
   code: string,
   patch: ProductUpdate,
 ): Promise<{ before: Product; after: Product; changed: boolean }> {

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { SentOperationId } from "../../generated/constants.ts";
 import type { operations } from "../../generated/openapi-types.ts";
+import type { Executor } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
 import { type AdminAction, type ApiPrincipal, isOperator, type OperatorPrincipal } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
@@ -11,7 +12,7 @@ import { authorize } from "./pipeline/authorize.ts";
 import { addRateLimitHeaders, type Budget, limit } from "./pipeline/limit.ts";
 import { readBody } from "./pipeline/read-body.ts";
 import { type AuditDetail, type Outcome, toResponse } from "./pipeline/result.ts";
-import { run } from "./pipeline/run.ts";
+import { type AfterCommit, run } from "./pipeline/run.ts";
 import { validate } from "./pipeline/validate.ts";
 import type { RateLimiter, RateLimitStatus } from "./rate-limit.ts";
 import { type AnswerCounter, errorResponse, logResponse } from "./respond.ts";
@@ -20,10 +21,12 @@ import type { OperationValidators } from "./validation.ts";
 
 export type OperationId = keyof operations;
 
-export type { AdminAction, AuditDetail, Authenticate };
+export type { AdminAction, AfterCommit, AuditDetail, Authenticate };
 
 /** What the http layer needs: the contract, its validators, the logger, and authentication as a function. */
 export interface HttpDeps {
+  /** Where an admin change and its audit entry run, in one transaction. */
+  db: Executor;
   spec: ApiSpec;
   validators: Map<string, OperationValidators>;
   logger: Logger;
@@ -33,8 +36,8 @@ export interface HttpDeps {
   /** A client address's budget for requests without a usable key (the RateLimit headers of those answers). */
   clientBudget(client: string): RateLimitStatus | undefined;
   authenticate: Authenticate;
-  /** Writes the audit entry of an admin operation that changed something. */
-  recordAdminAction(action: AdminAction): Promise<void>;
+  /** Writes the audit entry of an admin operation that changed something, on the change's own transaction. */
+  recordAdminAction(db: Executor, action: AdminAction): Promise<void>;
 }
 type Op<Id extends OperationId> = operations[Id];
 
@@ -68,6 +71,14 @@ export interface OperationInput<Id extends OperationId> {
   rawBody: string;
   query: ParamsOf<Id, "query">;
   params: ParamsOf<Id, "path">;
+  /**
+   * Where the handler reads and writes: for an operator's change (every admin operation above viewer) the
+   * transaction its audit entry is written in, so both commit or neither does; else the database. Every
+   * statement of a change must run on it (on the embedded engine, one sent elsewhere waits for ever).
+   */
+  db: Executor;
+  /** Defers a side effect outside the database (key registry, caches, counters) until the change has committed. */
+  afterCommit: AfterCommit;
 }
 
 export type OperationResult<Id extends OperationId> = Outcome<SuccessDataOf<Id>>;
@@ -107,19 +118,26 @@ async function runOperation<Id extends OperationId>(
     const { body, raw } = await readBody(op, request);
     const { query, params } = validate(deps, op, request, pathParams, body);
     const operator = isOperator(principal) ? principal : null;
-    const result = await run(handler, {
-      operationId: op.operationId as Id,
-      request,
-      requestId: context.id,
-      principal: isOperator(principal) ? null : principal,
-      operator,
-      body: body as JsonBodyOf<Id>,
-      rawBody: raw,
-      query: query as ParamsOf<Id, "query">,
-      params: params as ParamsOf<Id, "path">,
-    });
-    if (auditsChanges(op, operator))
-      await audit(deps, adminActionOf(op, { operator, requestId: context.id, input: { body, params }, result }));
+    // An operator's change commits with its audit entry, in one transaction.
+    const commitAudit = auditsChanges(op, operator)
+      ? (tx: Executor, result: OperationResult<Id>) =>
+          audit(deps, tx, adminActionOf(op, { operator, requestId: context.id, input: { body, params }, result }))
+      : null;
+    const result = await run(deps, commitAudit, ({ db, afterCommit }) =>
+      handler({
+        operationId: op.operationId as Id,
+        request,
+        requestId: context.id,
+        principal: isOperator(principal) ? null : principal,
+        operator,
+        body: body as JsonBodyOf<Id>,
+        rawBody: raw,
+        query: query as ParamsOf<Id, "query">,
+        params: params as ParamsOf<Id, "path">,
+        db,
+        afterCommit,
+      }),
+    );
     response = toResponse(request, result);
   } catch (error) {
     response = errorResponse(request, error, deps.logger);

@@ -1,3 +1,6 @@
+import type { Executor } from "../../db/transaction.ts";
+import { isDatabaseUnavailable } from "../../db/unavailable.ts";
+import { AppError } from "../../errors.ts";
 import type { AdminAction, OperatorPrincipal } from "../../lib/scope.ts";
 import type { Logger } from "../../logger.ts";
 import type { OperationSpec } from "../spec.ts";
@@ -5,8 +8,8 @@ import type { Outcome } from "./result.ts";
 
 export interface AuditDeps {
   logger: Logger;
-  /** Writes the audit entry of an admin operation that changed something. */
-  recordAdminAction(action: AdminAction): Promise<void>;
+  /** Writes the audit entry of an admin operation that changed something, on the change's own transaction. */
+  recordAdminAction(db: Executor, action: AdminAction): Promise<void>;
 }
 
 /** Whether an operation is audited: an operator's operation that may change something (every role above viewer). */
@@ -50,22 +53,30 @@ export function adminActionOf(
 }
 
 /**
- * Writes the audit entry of a successful admin change. The change has committed; an entry that cannot be
- * written is logged at error, and the answer still goes out.
+ * Writes the audit entry of a successful admin change on `tx`, the change's own transaction, so both
+ * commit or neither does: an entry that cannot be written is logged at error and fails the request
+ * (500), and the change rolls back with it.
  */
-export async function audit(deps: AuditDeps, action: AdminAction | null): Promise<void> {
+export async function audit(deps: AuditDeps, tx: Executor, action: AdminAction | null): Promise<void> {
   if (!action) return;
   try {
-    await deps.recordAdminAction(action);
+    await deps.recordAdminAction(tx, action);
   } catch (error) {
+    // An unreachable database is answered as such (503, retry), like any other statement it refuses.
+    if (isDatabaseUnavailable(error)) throw error;
     deps.logger.error(
       {
         err: error instanceof Error ? error.message : String(error),
+        request_id: action.requestId,
         action: action.action,
         target: action.target,
         operator: action.operator.name,
       },
-      "audit entry could not be written",
+      "audit entry could not be written; the change is rolled back",
+    );
+    throw new AppError(
+      "INTERNAL_ERROR",
+      `The change was not made: its audit entry could not be written; quote request id ${action.requestId} to support`,
     );
   }
 }
