@@ -1,12 +1,11 @@
-import type { Database } from "../db/client.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
-import type { Handlers } from "../http/operations.ts";
+import { type Handlers, preparedHandler } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
 import { transitionsAfterCommit } from "../metrics/after-commit.ts";
 import { presentAdminTransaction, providerAttemptsOf } from "../processing/present.ts";
-import { requeryAtProvider } from "../processing/requery.ts";
+import { applyProviderAnswer, askProvider } from "./operator-requery.ts";
 import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./service.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 
@@ -67,13 +66,14 @@ export function callbackRoutes(deps: AppDeps) {
         data: presentStoredCallback(await findStoredCallback(db, result.storedId)),
       };
     },
-    // The provider's answer is awaited inside the change's transaction (bounded by its timeout), so the
-    // completion it brings commits with the audit entry. Its `db` is typed Database but used only as an Executor.
-    requeryTransaction: async ({ params, db, afterCommit }) => {
-      const metrics = transitionsAfterCommit(deps.metrics, afterCommit);
-      const row = await requeryAtProvider({ ...deps, db: db as Database, metrics }, params.reference);
-      return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(db, row.id)) };
-    },
+    // The provider is asked before the change's transaction opens; its answer is applied in it.
+    requeryTransaction: preparedHandler(
+      ({ params }) => askProvider(deps, params.reference),
+      async ({ db, afterCommit }, answer) => {
+        const row = await applyProviderAnswer(db, transitionsAfterCommit(deps.metrics, afterCommit), answer);
+        return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(db, row.id)) };
+      },
+    ),
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -12,7 +12,7 @@ import { authorize } from "./pipeline/authorize.ts";
 import { addRateLimitHeaders, type Budget, limit } from "./pipeline/limit.ts";
 import { readBody } from "./pipeline/read-body.ts";
 import { type AuditDetail, type Outcome, toResponse } from "./pipeline/result.ts";
-import { type AfterCommit, run } from "./pipeline/run.ts";
+import { type AfterCommit, type RunContext, run } from "./pipeline/run.ts";
 import { validate } from "./pipeline/validate.ts";
 import type { RateLimiter, RateLimitStatus } from "./rate-limit.ts";
 import { type AnswerCounter, errorResponse, logResponse } from "./respond.ts";
@@ -87,6 +87,27 @@ export type OperationHandler<Id extends OperationId> = (input: OperationInput<Id
 /** One handler for every operation openapi.yaml serves (not its webhooks, which the service sends): a missing one fails type checking. */
 export type Handlers = { [Id in Exclude<OperationId, SentOperationId>]: OperationHandler<Id> };
 
+type Prepare = (input: OperationInput<OperationId>) => Promise<OperationHandler<OperationId>>;
+const preparations = new WeakMap<object, Prepare>();
+
+/**
+ * A handler in two parts: `prepare` runs on the database before the change's transaction opens (a
+ * provider's answer awaited there holds no transaction, and a provider that reads the database does not
+ * wait on it), then `change` runs in the transaction with what it found.
+ */
+export function preparedHandler<Id extends OperationId, Found>(
+  prepare: (input: OperationInput<Id>) => Promise<Found>,
+  change: (input: OperationInput<Id>, found: Found) => Promise<OperationResult<Id>>,
+): OperationHandler<Id> {
+  const handler: OperationHandler<Id> = async (input) => change(input, await prepare(input));
+  const twoParts = async (input: OperationInput<Id>): Promise<OperationHandler<Id>> => {
+    const found = await prepare(input);
+    return (inner) => change(inner, found);
+  };
+  preparations.set(handler, twoParts as unknown as Prepare);
+  return handler;
+}
+
 /** The principal of an ApiKey operation (the dispatcher guarantees it is there). */
 export function principalOf(input: { principal: ApiPrincipal | null }): ApiPrincipal {
   if (!input.principal) throw new AppError("UNAUTHENTICATED", "API key required");
@@ -123,20 +144,29 @@ async function runOperation<Id extends OperationId>(
       ? (tx: Executor, result: OperationResult<Id>) =>
           audit(deps, tx, adminActionOf(op, { operator, requestId: context.id, input: { body, params }, result }))
       : null;
-    const result = await run(deps, commitAudit, ({ db, afterCommit }) =>
-      handler({
-        operationId: op.operationId as Id,
-        request,
-        requestId: context.id,
-        principal: isOperator(principal) ? null : principal,
-        operator,
-        body: body as JsonBodyOf<Id>,
-        rawBody: raw,
-        query: query as ParamsOf<Id, "query">,
-        params: params as ParamsOf<Id, "path">,
-        db,
-        afterCommit,
-      }),
+    const inputOn = ({ db, afterCommit }: RunContext): OperationInput<Id> => ({
+      operationId: op.operationId as Id,
+      request,
+      requestId: context.id,
+      principal: isOperator(principal) ? null : principal,
+      operator,
+      body: body as JsonBodyOf<Id>,
+      rawBody: raw,
+      query: query as ParamsOf<Id, "query">,
+      params: params as ParamsOf<Id, "path">,
+      db,
+      afterCommit,
+    });
+    const prepare = preparations.get(handler) as ((input: OperationInput<Id>) => Promise<OperationHandler<Id>>) | undefined;
+    const result = await run(
+      deps,
+      commitAudit,
+      (on) => handler(inputOn(on)),
+      prepare &&
+        (async (on) => {
+          const change = await prepare(inputOn(on));
+          return (inner) => change(inputOn(inner));
+        }),
     );
     response = toResponse(request, result);
   } catch (error) {

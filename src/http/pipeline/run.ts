@@ -28,18 +28,21 @@ export async function run<Result>(
   deps: RunDeps,
   commit: ((tx: Executor, result: Result) => Promise<void>) | null,
   handler: (context: RunContext) => Promise<Result>,
+  /** A first part of the handler that runs on the database before the transaction opens; it answers the rest. */
+  prepare?: (context: RunContext) => Promise<(context: RunContext) => Promise<Result>>,
 ): Promise<Result> {
   const deferred: (() => unknown)[] = [];
   const afterCommit: AfterCommit = (step) => {
     deferred.push(step);
   };
+  const change = prepare ? await prepare({ db: deps.db, afterCommit }) : handler;
   const result = commit
     ? await withTransaction(deps.db, async (tx) => {
-        const done = await handler({ db: tx, afterCommit });
+        const done = await change({ db: tx, afterCommit });
         await commit(tx, done);
         return done;
       })
-    : await handler({ db: deps.db, afterCommit });
+    : await change({ db: deps.db, afterCommit });
   for (const step of deferred) {
     try {
       await step();
