@@ -6,6 +6,7 @@ import type { CallbackProviders } from "./callbacks/apply.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { ReadRouter } from "./db/replica.ts";
+import type { Executor } from "./db/transaction.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
 import type { AdminAction, Authenticate } from "./http/operations.ts";
 import type { RateLimiter, RateLimitStatus } from "./http/rate-limit.ts";
@@ -61,8 +62,8 @@ export interface AppDeps {
   credentialSync: RegistrySync;
   /** Authentication as the http layer runs it before each operation. */
   authenticate: Authenticate;
-  /** Writes the audit entry of an admin change. */
-  recordAdminAction(action: AdminAction): Promise<void>;
+  /** Writes the audit entry of an admin change, on the change's own transaction. */
+  recordAdminAction(db: Executor, action: AdminAction): Promise<void>;
   /** The Idempotency-Key protocol, as the http layer runs it for idempotent operations. */
   runIdempotent: RunIdempotent;
   cursors: CursorCodec;

@@ -13,7 +13,6 @@ import type { AppDeps, Caches } from "./deps.ts";
 import { AppError } from "./errors.ts";
 import { recordClientAddress } from "./http/context.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
-import type { AdminAction } from "./http/operations.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { traceRequest } from "./http/request-span.ts";
 import { errorResponse } from "./http/respond.ts";
@@ -136,8 +135,8 @@ export async function createDeps(
   // Both read `deps` at each call, so a test that swaps the database swaps it for them too.
   return Object.assign(deps, {
     authenticate: createAuthenticate(deps),
-    runIdempotent: ((id, body, execute) => runIdempotent(deps.db, id, body, execute)) satisfies RunIdempotent,
-    recordAdminAction: (action: AdminAction) => recordAudit(deps.db, action),
+    runIdempotent: runIdempotent satisfies RunIdempotent,
+    recordAdminAction: recordAudit,
   });
 }
 
@@ -156,7 +155,7 @@ export interface RunningServer {
 
 /**
  * No transport cap: Bun's own 413 would answer without the envelope or X-Request-Id. The app reads at
- * most 64 KiB of a body (src/http/operations.ts) and answers the 413 envelope past that.
+ * most 64 KiB of a body (src/http/pipeline/read-body.ts) and answers the 413 envelope past that.
  */
 const transportBodyLimit = Number.MAX_SAFE_INTEGER;
 /** How long the listener must see no new request before it closes during a drain. */

@@ -12,9 +12,11 @@ import { createOperator, getOperator, listOperators, presentBootstrapOperator, r
 
 export function adminRoutes(deps: AppDeps) {
   const handlers = {
-    createAccount: async ({ body }) => {
-      const created = await createAccount(deps.db, body.name);
-      for (const key of created.keys) knowChangedKey(deps.credentials, { hash: hashApiKey(key.key), key });
+    createAccount: async ({ body, db, afterCommit }) => {
+      const created = await createAccount(db, body.name);
+      afterCommit(() => {
+        for (const key of created.keys) knowChangedKey(deps.credentials, { hash: hashApiKey(key.key), key });
+      });
       const message = "Account created; store the keys now, they are not shown again";
       return { status: 201, message, data: created, audit: { target: { type: "account", id: created.account.id } } };
     },
@@ -26,21 +28,21 @@ export function adminRoutes(deps: AppDeps) {
       status: 200,
       data: await deps.reads.read((db) => getAccountDetail(db, params.account_id)),
     }),
-    createApiKey: async ({ params, body }) => {
-      const created = await createApiKey(deps.db, params.account_id, body.mode, {
+    createApiKey: async ({ params, body, db, afterCommit }) => {
+      const created = await createApiKey(db, params.account_id, body.mode, {
         expiresAt: body.expires_at,
         allowedIps: body.allowed_ips,
       });
-      knowChangedKey(deps.credentials, { hash: hashApiKey(created.key), key: created });
+      afterCommit(() => knowChangedKey(deps.credentials, { hash: hashApiKey(created.key), key: created }));
       return { status: 201, message: "API key created; store it now, it is not shown again", data: created };
     },
     listApiKeys: async ({ params }) => ({
       status: 200,
       data: await deps.reads.read((db) => listApiKeys(db, params.account_id)),
     }),
-    revokeApiKey: async ({ params }) => {
-      const revoked = await revokeApiKey(deps.db, params.key_id, deps.config.keyPropagationMs);
-      knowChangedKey(deps.credentials, { hash: revoked.hash, key: revoked.key });
+    revokeApiKey: async ({ params, db, afterCommit }) => {
+      const revoked = await revokeApiKey(db, params.key_id, deps.config.keyPropagationMs);
+      afterCommit(() => knowChangedKey(deps.credentials, { hash: revoked.hash, key: revoked.key }));
       return { status: 200, message: "API key revoked", data: revoked.key };
     },
     creditWallet: async (input) =>
@@ -62,7 +64,7 @@ export function adminRoutes(deps: AppDeps) {
       data: await deps.reads.read((db) => listOperators(db, deps.cursors, query)),
     }),
     createOperator: async (input) => {
-      const created = await createOperator(deps.db, input.body, operatorOf(input).name);
+      const created = await createOperator(input.db, input.body, operatorOf(input).name);
       const message = "Operator created; store the token now, it is not shown again";
       return { status: 201, message, data: created, audit: { target: { type: "operator", id: created.operator.id ?? "" } } };
     },
@@ -70,9 +72,10 @@ export function adminRoutes(deps: AppDeps) {
       const { operatorId, name } = operatorOf(input);
       return { status: 200, data: operatorId ? await getOperator(deps.db, operatorId) : presentBootstrapOperator(name) };
     },
-    revokeOperator: async ({ params }) => {
-      const { before, after } = await revokeOperator(deps.db, params.operator_id);
-      if (after.revoked_at) deps.credentials.knowOperatorRevoked(params.operator_id, Date.parse(after.revoked_at));
+    revokeOperator: async ({ params, db, afterCommit }) => {
+      const { before, after } = await revokeOperator(db, params.operator_id);
+      const revokedAt = after.revoked_at;
+      if (revokedAt) afterCommit(() => deps.credentials.knowOperatorRevoked(params.operator_id, Date.parse(revokedAt)));
       return { status: 200, message: "Operator revoked", data: after, audit: { before } };
     },
     listAuditEntries: async ({ query }) => ({

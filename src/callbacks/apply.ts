@@ -3,6 +3,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { products, providerAttempts, transactions } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
 import { AppError, type FieldError, validationError } from "../errors.ts";
 import { FixedWindowCounter } from "../lib/fixed-window.ts";
 import { secretsEqual } from "../lib/secrets.ts";
@@ -82,7 +83,7 @@ function outcomeOf(body: CallbackBody): FinalOutcome {
 }
 
 /** Data delivery reported by a callback, in the transaction's service-owned keys (as the worker sets them). */
-async function deliveryMetadata(db: Database, body: CallbackBody, productCode: string): Promise<Record<string, string>> {
+async function deliveryMetadata(db: Executor, body: CallbackBody, productCode: string): Promise<Record<string, string>> {
   if (body.status !== "successful") return {};
   const [product] = await db.select({ requestedMb: products.requestedMb }).from(products).where(eq(products.code, productCode));
   const requested = product?.requestedMb;
@@ -129,7 +130,7 @@ function namesIn(rawBody: string, body: CallbackBody | null): { reference: strin
  * The transaction a provider's callback is about: by the request id it was sent to that provider under
  * (each provider has its own for one order), else, for an order not yet sent anywhere, by its reference.
  */
-async function callbackTarget(db: Database, provider: string, requestId: string): Promise<TransactionRow | undefined> {
+async function callbackTarget(db: Executor, provider: string, requestId: string): Promise<TransactionRow | undefined> {
   const [sent] = await db
     .select({ row: transactions })
     .from(providerAttempts)
@@ -210,7 +211,7 @@ async function apply(deps: CallbackDeps, provider: string, body: CallbackBody): 
 
 /** What applying a callback needs: the database, the log a double delivery is raised on, where completions are counted. */
 export interface CallbackDeps {
-  db: Database;
+  db: Executor;
   logger: Logger;
   metrics?: Metrics;
 }

@@ -1,5 +1,5 @@
-import type { Database } from "../db/client.ts";
 import { providerCallbacks } from "../db/schema/index.ts";
+import type { Executor } from "../db/transaction.ts";
 import type { AppError } from "../errors.ts";
 import type { FixedWindowCounter } from "../lib/fixed-window.ts";
 
@@ -49,7 +49,7 @@ const storable = (text: string | null, length: number) =>
  * `refusedBodyBytes` and marked, and at most `refusedPerMinute` per provider; past that, null.
  */
 export async function recordCallback(
-  db: Database,
+  db: Executor,
   limits: RecordLimits,
   incoming: ReceivedCallback,
   outcome: CallbackOutcome,

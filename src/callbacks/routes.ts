@@ -1,9 +1,10 @@
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
-import type { Handlers } from "../http/operations.ts";
+import { type Handlers, preparedHandler } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
-import { requeryAtProvider } from "../orders/operator-requery.ts";
+import { transitionsAfterCommit } from "../metrics/after-commit.ts";
+import { applyProviderAnswer, askProvider } from "../orders/operator-requery.ts";
 import { presentAdminTransaction, providerAttemptsOf } from "../orders/view.ts";
 import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./apply.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
@@ -48,9 +49,10 @@ export function callbackRoutes(deps: AppDeps) {
       status: 200,
       data: await deps.reads.read((db) => listStoredCallbacks(db, deps.cursors, query)),
     }),
-    replayCallback: async ({ params }) => {
-      const original = await findStoredCallback(deps.db, params.id);
-      const result = await handleCallback(deps, providers, check, {
+    replayCallback: async ({ params, db, afterCommit }) => {
+      const original = await findStoredCallback(db, params.id);
+      const metrics = transitionsAfterCommit(deps.metrics, afterCommit);
+      const result = await handleCallback({ db, logger: deps.logger, metrics }, providers, check, {
         provider: original.provider,
         rawBody: original.rawBody,
         authorization: null,
@@ -61,13 +63,17 @@ export function callbackRoutes(deps: AppDeps) {
       return {
         status: 200,
         message: result.error ? `Replayed: ${result.error.code}` : "Replayed: applied",
-        data: presentStoredCallback(await findStoredCallback(deps.db, result.storedId)),
+        data: presentStoredCallback(await findStoredCallback(db, result.storedId)),
       };
     },
-    requeryTransaction: async ({ params }) => {
-      const row = await requeryAtProvider(deps, params.reference);
-      return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(deps.db, row.id)) };
-    },
+    // The provider is asked before the change's transaction opens; its answer is applied in it.
+    requeryTransaction: preparedHandler(
+      ({ params }) => askProvider(deps, params.reference),
+      async ({ db, afterCommit }, answer) => {
+        const row = await applyProviderAnswer(db, transitionsAfterCommit(deps.metrics, afterCommit), answer);
+        return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(db, row.id)) };
+      },
+    ),
   } satisfies Partial<Handlers>;
   return handlers;
 }

@@ -11,9 +11,9 @@ export function catalogueRoutes(deps: AppDeps) {
     listServices: async (input) => conditionalAnswer(input, await deps.reads.read(listServices)),
     listProducts: async (input) => conditionalAnswer(input, await deps.reads.read((db) => listProducts(db, input.query))),
     getPricing: async (input) => conditionalAnswer(input, await deps.reads.read((db) => getPricing(db, input.query))),
-    updateProduct: async ({ params, body }) => {
-      const { before, after, changed } = await updateProduct(deps.db, params.code, body);
-      if (changed) await evictEverywhere(deps.database, deps.caches, "products", params.code);
+    updateProduct: async ({ params, body, db, afterCommit }) => {
+      const { before, after, changed } = await updateProduct(db, params.code, body);
+      if (changed) afterCommit(() => evictEverywhere(deps.database, deps.caches, "products", params.code));
       return { status: 200, message: "Product updated", data: after, audit: { before } };
     },
   } satisfies Partial<Handlers>;

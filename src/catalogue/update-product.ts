@@ -1,8 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import type { Database } from "../db/client.ts";
 import { products } from "../db/schema/index.ts";
-import { withTransaction } from "../db/transaction.ts";
+import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
 import { presentProduct } from "./catalogue-listing.ts";
@@ -48,7 +47,7 @@ function updateErrors(row: ProductRow, patch: ProductUpdate): FieldError[] {
  * transaction.
  */
 export async function updateProduct(
-  db: Database,
+  db: Executor,
   code: string,
   patch: ProductUpdate,
 ): Promise<{ before: Product; after: Product; changed: boolean }> {

@@ -18,9 +18,11 @@ export interface StoredAnswer {
 
 /**
  * The Idempotency-Key protocol, injected (src/idempotency/service.ts implements it): runs `execute` at most
- * once per key in one database transaction with the record of its answer, or replays the stored answer.
+ * once per key in one database transaction with the record of its answer (a savepoint when `db` is a
+ * transaction already), or replays the stored answer.
  */
 export type RunIdempotent = (
+  db: Executor,
   id: IdempotencyKey,
   body: unknown,
   execute: (tx: Executor) => Promise<StoredAnswer>,
@@ -55,11 +57,12 @@ export function operationScopePath(operationId: string, params: Record<string, u
  */
 export async function idempotentOperation<Id extends OperationId>(
   deps: { runIdempotent: RunIdempotent },
-  input: { operationId: Id; request: Request; body: unknown; params: object },
+  input: { operationId: Id; request: Request; body: unknown; params: object; db: Executor },
   scope: string,
   execute: (tx: Executor) => Promise<IdempotentWork<Id>>,
 ): Promise<OperationResult<Id>> {
-  const result = await deps.runIdempotent(idempotencyKeyOf(input, scope), input.body, async (tx) => serialise(await execute(tx)));
+  const key = idempotencyKeyOf(input, scope);
+  const result = await deps.runIdempotent(input.db, key, input.body, async (tx) => serialise(await execute(tx)));
   return answerOf(result);
 }
 

@@ -28,11 +28,6 @@ export type Principal = ApiPrincipal | OperatorPrincipal | null;
 
 export const isOperator = (principal: Principal): principal is OperatorPrincipal => principal !== null && "role" in principal;
 
-const roleRank: Record<OperatorRole, number> = { viewer: 0, operator: 1, admin: 2 };
-
-/** Whether an operator with `role` may run an operation that needs `required`. */
-export const roleAllows = (role: OperatorRole, required: OperatorRole): boolean => roleRank[role] >= roleRank[required];
-
 /** One admin change, as the http layer reports it for the audit trail once the operation has succeeded. */
 export interface AdminAction {
   operator: OperatorPrincipal;

@@ -2,6 +2,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import type { Config } from "../config.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
+import { writeSwitch } from "../providers/health.ts";
 import type { Providers } from "../providers/registry.ts";
 
 type Schemas = components["schemas"];
@@ -28,10 +29,14 @@ export function lowBalance(config: Config, name: string, balanceKobo: number | n
   return threshold !== undefined && balanceKobo !== null && balanceKobo < threshold;
 }
 
-function presentStatus(deps: ProviderAdminDeps, name: string): Schemas["ProviderStatus"] {
+/** A provider's status as this process sees it; with `state`, as that switch (just written) makes it. */
+function presentStatus(
+  deps: ProviderAdminDeps,
+  name: string,
+  state = deps.providers.health.switchOf(name),
+): Schemas["ProviderStatus"] {
   const { health } = deps.providers;
   const entry = knownProvider(deps.providers, name);
-  const state = health.switchOf(name);
   const breakers = health.breakersOf(name).map((b) => ({
     service: b.service as Schemas["ProviderBreaker"]["service"],
     state: b.state,
@@ -65,7 +70,8 @@ export async function providerOverview(deps: ProviderAdminDeps): Promise<Schemas
 }
 
 /**
- * An operator's switch: persisted, applied here at once, followed by every process on its next refresh.
+ * An operator's switch, written on `deps.db` (the caller's transaction): this process applies it with
+ * `deps.providers.health.refresh()` once it has committed, every other process on its next refresh.
  * Answers the provider's status before and after.
  */
 export async function switchProvider(
@@ -76,6 +82,6 @@ export async function switchProvider(
 ): Promise<{ before: Schemas["ProviderStatus"]; after: Schemas["ProviderStatus"] }> {
   knownProvider(deps.providers, name);
   const before = presentStatus(deps, name);
-  await deps.providers.health.setEnabled(name, enabled, reason);
-  return { before, after: presentStatus(deps, name) };
+  const written = await writeSwitch(deps.db, name, enabled, reason);
+  return { before, after: presentStatus(deps, name, written) };
 }

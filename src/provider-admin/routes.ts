@@ -7,13 +7,15 @@ import { providerOverview, switchProvider } from "./provider-status.ts";
 export function providerAdminRoutes(deps: AppDeps) {
   const handlers = {
     listProviders: async () => ({ status: 200, data: await providerOverview(deps) }),
-    disableProvider: async ({ params, body }) => {
-      const { before, after } = await switchProvider(deps, params.name, false, body.reason);
+    disableProvider: async ({ params, body, db, afterCommit }) => {
+      const { before, after } = await switchProvider({ ...deps, db }, params.name, false, body.reason);
+      afterCommit(() => deps.providers.health.refresh());
       const message = `Provider ${params.name} disabled; every process routes around it within seconds`;
       return { status: 200, message, data: after, audit: { before, note: body.reason } };
     },
-    enableProvider: async ({ params }) => {
-      const { before, after } = await switchProvider(deps, params.name, true, null);
+    enableProvider: async ({ params, db, afterCommit }) => {
+      const { before, after } = await switchProvider({ ...deps, db }, params.name, true, null);
+      afterCommit(() => deps.providers.health.refresh());
       return { status: 200, message: `Provider ${params.name} enabled`, data: after, audit: { before } };
     },
     getProviderStats: async ({ params }) => ({

@@ -42,6 +42,23 @@ const defaultSwitch: ProviderSwitch = {
   balanceCheckedAt: null,
 };
 
+/** A `provider_states` row as read. */
+interface SwitchRow {
+  enabled: boolean;
+  disabled_reason: string | null;
+  disabled_at: Date | string | null;
+  balance_kobo: number | string | null;
+  balance_checked_at: Date | string | null;
+}
+
+const switchOfRow = (row: SwitchRow): ProviderSwitch => ({
+  enabled: row.enabled,
+  disabledReason: row.disabled_reason,
+  disabledAt: toDate(row.disabled_at),
+  balanceKobo: row.balance_kobo === null ? null : Number(row.balance_kobo),
+  balanceCheckedAt: toDate(row.balance_checked_at),
+});
+
 const keyOf = (provider: string, service: string) => `${provider}\u0000${service}`;
 
 /**
@@ -82,14 +99,7 @@ export class ProviderHealth {
 
   async refresh(): Promise<void> {
     const [states, shared] = await Promise.all([
-      queryRows<{
-        provider: string;
-        enabled: boolean;
-        disabled_reason: string | null;
-        disabled_at: Date | string | null;
-        balance_kobo: number | string | null;
-        balance_checked_at: Date | string | null;
-      }>(
+      queryRows<SwitchRow & { provider: string }>(
         this.db,
         sql`select provider, enabled, disabled_reason, disabled_at, balance_kobo, balance_checked_at from provider_states`,
       ),
@@ -101,18 +111,7 @@ export class ProviderHealth {
         updated_at: Date | string;
       }>(this.db, sql`select provider, service, consecutive_failures, open_until, updated_at from provider_breakers`),
     ]);
-    this.switches = new Map(
-      states.map((s) => [
-        s.provider,
-        {
-          enabled: s.enabled,
-          disabledReason: s.disabled_reason,
-          disabledAt: toDate(s.disabled_at),
-          balanceKobo: s.balance_kobo === null ? null : Number(s.balance_kobo),
-          balanceCheckedAt: toDate(s.balance_checked_at),
-        },
-      ]),
-    );
+    this.switches = new Map(states.map((s) => [s.provider, switchOfRow(s)]));
     for (const row of shared) {
       const updatedAt = toDate(row.updated_at)?.getTime() ?? 0;
       const breaker = this.breaker(row.provider, row.service);
@@ -131,18 +130,7 @@ export class ProviderHealth {
 
   /** Records an operator's switch and applies it here at once; other processes follow on their next refresh. */
   async setEnabled(provider: string, enabled: boolean, reason: string | null): Promise<ProviderSwitch> {
-    await this.db.execute(
-      sql`insert into provider_states (provider, enabled, disabled_reason, disabled_at, updated_at)
-          values (${provider}, ${enabled}, ${enabled ? null : reason}, ${enabled ? null : sql`now()`}, now())
-          on conflict (provider) do update
-          set enabled = excluded.enabled, updated_at = now(),
-              disabled_reason = case when excluded.enabled then null
-                                     when provider_states.enabled then excluded.disabled_reason
-                                     else provider_states.disabled_reason end,
-              disabled_at = case when excluded.enabled then null
-                                 when provider_states.enabled then excluded.disabled_at
-                                 else provider_states.disabled_at end`,
-    );
+    await writeSwitch(this.db, provider, enabled, reason);
     await this.refresh();
     return this.switchOf(provider);
   }
@@ -284,6 +272,34 @@ export class ProviderHealth {
       this.sharing.delete(write);
     });
   }
+}
+
+/**
+ * Writes an operator's switch on `db` (the caller's transaction, say) and answers the provider's switch as
+ * written, without applying it here: `refresh` does that once it has committed.
+ */
+export async function writeSwitch(
+  db: Executor,
+  provider: string,
+  enabled: boolean,
+  reason: string | null,
+): Promise<ProviderSwitch> {
+  const [row] = await queryRows<SwitchRow>(
+    db,
+    sql`insert into provider_states (provider, enabled, disabled_reason, disabled_at, updated_at)
+        values (${provider}, ${enabled}, ${enabled ? null : reason}, ${enabled ? null : sql`now()`}, now())
+        on conflict (provider) do update
+        set enabled = excluded.enabled, updated_at = now(),
+            disabled_reason = case when excluded.enabled then null
+                                   when provider_states.enabled then excluded.disabled_reason
+                                   else provider_states.disabled_reason end,
+            disabled_at = case when excluded.enabled then null
+                               when provider_states.enabled then excluded.disabled_at
+                               else provider_states.disabled_at end
+        returning enabled, disabled_reason, disabled_at, balance_kobo, balance_checked_at`,
+  );
+  if (!row) throw new Error("provider switch upsert returned nothing");
+  return switchOfRow(row);
 }
 
 function toDate(value: Date | string | null): Date | null {

@@ -2,6 +2,7 @@ import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { stuckCutoff } from "../jobs/tasks/stuck-orders.ts";
+import { transitionsAfterCommit } from "../metrics/after-commit.ts";
 import { resolveTransaction } from "../orders/resolve.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./lookup.ts";
@@ -31,8 +32,9 @@ export function transactionRoutes(deps: AppDeps) {
       status: 200,
       data: await deps.reads.read((db) => settlementReport(db, query)),
     }),
-    resolveTransaction: async ({ params, body }) => {
-      const { before, after } = await resolveTransaction(deps, params.reference, body);
+    resolveTransaction: async ({ params, body, db, afterCommit }) => {
+      const metrics = transitionsAfterCommit(deps.metrics, afterCommit);
+      const { before, after } = await resolveTransaction({ db, metrics }, params.reference, body);
       return { status: 200, message: `Resolved as ${body.status}`, data: after, audit: { before } };
     },
   } satisfies Partial<Handlers>;
