@@ -55,6 +55,13 @@ export function notFound(what = "Resource"): AppError {
   return new AppError("NOT_FOUND", `${what} not found`);
 }
 
+/** The first of `rows`, or `404 NOT_FOUND` naming `what` when there is none. */
+export async function firstOrNotFound<T>(rows: PromiseLike<T[]>, what: string): Promise<T> {
+  const [row] = await rows;
+  if (row === undefined) throw notFound(what);
+  return row;
+}
+
 export interface Envelope<T> {
   success: boolean;
   code: string;

@@ -1,4 +1,4 @@
-import { and, eq, or, sql } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";

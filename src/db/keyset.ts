@@ -1,6 +1,7 @@
-import { and, type SQL, sql } from "drizzle-orm";
+import { and, gte, lte, type SQL, sql } from "drizzle-orm";
 import type { AnyPgColumn, PgTable } from "drizzle-orm/pg-core";
 import { type CursorCodec, type KeysetPosition, type Page, pageLimit, toPage } from "../lib/cursor.ts";
+import { parseRange } from "../lib/instants.ts";
 import type { Executor } from "./transaction.ts";
 
 /**
@@ -103,4 +104,19 @@ function newestOfEach(
   const union = sql.join(pages, sql` union `);
   const order = sql`${sql.identifier(time.name)} desc, id desc`;
   return sql`${table.id} = any(array(select id from (${union}) as candidates order by ${order} limit ${count}))`;
+}
+
+/**
+ * A listing's `from`/`to` filter on `column` (RFC 3339, both inclusive; `from` after `to` is a 400): its
+ * conditions, and the bounds as the cursor is bound to them.
+ */
+export function withinRange(
+  column: AnyPgColumn,
+  query: { from?: string; to?: string },
+): { conditions: (SQL | undefined)[]; bound: { from?: string; to?: string } } {
+  const { from, to } = parseRange(query.from, query.to);
+  return {
+    conditions: [from ? gte(column, from) : undefined, to ? lte(column, to) : undefined],
+    bound: { from: from?.toISOString(), to: to?.toISOString() },
+  };
 }

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { and, eq, lt, sql } from "drizzle-orm";
+import { lt, sql } from "drizzle-orm";
 import { cte } from "../db/cte.ts";
 import { queryRows } from "../db/rows.ts";
 import { idempotencyRecords } from "../db/schema/index.ts";

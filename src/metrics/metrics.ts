@@ -64,64 +64,60 @@ export class Metrics {
 
   constructor(private readonly options: MetricsOptions) {
     const registers = [this.registry];
+    const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Counter<L>({ name, help, labelNames, registers });
+    const histogram = <L extends string>(name: string, help: string, labelNames: L[], buckets: number[]) =>
+      new Histogram<L>({ name, help, labelNames, buckets, registers });
     this.stopProcessMetrics = collectProcessMetrics(this.registry);
-    this.httpRequests = new Counter({
-      name: "vend_http_requests_total",
-      help: "HTTP requests answered, by operation (operationId, or (unmatched)) and status code",
-      labelNames: ["operation", "status"],
-      registers,
-    });
-    this.httpDuration = new Histogram({
-      name: "vend_http_request_duration_seconds",
-      help: "Time from a request's arrival to its answer, by operation",
-      labelNames: ["operation"],
-      buckets: httpBuckets,
-      registers,
-    });
-    this.vends = new Counter({
-      name: "vend_vends_total",
-      help: "Vends accepted (202, not replays), and those that became successful, failed or pending",
-      labelNames: ["event", "service", "network", "provider"],
-      registers,
-    });
-    this.acceptToFinal = new Histogram({
-      name: "vend_accept_to_final_seconds",
-      help: "Time from a vend's acceptance to its final status",
-      labelNames: ["service", "status"],
-      buckets: finalBuckets,
-      registers,
-    });
-    this.webhookDeliveries = new Counter({
-      name: "vend_webhook_deliveries_total",
-      help: "Webhook delivery attempts by outcome: delivered, retrying (will be tried again), failed (given up)",
-      labelNames: ["outcome"],
-      registers,
-    });
-    this.webhookLag = new Histogram({
-      name: "vend_webhook_delivery_lag_seconds",
-      help: "Time from an event's creation to its delivery",
-      buckets: lagBuckets,
-      registers,
-    });
-    this.providerDuration = new Histogram({
-      name: "vend_provider_request_duration_seconds",
-      help: "Provider calls (vend, requery) by provider, answered or not",
-      labelNames: ["provider", "operation"],
-      buckets: providerBuckets,
-      registers,
-    });
-    this.providerErrors = new Counter({
-      name: "vend_provider_errors_total",
-      help: "Provider calls without a usable answer: unanswered (timeout, broken connection) or unreadable (5xx, garbage)",
-      labelNames: ["provider", "kind"],
-      registers,
-    });
-    this.retentionDeletes = new Counter({
-      name: "vend_retention_deleted_rows_total",
-      help: "Rows the retention passes of this process deleted, by table",
-      labelNames: ["table"],
-      registers,
-    });
+    this.httpRequests = counter(
+      "vend_http_requests_total",
+      "HTTP requests answered, by operation (operationId, or (unmatched)) and status code",
+      ["operation", "status"],
+    );
+    this.httpDuration = histogram(
+      "vend_http_request_duration_seconds",
+      "Time from a request's arrival to its answer, by operation",
+      ["operation"],
+      httpBuckets,
+    );
+    this.vends = counter(
+      "vend_vends_total",
+      "Vends accepted (202, not replays), and those that became successful, failed or pending",
+      ["event", "service", "network", "provider"],
+    );
+    this.acceptToFinal = histogram(
+      "vend_accept_to_final_seconds",
+      "Time from a vend's acceptance to its final status",
+      ["service", "status"],
+      finalBuckets,
+    );
+    this.webhookDeliveries = counter(
+      "vend_webhook_deliveries_total",
+      "Webhook delivery attempts by outcome: delivered, retrying (will be tried again), failed (given up)",
+      ["outcome"],
+    );
+    this.webhookLag = histogram(
+      "vend_webhook_delivery_lag_seconds",
+      "Time from an event's creation to its delivery",
+      [],
+      lagBuckets,
+    );
+    this.providerDuration = histogram(
+      "vend_provider_request_duration_seconds",
+      "Provider calls (vend, requery, verify) by provider, answered or not",
+      ["provider", "operation"],
+      providerBuckets,
+    );
+    this.providerErrors = counter(
+      "vend_provider_errors_total",
+      "Provider calls without a usable answer: unanswered (timeout, broken connection) or unreadable (5xx, garbage)",
+      ["provider", "kind"],
+    );
+    this.retentionDeletes = counter(
+      "vend_retention_deleted_rows_total",
+      "Rows the retention passes of this process deleted, by table",
+      ["table"],
+    );
     this.replicaLag = new Gauge({
       name: "vend_db_replica_lag_seconds",
       help: "The read replica's last sampled replay lag (+Inf when it cannot be sampled; 0 without DATABASE_READ_URL)",

@@ -8,8 +8,6 @@ import {
   isRecordCollision,
   keyInFlight,
   lockNameOf,
-  type PriorAnswer,
-  retentionHours,
   storedAnswerOf,
 } from "../idempotency/protocol.ts";
 import { randomBase62 } from "../lib/random.ts";

@@ -1,10 +1,9 @@
-import { and, eq, gte, like, lt, lte, type SQL } from "drizzle-orm";
-import { readNewestFirst } from "../db/keyset.ts";
+import { and, eq, like, lt, type SQL } from "drizzle-orm";
+import { readNewestFirst, withinRange } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
-import { parseRange } from "../lib/instants.ts";
 import type { Mode, Scope } from "../lib/scope.ts";
 import { normalisePhone } from "../lib/shared/destinations.ts";
 import {
@@ -82,7 +81,7 @@ function filterConditions(filters: TransactionFilters): {
   conditions: SQL[];
   anyOf?: SQL[];
 } {
-  const { from, to } = parseRange(filters.from, filters.to);
+  const range = withinRange(transactions.createdAt, filters);
   const destination =
     filters.destination === undefined ? undefined : (normalisePhone(filters.destination) ?? filters.destination);
   // One spelling of the UUID, so a cursor is bound to the batch whatever letter case names it.
@@ -92,8 +91,7 @@ function filterConditions(filters: TransactionFilters): {
     destination === undefined ? undefined : eq(transactions.destination, destination),
     filters.network === undefined ? undefined : eq(transactions.network, filters.network),
     filters.service === undefined ? undefined : eq(transactions.service, filters.service),
-    from ? gte(transactions.createdAt, from) : undefined,
-    to ? lte(transactions.createdAt, to) : undefined,
+    ...range.conditions,
     filters.client_reference === undefined ? undefined : eq(transactions.clientReference, filters.client_reference),
     batchId === undefined ? undefined : eq(transactions.batchId, batchId),
   ];
@@ -102,8 +100,7 @@ function filterConditions(filters: TransactionFilters): {
     destination,
     network: filters.network,
     service: filters.service,
-    from: from?.toISOString(),
-    to: to?.toISOString(),
+    ...range.bound,
     search: filters.search,
     client_reference: filters.client_reference,
     batch_id: batchId,

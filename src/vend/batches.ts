@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, gte, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
-import { readNewestFirst } from "../db/keyset.ts";
+import { readNewestFirst, withinRange } from "../db/keyset.ts";
 import { type BatchRejection, vendBatches } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
-import { AppError, type FieldError, notFound } from "../errors.ts";
+import { AppError, type FieldError, firstOrNotFound } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
-import { parseRange } from "../lib/instants.ts";
 import type { Scope } from "../lib/scope.ts";
 import { acceptVends, type CoveredAcceptRequest } from "../orders/accept.ts";
 import {
@@ -19,14 +18,7 @@ import {
   type VendBatch,
 } from "../orders/batch-completion.ts";
 import { listTransactions } from "../transactions/lookup.ts";
-import {
-  type ChooseRoute,
-  type ProductLookup,
-  resolveCableVend,
-  resolveElectricityVend,
-  resolveProductVend,
-  type VendOrder,
-} from "./requests.ts";
+import { type ChooseRoute, type ProductLookup, resolverFor, type VendOrder } from "./requests.ts";
 
 type Schemas = components["schemas"];
 type VendBatchOrder = Schemas["VendBatchOrder"];
@@ -62,12 +54,7 @@ async function resolveOrder(lookup: ProductLookup, route: ChooseRoute, check: Or
   const problems = check(service, fields);
   if (problems.length > 0) return invalid(index, fields, problems);
   try {
-    const order =
-      service === "electricity"
-        ? await resolveElectricityVend(lookup, fields as Schemas["ElectricityVendRequest"], route)
-        : service === "cable"
-          ? await resolveCableVend(lookup, fields as Schemas["CableVendRequest"], route)
-          : await resolveProductVend(lookup, fields as Schemas["VendRequest"], route);
+    const order = await resolverFor(service)(lookup, fields, route);
     if (order.product.service !== service) {
       return invalid(index, fields, [
         { field: "service", message: `does not match the product's service (${order.product.service})` },
@@ -196,12 +183,8 @@ export async function getVendBatch(
   id: string,
   query: { cursor?: string; limit?: number },
 ): Promise<{ batch: VendBatch; orders: Awaited<ReturnType<typeof listTransactions>> }> {
-  const [row] = await db
-    .select()
-    .from(vendBatches)
-    .where(and(eq(vendBatches.id, id), eq(vendBatches.accountId, scope.accountId), eq(vendBatches.mode, scope.mode)))
-    .limit(1);
-  if (!row) throw notFound("Batch");
+  const inScope = and(eq(vendBatches.id, id), eq(vendBatches.accountId, scope.accountId), eq(vendBatches.mode, scope.mode));
+  const row = await firstOrNotFound(db.select().from(vendBatches).where(inScope).limit(1), "Batch");
   const orders = await listTransactions(db, cursors, scope, { batch_id: id, cursor: query.cursor, limit: query.limit });
   return { batch: await readVendBatch(db, row), orders };
 }
@@ -227,20 +210,15 @@ export function listVendBatches(
   scope: Scope,
   query: ListVendBatchesQuery,
 ): Promise<Page<VendBatch>> {
-  const { from, to } = parseRange(query.from, query.to);
+  const range = withinRange(vendBatches.createdAt, query);
   const completed = query.completed;
   const conditions = [
     eq(vendBatches.accountId, scope.accountId),
     eq(vendBatches.mode, scope.mode),
-    from ? gte(vendBatches.createdAt, from) : undefined,
-    to ? lte(vendBatches.createdAt, to) : undefined,
+    ...range.conditions,
     completed === undefined ? undefined : completed ? isNotNull(vendBatches.completedAt) : isNull(vendBatches.completedAt),
   ];
-  const filters = {
-    from: from?.toISOString(),
-    to: to?.toISOString(),
-    completed: completed === undefined ? undefined : String(completed),
-  };
+  const filters = { ...range.bound, completed: completed === undefined ? undefined : String(completed) };
   const request = { cursors, scope: `vend-batches:${scope.accountId}:${scope.mode}`, filters, query, conditions };
   return readNewestFirst(db, vendBatches, "createdAt", request, (rows) => readVendBatches(db, rows));
 }

@@ -193,3 +193,14 @@ export async function resolveCableVend(
   if (errors.length > 0 || !product || !card || amountKobo === undefined) fail(errors);
   return order(product, card.value, amountKobo, body, route, { smartcard_number: card.value }, phone);
 }
+
+/** The resolver of a bulk order's item by its `service`: a bill's own shape, or a product code's (airtime, data). */
+export function resolverFor(
+  service: string,
+): (lookup: ProductLookup, fields: Record<string, unknown>, route: ChooseRoute) => Promise<VendOrder> {
+  if (service === "electricity")
+    return (lookup, fields, route) => resolveElectricityVend(lookup, fields as Schemas["ElectricityVendRequest"], route);
+  if (service === "cable")
+    return (lookup, fields, route) => resolveCableVend(lookup, fields as Schemas["CableVendRequest"], route);
+  return (lookup, fields, route) => resolveProductVend(lookup, fields as Schemas["VendRequest"], route);
+}

@@ -1,9 +1,9 @@
-import { and, desc, eq, gte, lt, lte, type SQL, sql } from "drizzle-orm";
+import { and, desc, eq, lt, type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import { withinRange } from "../db/keyset.ts";
 import { ledgerEntries, transactions, wallets } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { type CursorCodec, type Page, pageLimit, toPage } from "../lib/cursor.ts";
-import { parseRange } from "../lib/instants.ts";
 import type { Scope } from "../lib/scope.ts";
 
 type StatementEntry = components["schemas"]["StatementEntry"];
@@ -30,9 +30,9 @@ export async function listLedgerEntries(
   scope: Scope,
   query: StatementQuery,
 ): Promise<Page<StatementEntry>> {
-  const { from, to } = parseRange(query.from, query.to);
+  const range = withinRange(ledgerEntries.createdAt, query);
   const cursorScope = `ledger:${scope.accountId}:${scope.mode}`;
-  const filters = { kind: query.kind, from: from?.toISOString(), to: to?.toISOString() };
+  const filters = { kind: query.kind, ...range.bound };
   const limit = pageLimit(query.limit);
   // The wallet as a scalar subquery: the entries are then read down ledger_wallet_idx (wallet_id, id) in page order.
   const wallet = db
@@ -42,8 +42,7 @@ export async function listLedgerEntries(
   const conditions: (SQL | undefined)[] = [
     eq(ledgerEntries.walletId, sql`(${wallet})`),
     query.kind === undefined ? undefined : eq(ledgerEntries.kind, query.kind),
-    from ? gte(ledgerEntries.createdAt, from) : undefined,
-    to ? lte(ledgerEntries.createdAt, to) : undefined,
+    ...range.conditions,
     query.cursor ? lt(ledgerEntries.id, Number(cursors.decode(cursorScope, filters, query.cursor).id)) : undefined,
   ];
   const rows = await db

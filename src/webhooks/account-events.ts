@@ -3,7 +3,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { events, webhookDeliveries } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
-import { notFound } from "../errors.ts";
+import { firstOrNotFound } from "../errors.ts";
 import { scheduleEventDeliveries } from "../ledger/outbox.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import type { Scope } from "../lib/scope.ts";
@@ -66,12 +66,8 @@ export async function listEvents(db: Executor, cursors: CursorCodec, scope: Scop
 /** Schedules the scope's event for every current endpoint again, due now; `404` for anyone else's event. */
 export async function resendEvent(db: Executor, scope: Scope, id: string): Promise<Event> {
   const row = await withTransaction(db, async (tx) => {
-    const [found] = await tx
-      .select()
-      .from(events)
-      .where(and(eq(events.id, id), eq(events.accountId, scope.accountId), eq(events.mode, scope.mode)))
-      .limit(1);
-    if (!found) throw notFound("Event");
+    const inScope = and(eq(events.id, id), eq(events.accountId, scope.accountId), eq(events.mode, scope.mode));
+    const found = await firstOrNotFound(tx.select().from(events).where(inScope).limit(1), "Event");
     await scheduleEventDeliveries(tx, found, { reset: true });
     return found;
   });

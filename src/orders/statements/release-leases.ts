@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { queryRows, statementLabel } from "../../db/rows.ts";
+import { statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 
 export const releaseLeasesStatementName = "orders.release_leases";
