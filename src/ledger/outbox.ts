@@ -77,11 +77,17 @@ const notifyAnyDue = sql`(select pg_notify(${webhookDueChannel}, min(event_id)) 
 /** What scheduling does with an endpoint's existing delivery of the event: a new event has none. */
 type ExistingDelivery = "none" | "keep" | "reset";
 
+/**
+ * The assignments that start a delivery over (a redelivery): pending and due now, its attempt count and last
+ * result cleared, its lease dropped.
+ */
+export const deliveryStartsOver = sql`status = 'pending', attempts = 0, next_attempt_at = now(), lease_expires_at = null,
+      last_status_code = null, last_error = null, updated_at = now()`;
+
 const onConflict: Record<ExistingDelivery, SQL> = {
   none: sql``,
   keep: sql` on conflict (event_id, endpoint_id) do nothing`,
-  reset: sql` on conflict (event_id, endpoint_id) do update set status = 'pending', attempts = 0, next_attempt_at = now(),
-      lease_expires_at = null, last_status_code = null, last_error = null, updated_at = now()`,
+  reset: sql` on conflict (event_id, endpoint_id) do update set ${deliveryStartsOver}`,
 };
 
 /**

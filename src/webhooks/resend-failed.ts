@@ -3,7 +3,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound, validationError } from "../errors.ts";
-import { receives, webhookDueChannel } from "../ledger/outbox.ts";
+import { deliveryStartsOver, receives, webhookDueChannel } from "../ledger/outbox.ts";
 import type { Scope } from "../lib/scope.ts";
 
 type ResendRequest = components["schemas"]["FailedDeliveriesResendRequest"];
@@ -52,8 +52,7 @@ export async function resendFailedDeliveries(db: Executor, scope: Scope, input: 
         ),
         reset as (
           update webhook_deliveries d
-          set status = 'pending', attempts = 0, next_attempt_at = now(), lease_expires_at = null,
-              last_status_code = null, last_error = null, updated_at = now()
+          set ${deliveryStartsOver}
           from picked where d.id = picked.id
           returning d.event_id
         )
