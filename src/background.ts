@@ -9,6 +9,7 @@ import { idempotencySweepTask } from "./jobs/tasks/idempotency-sweep.ts";
 import { partitionsAheadTask } from "./jobs/tasks/partitions-ahead.ts";
 import { providerBalanceTask } from "./jobs/tasks/provider-balances.ts";
 import { providerWorkTasks } from "./jobs/tasks/provider-work.ts";
+import { rateWindowCleanupTask } from "./jobs/tasks/rate-window-cleanup.ts";
 import { retentionTask } from "./jobs/tasks/retention.ts";
 import { stuckOrdersTask } from "./jobs/tasks/stuck-orders.ts";
 import { randomBase62 } from "./lib/random.ts";
@@ -55,6 +56,7 @@ export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = ne
       batchCompletionSweepTask(deps),
       retentionTask(deps),
       partitionsAheadTask(deps),
+      rateWindowCleanupTask(deps),
     ],
     pollMs: deps.config.worker.pollMs,
     workerId,

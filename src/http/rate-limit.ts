@@ -121,7 +121,7 @@ export class RateLimiter {
     };
   }
 
-  /** Deletes the shared windows that ended before the previous one began (every process does, once a window). */
+  /** Deletes the shared windows that ended before the previous one began (a background task, once a window). */
   async deleteOldWindows(now = this.now()): Promise<number> {
     return deleteRateWindowsBefore(this.options.db(), new Date(this.windowStartOf(now) - this.windowMs));
   }
@@ -134,11 +134,10 @@ export class RateLimiter {
     // A clock stepped back stays in the window already reached rather than reopening an older one.
     const windowStart = Math.max(this.windowStartOf(now), this.currentWindow);
     if (windowStart > this.currentWindow) {
-      // A new window: what this process remembers of older ones goes, and so do their rows.
-      const first = this.currentWindow === 0;
+      // A new window: what this process remembers of older ones goes (their rows go by the background task
+      // src/jobs/tasks/rate-window-cleanup.ts).
       this.currentWindow = windowStart;
       this.windows.clear();
-      if (!first) this.sweep(now);
     }
     let window = this.windows.get(subject);
     if (!window) {
@@ -146,12 +145,6 @@ export class RateLimiter {
       this.windows.set(subject, window);
     }
     return window;
-  }
-
-  private sweep(now: number): void {
-    this.deleteOldWindows(now).catch((error: unknown) =>
-      this.options.logger().warn({ err: error instanceof Error ? error.message : String(error) }, "rate limit windows not swept"),
-    );
   }
 
   private async claim(subject: string, window: SubjectWindow): Promise<void> {
