@@ -2,7 +2,8 @@
  * The layers of src/ and the one direction imports may point (ARCHITECTURE.md):
  *
  *   composition (main, server, app) → feature routes → http
- *   feature routes → feature services → domain (processing, ledger, providers, jobs, worker, retention)
+ *   feature routes → background work (src/jobs/queues, src/jobs/tasks) → feature services
+ *     → domain (orders, ledger, idempotency, providers, the jobs runner, retention)
  *     → base (db, lib, metrics, tracing, config, errors, logger)
  *
  * `src/deps.ts` is the type of the dependency bag the composition hands to routes and services: they may
@@ -12,8 +13,9 @@
  * only the pure shared helpers (src/lib) and the generated contract. Type-only imports count too.
  */
 // Retention's settings are read with the rest of the configuration, so they sit in the bottom layer.
-const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$|^src/retention/settings\\.ts$";
-const domain = "^src/(orders|ledger|providers|idempotency)/|^src/jobs/(?!queues/|tasks/)|^src/retention/(?!settings\\.ts$)";
+const base = "^src/(db|lib|metrics|tracing)/|^src/(config|errors|logger)\\.ts$|^src/retention/retention-settings\\.ts$";
+const domain =
+  "^src/(orders|ledger|providers|idempotency)/|^src/jobs/(?!queues/|tasks/)|^src/retention/(?!retention-settings\\.ts$)";
 // The background work a process runs (its queues and periodic tasks): each names the feature or domain code it runs,
 // and only the composition (src/background.ts) lists them.
 const background = "^src/jobs/(queues|tasks)/";

@@ -22,7 +22,7 @@ import { type Database, openDatabase } from "../src/db/client.ts";
 import { loadConfig } from "../src/load-config.ts";
 import { createLogger } from "../src/logger.ts";
 import { runRetentionPass } from "../src/retention/pass.ts";
-import { retentionKinds } from "../src/retention/settings.ts";
+import { retentionKinds } from "../src/retention/retention-settings.ts";
 import { statements } from "../src/retention/statements.ts";
 import { envNumber, onCleanup, requirePostgres, runBench } from "./lib/cleanup.ts";
 import { serviceDatabase } from "./lib/databases.ts";

@@ -1,8 +1,8 @@
 import { hostname } from "node:os";
 import type { DbHandle } from "./db/client.ts";
 import type { AppDeps } from "./deps.ts";
-import { transactionQueue } from "./jobs/queues/transactions.ts";
-import { webhookDeliveryQueue } from "./jobs/queues/webhook-deliveries.ts";
+import { webhookDeliveryQueue } from "./jobs/queues/delivery-queue.ts";
+import { transactionQueue } from "./jobs/queues/transaction-queue.ts";
 import { createRunner, type Runner } from "./jobs/runner.ts";
 import { batchCompletionSweepTask } from "./jobs/tasks/batch-completion-sweep.ts";
 import { idempotencySweepTask } from "./jobs/tasks/idempotency-sweep.ts";

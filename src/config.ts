@@ -1,6 +1,6 @@
 import type { ServiceCode } from "../generated/constants.ts";
 import { withFailoverDefaults } from "./db/postgres-url.ts";
-import { type RetentionSettings, readRetentionSettings } from "./retention/settings.ts";
+import { type RetentionSettings, readRetentionSettings } from "./retention/retention-settings.ts";
 
 export interface Config {
   databaseUrl: string | undefined;

@@ -1,6 +1,6 @@
+import type { CredentialRegistry } from "./auth/credential-registry.ts";
 import type { AuthGuard } from "./auth/guard.ts";
 import type { KeyUsageRecorder } from "./auth/key-usage.ts";
-import type { CredentialRegistry } from "./auth/registry.ts";
 import type { RegistrySync } from "./auth/registry-sync.ts";
 import type { CallbackProviders } from "./callbacks/apply.ts";
 import type { Config } from "./config.ts";
@@ -56,7 +56,7 @@ export interface AppDeps {
    * bearer (`local-bootstrap`) from a loopback peer only, so operator tools work beside the running server.
    */
   localAdminSecret?: string;
-  /** Every usable API key and operator token, by hash, kept current by NOTIFY (src/auth/registry.ts). */
+  /** Every usable API key and operator token, by hash, kept current by NOTIFY (src/auth/credential-registry.ts). */
   credentials: CredentialRegistry;
   /** Keeps `credentials` current; stopped on shutdown. */
   credentialSync: RegistrySync;

@@ -9,7 +9,7 @@ import { runMigrations } from "./db/migrate.ts";
 import { isDatabaseUnavailable } from "./db/unavailable.ts";
 import { loadConfig } from "./load-config.ts";
 import { bufferedStdout, createLogger } from "./logger.ts";
-import { startMetricsServer } from "./metrics/server.ts";
+import { startMetricsServer } from "./metrics/metrics-server.ts";
 import { createDeps, startServer } from "./server.ts";
 
 /** `--no-worker`: API only. `--worker-only`: background work only. Default: both in one process. */

@@ -1,9 +1,9 @@
-import { recordAudit } from "./admin/audit.ts";
+import { recordAudit } from "./admin/audit-trail.ts";
 import { buildApp } from "./app.ts";
-import { createAuthenticate } from "./auth/authenticate.ts";
 import { AuthGuard } from "./auth/guard.ts";
 import { KeyUsageRecorder } from "./auth/key-usage.ts";
 import { idleRegistry, startRegistrySync } from "./auth/registry-sync.ts";
+import { createAuthenticate } from "./auth/resolve-principal.ts";
 import { callbackProviders } from "./callbacks/apply.ts";
 import type { Config } from "./config.ts";
 import { type Database, type DbHandle, openDatabase } from "./db/client.ts";

@@ -1,13 +1,13 @@
 import { createAccount, getAccountDetail, listAccounts } from "../accounts/account-records.ts";
 import { createApiKey, listApiKeys, revokeApiKey } from "../accounts/api-key-records.ts";
+import { knowChangedKey } from "../auth/credential-registry.ts";
 import { hashApiKey } from "../auth/keys.ts";
-import { knowChangedKey } from "../auth/registry.ts";
 import type { AppDeps } from "../deps.ts";
 import { idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, operatorOf } from "../http/operations.ts";
 import { reconciliationReport } from "../ledger/reconcile.ts";
 import { creditWallet } from "../wallet/wallet-balance.ts";
-import { listAuditEntries } from "./audit.ts";
+import { listAuditEntries } from "./audit-trail.ts";
 import { createOperator, getOperator, listOperators, presentBootstrapOperator, revokeOperator } from "./operators.ts";
 
 export function adminRoutes(deps: AppDeps) {

@@ -2,7 +2,7 @@ import { eq, isNull, or, sql } from "drizzle-orm";
 import type { Database, DbHandle } from "../db/client.ts";
 import { apiKeys, operators } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
-import { CredentialRegistry, credentialsChannel, type RegisteredKey, type RegisteredOperator } from "./registry.ts";
+import { CredentialRegistry, credentialsChannel, type RegisteredKey, type RegisteredOperator } from "./credential-registry.ts";
 
 const keyColumns = {
   hash: apiKeys.keyHash,

@@ -1,8 +1,8 @@
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
+import { knowChangedKey } from "./credential-registry.ts";
 import { defaultGraceSeconds, listAccountKeys, rollApiKey, updateKeyAllowList } from "./key-management.ts";
-import { knowChangedKey } from "./registry.ts";
 
 export function keyRoutes(deps: AppDeps) {
   const handlers = {

@@ -17,7 +17,7 @@ export interface StoredAnswer {
 }
 
 /**
- * The Idempotency-Key protocol, injected (src/idempotency/service.ts implements it): runs `execute` at most
+ * The Idempotency-Key protocol, injected (src/idempotency/protocol.ts implements it): runs `execute` at most
  * once per key in one database transaction with the record of its answer (a savepoint when `db` is a
  * transaction already), or replays the stored answer.
  */

@@ -1,5 +1,5 @@
 import type { Executor } from "../db/executor.ts";
-import { claimRateBudget, deleteRateWindowsBefore } from "../db/rate-limits.ts";
+import { claimRateBudget, deleteRateWindowsBefore } from "../db/rate-windows.ts";
 import { AppError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 

@@ -7,8 +7,8 @@ import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { clubkonnectPlugin } from "./clubkonnect/plugin.ts";
 import { ProviderHealth } from "./health.ts";
+import { readProviderSettings } from "./providers-file.ts";
 import { sandboxPlugin } from "./sandbox/plugin.ts";
-import { readProviderSettings } from "./settings.ts";
 import type {
   CallbackHint,
   ProviderAdapter,

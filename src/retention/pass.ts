@@ -1,7 +1,7 @@
 import type { Executor } from "../db/executor.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
-import { type RetentionKind, type RetentionSettings, retentionKinds } from "./settings.ts";
+import { type RetentionKind, type RetentionSettings, retentionKinds } from "./retention-settings.ts";
 import { deleteBatch } from "./statements.ts";
 
 export interface RetentionDeps {

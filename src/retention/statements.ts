@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Executor } from "../db/executor.ts";
 import { queryRows } from "../db/rows.ts";
-import type { RetentionKind } from "./settings.ts";
+import type { RetentionKind } from "./retention-settings.ts";
 
 /** Rows one statement deleted, by table; `main` is the kind's own table (a full batch means there may be more). */
 export interface Deleted {

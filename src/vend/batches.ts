@@ -8,7 +8,7 @@ import type { Executor } from "../db/transaction.ts";
 import { AppError, type FieldError, firstOrNotFound } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import type { Scope } from "../lib/scope.ts";
-import { acceptVends, type CoveredAcceptRequest } from "../orders/accept.ts";
+import { acceptVends, type CoveredAcceptRequest } from "../orders/accept-vends.ts";
 import {
   countsOf,
   emitBatchCompleted,

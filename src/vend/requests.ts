@@ -3,7 +3,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { priceFor } from "../catalogue/catalogue-listing.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/shared/destinations.ts";
-import type { VendOrder } from "../orders/accept.ts";
+import type { VendOrder } from "../orders/accept-vends.ts";
 import { failureKeys } from "../orders/failures.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
 import { type AliasedField, readAliased } from "./aliases.ts";

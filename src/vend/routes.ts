@@ -9,7 +9,7 @@ import { fingerprintOf } from "../idempotency/protocol.ts";
 import { groupCommit } from "../lib/group-commit.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { VendLabels } from "../metrics/metrics.ts";
-import { type AcceptOutcome, type AcceptRequest, acceptVends } from "../orders/accept.ts";
+import { type AcceptOutcome, type AcceptRequest, acceptVends } from "../orders/accept-vends.ts";
 import { findProduct } from "../orders/product-cache.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
 import { getTransactionByReference } from "../transactions/lookup.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { events, products, webhookDeliveries, webhookEndpoints } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
+import { CredentialRegistry, type RegisteredKey } from "../../src/auth/credential-registry.ts";
 import { hashApiKey } from "../../src/auth/keys.ts";
-import { CredentialRegistry, type RegisteredKey } from "../../src/auth/registry.ts";
 import { apiKeys } from "../../src/db/schema/index.ts";
 import { sha256Hex } from "../../src/lib/secrets.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

@@ -4,7 +4,7 @@ import { transactions } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { createMetrics } from "../../src/metrics/metrics.ts";
-import { startMetricsServer } from "../../src/metrics/server.ts";
+import { startMetricsServer } from "../../src/metrics/metrics-server.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, sandboxCallback, untilPending } from "../helpers/processing.ts";

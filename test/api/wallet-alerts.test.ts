@@ -3,7 +3,7 @@ import { and, count, eq } from "drizzle-orm";
 import postgres from "postgres";
 import { processingRunner } from "../../src/background.ts";
 import { events, ledgerEntries, transactions, wallets } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, vendAirtime } from "../helpers/processing.ts";

@@ -6,7 +6,7 @@ import { queryRows } from "../../src/db/rows.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { createMetrics } from "../../src/metrics/metrics.ts";
-import { startMetricsServer } from "../../src/metrics/server.ts";
+import { startMetricsServer } from "../../src/metrics/metrics-server.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook } from "../helpers/webhook-receiver.ts";
 import { cliServer, runCli, runJson } from "./cli.ts";

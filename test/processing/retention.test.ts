@@ -6,7 +6,7 @@ import { retentionTask } from "../../src/jobs/tasks/retention.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { type RetentionDeps, runRetentionPass } from "../../src/retention/pass.ts";
-import { type RetentionKind, type RetentionSettings, retentionKinds } from "../../src/retention/settings.ts";
+import { type RetentionKind, type RetentionSettings, retentionKinds } from "../../src/retention/retention-settings.ts";
 import { deleteBatch } from "../../src/retention/statements.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";

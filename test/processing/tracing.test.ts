@@ -3,7 +3,7 @@ import { SpanKind } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { processingRunner } from "../../src/background.ts";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { completionBatcher } from "../../src/orders/completion.ts";

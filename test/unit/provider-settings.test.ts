@@ -7,8 +7,8 @@ import { stringify } from "yaml";
 import { ConfigError, type Env, type ProviderConfigs, readConfig } from "../../src/config.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { clubkonnectPlugin } from "../../src/providers/clubkonnect/plugin.ts";
+import { readProviderSettings, type SettingsPlugin } from "../../src/providers/providers-file.ts";
 import { sandboxPlugin } from "../../src/providers/sandbox/plugin.ts";
-import { readProviderSettings, type SettingsPlugin } from "../../src/providers/settings.ts";
 import { vtuPlugin } from "../../src/providers/vtu/plugin.ts";
 
 let dir = "";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { events, webhookDeliveries, webhookEndpoints } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";

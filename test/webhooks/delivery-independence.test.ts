@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { and, eq, gt } from "drizzle-orm";
 import type { Config } from "../../src/config.ts";
 import { webhookDeliveries } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {

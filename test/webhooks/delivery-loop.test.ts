@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { enqueueTestEvent, startWebhookReceiver, verifyWebhook, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { asc, eq } from "drizzle-orm";
 import { events, webhookAttempts, webhookDeliveries } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { retryDelaySeconds } from "../../src/webhooks/delivery.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";

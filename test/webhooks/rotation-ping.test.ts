@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { events, webhookEndpoints } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   enqueueTestEvent,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { webhookEndpoints } from "../../src/db/schema/index.ts";
-import { webhookRunner } from "../../src/jobs/queues/webhook-deliveries.ts";
+import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { createWebhookEndpoint } from "../../src/webhooks/manage-endpoints.ts";
 import { generateWebhookSecret } from "../../src/webhooks/secret.ts";

@@ -46,7 +46,7 @@ export const transactions = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.id, t.createdAt] }),
-    // Unique across partitions by construction: the service makes references with 143 random bits (src/vend/reference.ts).
+    // Unique across partitions by construction: the service makes references with 143 random bits (newReference, src/orders/accept-vends.ts).
     uniqueIndex("transactions_reference_idx").on(t.reference, t.createdAt),
     // Listing: a btree per selective filter, in keyset order; the filter leads so the admin search (no account)
     // uses it too. status, network and service have few values: a page of them walks the listing index.

@@ -14,10 +14,10 @@ import type { ApiPrincipal, OperatorPrincipal, Principal } from "../lib/scope.ts
 import { bearerOf, secretsEqual } from "../lib/secrets.ts";
 import type { Logger } from "../logger.ts";
 import { addressAllowed } from "./allow-list.ts";
+import { type CredentialRegistry, stillWorks } from "./credential-registry.ts";
 import type { AuthGuard } from "./guard.ts";
 import type { KeyUsageRecorder } from "./key-usage.ts";
 import { hashApiKey, keysIssued, modeOfKey } from "./keys.ts";
-import { type CredentialRegistry, stillWorks } from "./registry.ts";
 
 const unauthenticated = (message: string) => new AppError("UNAUTHENTICATED", message);
 
