@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
+import { transactionReferenceArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { contextOf, withExample } from "../../context.ts";
 import type { Column, Printer } from "../../output.ts";
@@ -38,7 +39,7 @@ export function adminGetCommand(name: string, example: string): Command {
   return withExample(
     new Command(name)
       .description("Show any account's transaction with its provider attempts (admin token)")
-      .argument("<reference>", "transaction reference (txn_…)"),
+      .addArgument(transactionReferenceArgument()),
     example,
   ).action(async (reference: string, _flags: unknown, command: Command) => {
     const { clients, printer } = contextOf(command);

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { transactionReferenceArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { actionCommand } from "../../context.ts";
 import { printAdminTransaction } from "./inspect.ts";
@@ -11,7 +12,7 @@ export const transactionsRequeryCommand = (): Command =>
   actionCommand(
     new Command("requery")
       .description("Ask the provider for an order's state now and apply a final answer (admin token, operator role)")
-      .argument("<reference>", "transaction reference (txn_…)"),
+      .addArgument(transactionReferenceArgument()),
     ["vendctl transactions requery txn_4kq9Zr2mXc81LwPb7sTfYhQe"],
     async ({ clients, printer }, reference: string) => {
       const transaction = await unwrap(
