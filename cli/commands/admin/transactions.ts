@@ -1,10 +1,9 @@
 import { Command, Option } from "commander";
 import { modes } from "../../../generated/constants.ts";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
 import type { Column } from "../../output.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
 import { addTransactionFilters, type TransactionFilters, transactionFilterQuery } from "../../transaction-filters.ts";
 import { transactionColumns } from "../../views.ts";
 import { adminGetCommand } from "../transactions/inspect.ts";
@@ -52,7 +51,7 @@ const adminTransactionsListCommand = (): Command =>
         ...transactionFilterQuery(flags),
         ...(flags.stuck ? { stuck: true } : {}),
       };
-      return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/admin/v1/transactions", { params: { query } }));
     },
   );
 

@@ -1,7 +1,6 @@
 import { Command } from "commander";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
 import { addTransactionFilters, type TransactionFilters, transactionFilterQuery } from "../../transaction-filters.ts";
 import { transactionColumns } from "../../views.ts";
 
@@ -34,6 +33,6 @@ export const transactionsListCommand = (): Command =>
     (ctx, flags: ListFlags) => {
       const client = ctx.clients.api();
       const filters = { ...transactionFilterQuery(flags), client_reference: flags.clientReference, batch_id: flags.batchId };
-      return (page) => unwrap(client.GET("/api/v1/transactions", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/api/v1/transactions", { params: { query } }));
     },
   );
