@@ -87,14 +87,18 @@ export function actionCommand<A extends unknown[]>(
   });
 }
 
-/** A command that makes one API call and prints the answer's data as a record. */
+/**
+ * A command that makes one API call and prints the answer's data: as a record of these columns, or as `show`
+ * prints it.
+ */
 export function recordCommand<A extends unknown[], T>(
   command: Command,
   examples: string[],
-  columns: Column<T>[],
+  show: Column<T>[] | ((printer: Printer, data: T) => Promise<void>),
   request: (ctx: Context, ...args: A) => Promise<CallResult<{ data: T }>>,
 ): Command {
   return actionCommand(command, examples, async (ctx, ...args: A) => {
-    await ctx.printer.record(await unwrap(request(ctx, ...args)), columns);
+    const data = await unwrap(request(ctx, ...args));
+    await (typeof show === "function" ? show(ctx.printer, data) : ctx.printer.record(data, show));
   });
 }

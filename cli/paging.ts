@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { type CallResult, unwrap } from "./client.ts";
 import { type Context, contextOf, integerOption } from "./context.ts";
 import type { Column, ListWriter, Printer } from "./output.ts";
 import { type Progress, progress } from "./progress.ts";
@@ -69,6 +70,14 @@ export async function streamPages<T>(
 
 /** Fetches one page of a list. */
 export type PageFetcher<T> = (request: PageRequest) => Promise<PageOf<T>>;
+
+/** The pages of a list that is one GET: the list's filters in its query, beside each page's limit and cursor. */
+export function queryPages<Q extends object, T>(
+  filters: Q,
+  get: (query: Q & PageRequest) => Promise<CallResult<{ data: PageOf<T> }>>,
+): PageFetcher<T> {
+  return (page) => unwrap(get({ ...filters, ...page }));
+}
 
 /** How a paged list shows: its columns, and what its rows are called in the note that more remain. */
 export interface ListLayout<T> {

@@ -1,10 +1,9 @@
 import { Command, Option } from "commander";
 import { type AnomalyKind, anomalyKinds } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
-import { unwrap } from "../client.ts";
 import { commandGroup, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../paging.ts";
 
 type Anomaly = components["schemas"]["Anomaly"];
 
@@ -35,7 +34,7 @@ const anomaliesListCommand = (): Command =>
     (ctx, flags: AnomaliesListFlags) => {
       const client = ctx.clients.admin();
       const filters = { kind: flags.kind, provider: flags.provider };
-      return (page) => unwrap(client.GET("/admin/v1/anomalies", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/admin/v1/anomalies", { params: { query } }));
     },
   );
 

@@ -1,10 +1,9 @@
 import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
-import { unwrap } from "../client.ts";
 import { commandGroup, withExample } from "../context.ts";
 import { addDateRange } from "../dates.ts";
 import type { Column } from "../output.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../paging.ts";
 
 type AuditEntry = components["schemas"]["AuditEntry"];
 
@@ -44,7 +43,7 @@ const auditListCommand = (): Command =>
     (ctx, flags: AuditListFlags) => {
       const client = ctx.clients.admin();
       const filters = { operator: flags.operator, action: flags.action, target_id: flags.target, from: flags.from, to: flags.to };
-      return (page) => unwrap(client.GET("/admin/v1/audit", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/admin/v1/audit", { params: { query } }));
     },
   );
 

@@ -5,7 +5,7 @@ import { unwrap } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
 import { actionCommand, commandGroup, recordCommand, withExample } from "../context.ts";
 import type { Column } from "../output.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../paging.ts";
 import { fields } from "../views.ts";
 
 type Operator = components["schemas"]["Operator"];
@@ -23,7 +23,7 @@ const operatorsListCommand = (): Command =>
     resumable(operatorColumns),
     (ctx, _flags: PagingFlags) => {
       const client = ctx.clients.admin();
-      return (page) => unwrap(client.GET("/admin/v1/operators", { params: { query: page } }));
+      return queryPages({}, (query) => client.GET("/admin/v1/operators", { params: { query } }));
     },
   );
 

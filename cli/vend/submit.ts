@@ -1,3 +1,4 @@
+import type { components } from "../../generated/openapi-fetch-client.ts";
 import { call, type VendClient } from "../client.ts";
 import { newIdempotencyKey } from "../context.ts";
 import { tell } from "../prompt.ts";
@@ -14,6 +15,16 @@ interface TransactionAnswer {
 
 type VendParams = ReturnType<typeof vendParams>;
 type WithCommon<B> = B & ReturnType<typeof commonBody>;
+type Schemas = components["schemas"];
+
+/** Where each vend is sent: airtime and data both to POST /api/v1/vend, each bill to its own endpoint. */
+export const vendTo = {
+  phone: (api: VendClient, params: VendParams, body: Schemas["VendRequest"]) => api.POST("/api/v1/vend", { params, body }),
+  electricity: (api: VendClient, params: VendParams, body: Schemas["ElectricityVendRequest"]) =>
+    api.POST("/api/v1/bills/electricity", { params, body }),
+  cable: (api: VendClient, params: VendParams, body: Schemas["CableVendRequest"]) =>
+    api.POST("/api/v1/bills/cable", { params, body }),
+};
 
 /**
  * Sends one vend under an Idempotency-Key (printed first, so a failed attempt can be retried with it) with

@@ -1,7 +1,6 @@
 import { Command } from "commander";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
 import { accountColumns } from "../../views.ts";
 
 type AccountsListFlags = PagingFlags & { search?: string };
@@ -17,6 +16,6 @@ export const accountsListCommand = (): Command =>
     resumable(accountColumns, "accounts"),
     (ctx, flags: AccountsListFlags) => {
       const client = ctx.clients.admin();
-      return (page) => unwrap(client.GET("/admin/v1/accounts", { params: { query: { search: flags.search, ...page } } }));
+      return queryPages({ search: flags.search }, (query) => client.GET("/admin/v1/accounts", { params: { query } }));
     },
   );

@@ -1,25 +1,18 @@
 import { Command, Option } from "commander";
-import { modes, type TransactionStatus, transactionStatuses } from "../../../generated/constants.ts";
+import { modes } from "../../../generated/constants.ts";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
-import { addCatalogueFilters, type CatalogueFilters } from "../../catalogue-filters.ts";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { addDateRange } from "../../dates.ts";
 import type { Column } from "../../output.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
+import { addTransactionFilters, type TransactionFilters, transactionFilterQuery } from "../../transaction-filters.ts";
 import { transactionColumns } from "../../views.ts";
 import { adminGetCommand } from "../transactions/inspect.ts";
 
 type AdminTransaction = components["schemas"]["AdminTransaction"];
 
-interface AdminListFlags extends PagingFlags, CatalogueFilters {
+interface AdminListFlags extends PagingFlags, TransactionFilters {
   account?: string;
   mode?: AdminTransaction["mode"];
-  status?: TransactionStatus;
-  destination?: string;
-  from?: string;
-  to?: string;
-  search?: string;
   stuck?: boolean;
 }
 
@@ -34,20 +27,13 @@ const adminListColumns: Column<AdminTransaction>[] = [
 ];
 
 const adminListOptions = (): Command =>
-  addDateRange(
-    addCatalogueFilters(
-      new Command("list")
-        .description("Search transactions across accounts, newest first (admin token)")
-        .option("--account <id>", "only this account's transactions")
-        .addOption(new Option("--mode <mode>", "only this mode").choices(modes))
-        .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
-        .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
-      "only this network, disco or biller",
-      "only this service",
-    ),
-  )
-    .option("--search <text>", "reference, client reference (prefix) or phone, meter or smartcard digits")
-    .option("--stuck", "only stuck orders: pending past STUCK_AFTER_MINUTES");
+  addTransactionFilters(
+    new Command("list")
+      .description("Search transactions across accounts, newest first (admin token)")
+      .option("--account <id>", "only this account's transactions")
+      .addOption(new Option("--mode <mode>", "only this mode").choices(modes)),
+    "reference, client reference (prefix) or phone, meter or smartcard digits",
+  ).option("--stuck", "only stuck orders: pending past STUCK_AFTER_MINUTES");
 
 const adminTransactionsListCommand = (): Command =>
   pagedListCommand(
@@ -59,13 +45,13 @@ const adminTransactionsListCommand = (): Command =>
     resumable(adminListColumns, "transactions"),
     (ctx, flags: AdminListFlags) => {
       const client = ctx.clients.admin();
-      const { mode, status, destination, network, service, from, to, search } = flags;
       const filters = {
         account_id: flags.account,
-        ...{ mode, status, destination, network, service, from, to, search },
+        mode: flags.mode,
+        ...transactionFilterQuery(flags),
         ...(flags.stuck ? { stuck: true } : {}),
       };
-      return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/admin/v1/transactions", { params: { query } }));
     },
   );
 

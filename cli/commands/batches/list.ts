@@ -1,8 +1,7 @@
 import { Command, Option } from "commander";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
 import { addDateRange } from "../../dates.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
 import { batchColumns } from "../../views.ts";
 
 interface ListFlags extends PagingFlags {
@@ -35,6 +34,6 @@ export const batchesListCommand = (): Command =>
       const client = ctx.clients.api();
       const completed = flags.completed ? true : flags.open ? false : undefined;
       const filters = { from: flags.from, to: flags.to, completed };
-      return (page) => unwrap(client.GET("/api/v1/vend/batches", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/api/v1/vend/batches", { params: { query } }));
     },
   );

@@ -1,7 +1,6 @@
 import { Command } from "commander";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
 import { callbackColumns } from "../../views.ts";
 
 type CallbacksListFlags = PagingFlags & { reference?: string; provider?: string };
@@ -19,6 +18,6 @@ export const callbacksListCommand = (): Command =>
     (ctx, flags: CallbacksListFlags) => {
       const client = ctx.clients.admin();
       const filters = { reference: flags.reference, provider: flags.provider };
-      return (page) => unwrap(client.GET("/admin/v1/callbacks", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/admin/v1/callbacks", { params: { query } }));
     },
   );

@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { type ProviderCallbackStatus, providerCallbackStatuses } from "../../../generated/constants.ts";
 import { signTimestampedCallback } from "../../../src/lib/shared/callback-signature.ts";
 import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../../../src/providers/sandbox/defaults.ts";
+import { transactionReferenceArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { actionCommand, integerOption } from "../../context.ts";
 import { io } from "../../io.ts";
@@ -30,7 +31,7 @@ export const callbacksSendCommand = (): Command =>
         "QA: post a correctly signed provider callback for a transaction (POST /callbacks/providers/{provider}), " +
           "as the sandbox provider would",
       )
-      .argument("<reference>", "transaction reference (txn_…)")
+      .addArgument(transactionReferenceArgument())
       .addOption(new Option("--status <status>", "outcome").choices(providerCallbackStatuses).makeOptionMandatory())
       .option("--provider <name>", "provider name in the URL", "sandbox")
       .option("--provider-reference <ref>", "provider's reference (default: a random SBX-…)")

@@ -1,8 +1,7 @@
 import { Command, Option } from "commander";
 import { type EventType, eventTypes } from "../../../generated/constants.ts";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
 import { eventColumns } from "../../views.ts";
 
 type EventsListFlags = PagingFlags & { type?: EventType };
@@ -18,6 +17,6 @@ export const eventsListCommand = (): Command =>
     resumable(eventColumns, "events"),
     (ctx, flags: EventsListFlags) => {
       const client = ctx.clients.api();
-      return (page) => unwrap(client.GET("/api/v1/events", { params: { query: { type: flags.type, ...page } } }));
+      return queryPages({ type: flags.type }, (query) => client.GET("/api/v1/events", { params: { query } }));
     },
   );

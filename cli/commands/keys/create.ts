@@ -1,8 +1,8 @@
 import { Command, InvalidArgumentError, Option } from "commander";
 import { type Mode, modes } from "../../../generated/constants.ts";
-import { unwrap } from "../../client.ts";
-import { actionCommand } from "../../context.ts";
-import { warnShownOnce } from "../../shown-once.ts";
+import type { components } from "../../../generated/openapi-fetch-client.ts";
+import { recordCommand } from "../../context.ts";
+import { shownOnce } from "../../shown-once.ts";
 import { apiKeyCreatedColumns } from "../../views.ts";
 import { keyHygieneColumns } from "./list.ts";
 
@@ -16,7 +16,7 @@ function parseExpiry(value: string): string {
 }
 
 export const keysCreateCommand = (): Command =>
-  actionCommand(
+  recordCommand(
     new Command("create")
       .description("Create an API key for an account (the full key is shown only now)")
       .argument("<account-id>", "account id")
@@ -27,16 +27,13 @@ export const keysCreateCommand = (): Command =>
       "vendctl keys create 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --mode live",
       "vendctl keys create 0b7f3c2e-9a1d-4f5e-8c6b-2d4e6f8a0b1c --mode live --allow-ip 203.0.113.0/24 --allow-ip 2001:db8::/48 --expires-at 2027-01-01T00:00:00Z",
     ],
-    async (ctx, accountId: string, flags: { mode: Mode; expiresAt?: string; allowIp?: string[] }) => {
-      const created = await unwrap(
-        ctx.clients.admin().POST("/admin/v1/accounts/{account_id}/keys", {
-          params: { path: { account_id: accountId } },
-          body: { mode: flags.mode, expires_at: flags.expiresAt, allowed_ips: flags.allowIp },
-        }),
-      );
-      await ctx.printer.record(created, [...apiKeyCreatedColumns, ...keyHygieneColumns]);
-      await warnShownOnce(
-        "Save this key now: it is shown only once. If it is lost, create another and revoke this one (vendctl keys revoke).",
-      );
-    },
+    shownOnce<components["schemas"]["ApiKeyCreated"]>(
+      [...apiKeyCreatedColumns, ...keyHygieneColumns],
+      "Save this key now: it is shown only once. If it is lost, create another and revoke this one (vendctl keys revoke).",
+    ),
+    (ctx, accountId: string, flags: { mode: Mode; expiresAt?: string; allowIp?: string[] }) =>
+      ctx.clients.admin().POST("/admin/v1/accounts/{account_id}/keys", {
+        params: { path: { account_id: accountId } },
+        body: { mode: flags.mode, expires_at: flags.expiresAt, allowed_ips: flags.allowIp },
+      }),
   );

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
-import { unwrap } from "../../client.ts";
-import { contextOf, withExample } from "../../context.ts";
+import { transactionReferenceArgument } from "../../arguments.ts";
+import { recordCommand } from "../../context.ts";
 import type { Column, Printer } from "../../output.ts";
 import { transactionDetailColumns } from "../../views.ts";
 
@@ -35,18 +35,15 @@ export async function printAdminTransaction(printer: Printer, transaction: Admin
 
 /** `transactions inspect` and `admin transactions get`: any account's transaction (admin token). */
 export function adminGetCommand(name: string, example: string): Command {
-  return withExample(
+  return recordCommand(
     new Command(name)
       .description("Show any account's transaction with its provider attempts (admin token)")
-      .argument("<reference>", "transaction reference (txn_…)"),
-    example,
-  ).action(async (reference: string, _flags: unknown, command: Command) => {
-    const { clients, printer } = contextOf(command);
-    const transaction = await unwrap(
+      .addArgument(transactionReferenceArgument()),
+    [example],
+    printAdminTransaction,
+    ({ clients }, reference: string) =>
       clients.admin().GET("/admin/v1/transactions/{reference}", { params: { path: { reference } } }),
-    );
-    await printAdminTransaction(printer, transaction);
-  });
+  );
 }
 
 export const transactionsInspectCommand = (): Command =>

@@ -1,34 +1,21 @@
-import { Command, Option } from "commander";
-import { type TransactionStatus, transactionStatuses } from "../../../generated/constants.ts";
-import { addCatalogueFilters, type CatalogueFilters } from "../../catalogue-filters.ts";
-import { unwrap } from "../../client.ts";
+import { Command } from "commander";
 import { withExample } from "../../context.ts";
-import { addDateRange } from "../../dates.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
+import { addTransactionFilters, type TransactionFilters, transactionFilterQuery } from "../../transaction-filters.ts";
 import { transactionColumns } from "../../views.ts";
 
-interface ListFlags extends PagingFlags, CatalogueFilters {
-  status?: TransactionStatus;
-  destination?: string;
-  from?: string;
-  to?: string;
-  search?: string;
+interface ListFlags extends PagingFlags, TransactionFilters {
   clientReference?: string;
   batchId?: string;
 }
 
 const filterOptions = (): Command =>
-  addDateRange(
-    addCatalogueFilters(
-      new Command("list")
-        .description("List transactions, newest first; follows cursors with --all or --max and prints each page as it arrives")
-        .addOption(new Option("--status <status>", "only this status").choices(transactionStatuses))
-        .option("--destination <value>", "only this phone, meter or smartcard (the real number)"),
-      "only this network, disco or biller",
-      "only this service",
+  addTransactionFilters(
+    new Command("list").description(
+      "List transactions, newest first; follows cursors with --all or --max and prints each page as it arrives",
     ),
+    "match reference, client reference or destination",
   )
-    .option("--search <text>", "match reference, client reference or destination")
     .option("--client-reference <ref>", "only this client_reference, exactly (find an order whose answer was lost)")
     .option("--batch-id <id>", "only the orders of this batch (vend bulk --json names its batches)");
 
@@ -45,18 +32,7 @@ export const transactionsListCommand = (): Command =>
     resumable(transactionColumns),
     (ctx, flags: ListFlags) => {
       const client = ctx.clients.api();
-      const { status, destination, network, service, from, to, search, clientReference, batchId } = flags;
-      const filters = {
-        status,
-        destination,
-        network,
-        service,
-        from,
-        to,
-        search,
-        client_reference: clientReference,
-        batch_id: batchId,
-      };
-      return (page) => unwrap(client.GET("/api/v1/transactions", { params: { query: { ...filters, ...page } } }));
+      const filters = { ...transactionFilterQuery(flags), client_reference: flags.clientReference, batch_id: flags.batchId };
+      return queryPages(filters, (query) => client.GET("/api/v1/transactions", { params: { query } }));
     },
   );

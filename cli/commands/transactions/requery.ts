@@ -1,6 +1,6 @@
 import { Command } from "commander";
-import { unwrap } from "../../client.ts";
-import { actionCommand } from "../../context.ts";
+import { transactionReferenceArgument } from "../../arguments.ts";
+import { recordCommand } from "../../context.ts";
 import { printAdminTransaction } from "./inspect.ts";
 
 /**
@@ -8,15 +8,12 @@ import { printAdminTransaction } from "./inspect.ts";
  * Safe to repeat, so it does not ask to confirm.
  */
 export const transactionsRequeryCommand = (): Command =>
-  actionCommand(
+  recordCommand(
     new Command("requery")
       .description("Ask the provider for an order's state now and apply a final answer (admin token, operator role)")
-      .argument("<reference>", "transaction reference (txn_…)"),
+      .addArgument(transactionReferenceArgument()),
     ["vendctl transactions requery txn_4kq9Zr2mXc81LwPb7sTfYhQe"],
-    async ({ clients, printer }, reference: string) => {
-      const transaction = await unwrap(
-        clients.admin().POST("/admin/v1/transactions/{reference}/requery", { params: { path: { reference } } }),
-      );
-      await printAdminTransaction(printer, transaction);
-    },
+    printAdminTransaction,
+    ({ clients }, reference: string) =>
+      clients.admin().POST("/admin/v1/transactions/{reference}/requery", { params: { path: { reference } } }),
   );

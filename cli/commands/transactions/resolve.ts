@@ -2,6 +2,7 @@ import { Command, Option } from "commander";
 import { resolveTransactionRequestStatuses } from "../../../generated/constants.ts";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
 import { formatNgn } from "../../../src/lib/shared/money.ts";
+import { transactionReferenceArgument } from "../../arguments.ts";
 import { unwrap, type VendClient } from "../../client.ts";
 import { confirmDestructive, willAsk, yesOption } from "../../confirm-destructive.ts";
 import { contextOf, withExample } from "../../context.ts";
@@ -44,7 +45,7 @@ export const transactionsResolveCommand = (): Command =>
         "Complete an open (stuck) order by hand as successful or failed, with a note (admin token). " +
           "Asks to confirm on a terminal; --yes without one",
       )
-      .argument("<reference>", "transaction reference (txn_…)")
+      .addArgument(transactionReferenceArgument())
       .addOption(new Option("--status <status>", "the outcome").choices(resolveTransactionRequestStatuses).makeOptionMandatory())
       .requiredOption("--note <text>", "why (1 to 500 characters); kept on the ledger entry")
       .option("--token <token>", "the electricity token (required for a successful electricity order)")

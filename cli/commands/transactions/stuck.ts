@@ -1,10 +1,9 @@
 import { Command, Option } from "commander";
 import { modes } from "../../../generated/constants.ts";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
 import type { Column } from "../../output.ts";
-import { type PagingFlags, pagedListCommand } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages } from "../../paging.ts";
 
 type AdminTransaction = components["schemas"]["AdminTransaction"];
 
@@ -39,6 +38,6 @@ export const transactionsStuckCommand = (): Command =>
     (ctx, flags: StuckFlags) => {
       const client = ctx.clients.admin();
       const filters = { stuck: true, account_id: flags.account, mode: flags.mode };
-      return (page) => unwrap(client.GET("/admin/v1/transactions", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/admin/v1/transactions", { params: { query } }));
     },
   );

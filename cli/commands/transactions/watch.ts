@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { transactionReferenceArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { actionCommand, integerOption } from "../../context.ts";
 import { isFinal } from "../../vend/wait.ts";
@@ -23,7 +24,7 @@ export const transactionsWatchCommand = (): Command =>
   actionCommand(
     new Command("watch")
       .description("Long-poll a transaction and print each status change until it is final")
-      .argument("<reference>", "transaction reference (txn_…)")
+      .addArgument(transactionReferenceArgument())
       .option("--wait <seconds>", "long-poll length of each request", integerOption(0), 20),
     ["vendctl transactions watch txn_4kq9Zr2mXc81LwPb7sTfYhQe"],
     async (ctx, reference: string, flags: WatchFlags) => {

@@ -5,7 +5,7 @@ import { askAmount, askPhone } from "../../vend/ask.ts";
 import { namedOrOnlyProduct, pickNetwork, quotePrice } from "../../vend/catalogue.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend } from "../../vend/session.ts";
-import { submitVend } from "../../vend/submit.ts";
+import { submitVend, vendTo } from "../../vend/submit.ts";
 
 type AirtimeFlags = CommonVendFlags & { network?: string; phone?: string; amount?: string; product?: string };
 
@@ -22,7 +22,7 @@ async function buyAirtime(flags: AirtimeFlags, command: Command): Promise<void> 
     `Buy NGN ${formatNgn(amountKobo)} ${network} airtime for ${phone}`,
   );
   const body = { product_code: productCode, network, phone_number: phone, amount_kobo: amountKobo };
-  await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/vend", { params, body }));
+  await submitVend(vend, flags, body, vendTo.phone);
 }
 
 export const airtimeCommand = (): Command =>

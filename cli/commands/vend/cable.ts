@@ -5,7 +5,7 @@ import { askSmartcard } from "../../vend/ask.ts";
 import { findProduct, pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
 import { amountOption, billerOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend } from "../../vend/session.ts";
-import { submitVend } from "../../vend/submit.ts";
+import { submitVend, vendTo } from "../../vend/submit.ts";
 
 type CableFlags = CommonVendFlags & { biller?: string; smartcard?: string; product?: string; phone?: string; amount?: string };
 
@@ -39,7 +39,7 @@ async function payCable(flags: CableFlags, command: Command): Promise<void> {
     ...(flags.phone ? { phone_number: flags.phone } : {}),
     ...(amountKobo === undefined ? {} : { amount_kobo: amountKobo }),
   };
-  await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/bills/cable", { params, body }));
+  await submitVend(vend, flags, body, vendTo.cable);
 }
 
 export const cableCommand = (): Command =>

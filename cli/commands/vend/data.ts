@@ -4,7 +4,7 @@ import { askPhone } from "../../vend/ask.ts";
 import { findProduct, pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend } from "../../vend/session.ts";
-import { submitVend } from "../../vend/submit.ts";
+import { submitVend, vendTo } from "../../vend/submit.ts";
 
 type DataFlags = CommonVendFlags & { network?: string; phone?: string; product?: string; amount?: string };
 
@@ -31,7 +31,7 @@ async function buyData(flags: DataFlags, command: Command): Promise<void> {
     ...(network ? { network } : {}),
     ...(amountKobo === undefined ? {} : { amount_kobo: amountKobo }),
   };
-  await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/vend", { params, body }));
+  await submitVend(vend, flags, body, vendTo.phone);
 }
 
 export const dataCommand = (): Command =>

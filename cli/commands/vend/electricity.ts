@@ -8,7 +8,7 @@ import { findProduct, pickNetwork, products, quotePrice } from "../../vend/catal
 import { verifyMeterAsking } from "../../vend/meter.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend, type VendSession } from "../../vend/session.ts";
-import { submitVend } from "../../vend/submit.ts";
+import { submitVend, vendTo } from "../../vend/submit.ts";
 
 type ElectricityFlags = CommonVendFlags & {
   disco?: string;
@@ -58,7 +58,7 @@ async function buyElectricity(flags: ElectricityFlags, command: Command): Promis
     ...(flags.phone ? { phone_number: flags.phone } : {}),
     ...(flags.product ? { product_code: flags.product } : {}),
   };
-  await submitVend(vend, flags, body, (api, params, body) => api.POST("/api/v1/bills/electricity", { params, body }));
+  await submitVend(vend, flags, body, vendTo.electricity);
 }
 
 export const electricityCommand = (): Command =>

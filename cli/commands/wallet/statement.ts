@@ -1,11 +1,10 @@
 import { Command, Option } from "commander";
 import { type LedgerEntryKind, ledgerEntryKinds } from "../../../generated/constants.ts";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
-import { unwrap } from "../../client.ts";
 import { withExample } from "../../context.ts";
 import { addDateRange } from "../../dates.ts";
 import type { Column } from "../../output.ts";
-import { type PagingFlags, pagedListCommand, resumable } from "../../paging.ts";
+import { type PagingFlags, pagedListCommand, queryPages, resumable } from "../../paging.ts";
 
 type StatementEntry = components["schemas"]["StatementEntry"];
 
@@ -45,6 +44,6 @@ export const walletStatementCommand = (): Command =>
     (ctx, flags: StatementFlags) => {
       const client = ctx.clients.api();
       const filters = { from: flags.from, to: flags.to, kind: flags.kind };
-      return (page) => unwrap(client.GET("/api/v1/wallet/ledger", { params: { query: { ...filters, ...page } } }));
+      return queryPages(filters, (query) => client.GET("/api/v1/wallet/ledger", { params: { query } }));
     },
   );

@@ -1,13 +1,12 @@
 import { Command } from "commander";
 import type { EventType } from "../../../generated/constants.ts";
-import { unwrap } from "../../client.ts";
-import { actionCommand } from "../../context.ts";
-import { warnShownOnce } from "../../shown-once.ts";
+import { recordCommand } from "../../context.ts";
+import { shownOnce } from "../../shown-once.ts";
 import { endpointCreatedColumns } from "../../views.ts";
 import { parseEventTypes } from "./options.ts";
 
 export const webhooksAddCommand = (): Command =>
-  actionCommand(
+  recordCommand(
     new Command("add")
       .description("Register a webhook endpoint; its signing secret (whsec_…) is shown only now")
       .argument("<url>", "where events are POSTed")
@@ -17,16 +16,16 @@ export const webhooksAddCommand = (): Command =>
       "vendctl webhooks add https://example.com/hooks/vend --description 'Order service'",
       "vendctl webhooks add https://example.com/hooks/failures --events transaction.failed",
     ],
-    async (ctx, url: string, flags: { description?: string; events?: EventType[] | "all" }) => {
+    shownOnce(
+      endpointCreatedColumns,
+      "Save this signing secret now: it is shown only once. If it is lost, add the endpoint again and remove this one.",
+    ),
+    (ctx, url: string, flags: { description?: string; events?: EventType[] | "all" }) => {
       const body = {
         url,
         ...(flags.description ? { description: flags.description } : {}),
         ...(flags.events && flags.events !== "all" ? { event_types: flags.events } : {}),
       };
-      const created = await unwrap(ctx.clients.api().POST("/api/v1/webhook-endpoints", { body }));
-      await ctx.printer.record(created, endpointCreatedColumns);
-      await warnShownOnce(
-        "Save this signing secret now: it is shown only once. If it is lost, add the endpoint again and remove this one.",
-      );
+      return ctx.clients.api().POST("/api/v1/webhook-endpoints", { body });
     },
   );

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { endpointIdArgument } from "../../arguments.ts";
 import { recordCommand } from "../../context.ts";
 import { endpointColumns } from "../../views.ts";
 
@@ -6,7 +7,7 @@ export const webhooksGetCommand = (): Command =>
   recordCommand(
     new Command("get")
       .description("Show one webhook endpoint: subscription, enabled or why not, secret rotation")
-      .argument("<id>", "endpoint id"),
+      .addArgument(endpointIdArgument()),
     ["vendctl webhooks get 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --json"],
     [
       ...endpointColumns,

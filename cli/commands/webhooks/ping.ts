@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { endpointIdArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { actionCommand } from "../../context.ts";
 import { pingColumns } from "../../views.ts";
@@ -10,7 +11,7 @@ export const webhooksPingCommand = (): Command =>
         "Send a signed test event (webhook_endpoint.ping) to one endpoint now, enabled or not, and show how it answered. " +
           "Exits 1 when it did not answer 2xx",
       )
-      .argument("<id>", "endpoint id"),
+      .addArgument(endpointIdArgument()),
     ["vendctl webhooks ping 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f"],
     async (ctx, id: string) => {
       const result = await unwrap(ctx.clients.api().POST("/api/v1/webhook-endpoints/{id}/ping", { params: { path: { id } } }));

@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { endpointIdArgument } from "../../arguments.ts";
 import { unwrap, type VendClient } from "../../client.ts";
 import { confirmDestructive, willAsk, yesOption } from "../../confirm-destructive.ts";
 import { actionCommand } from "../../context.ts";
@@ -14,7 +15,7 @@ export const webhooksRemoveCommand = (): Command =>
     new Command("remove")
       .alias("rm")
       .description("Remove a webhook endpoint; it gets no more events. Asks to confirm on a terminal; --yes without one")
-      .argument("<id>", "endpoint id")
+      .addArgument(endpointIdArgument())
       .addOption(yesOption()),
     ["vendctl webhooks remove 9d0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f --yes"],
     async (ctx, id: string, flags: { yes?: boolean }) => {

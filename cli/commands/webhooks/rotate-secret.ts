@@ -1,4 +1,5 @@
 import { Command } from "commander";
+import { endpointIdArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
 import { actionCommand } from "../../context.ts";
@@ -14,7 +15,7 @@ export const webhooksRotateSecretCommand = (): Command =>
           "the new and the old secret, so receivers can be switched over without missing an event. " +
           "--overlap 0 asks to confirm on a terminal; --yes without one",
       )
-      .argument("<id>", "endpoint id")
+      .addArgument(endpointIdArgument())
       .option(
         "--overlap <duration>",
         "how long the old secret keeps signing: 0, 90s, 30m, 24h, up to 7d (default 24h)",

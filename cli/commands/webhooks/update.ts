@@ -1,5 +1,6 @@
 import { Command, Option } from "commander";
 import type { components } from "../../../generated/openapi-fetch-client.ts";
+import { endpointIdArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
 import { actionCommand } from "../../context.ts";
@@ -24,7 +25,7 @@ export const webhooksUpdateCommand = (): Command =>
         "Change a webhook endpoint: URL, description, enabled, subscribed event types. Enabling clears why it was disabled; " +
           "what it missed can be sent again with `webhooks resend-failed`. --disable asks to confirm on a terminal; --yes without one",
       )
-      .argument("<id>", "endpoint id")
+      .addArgument(endpointIdArgument())
       .option("--url <url>", "a new URL (checked like on `webhooks add`)")
       .option("--description <text>", "a new description ('' clears it)")
       .addOption(new Option("--enable", "enable the endpoint (again)").conflicts("disable"))
