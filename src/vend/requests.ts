@@ -126,12 +126,15 @@ function order(
   };
 }
 
+/** Resolves one request body against the catalogue (products by `lookup`, the provider by `route`) into an order, or throws 400. */
+export type VendResolver<Body> = (lookup: ProductLookup, body: Body, route: ChooseRoute) => Promise<VendOrder>;
+
+/** A resolved amount for `product`, or undefined with the field's error added. */
+const amountFor = (product: ProductRow | undefined, amount: { value?: number; field?: string }, errors: FieldError[]) =>
+  product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
+
 /** POST /api/v1/vend: airtime and data by product code to a phone number. */
-export async function resolveProductVend(
-  lookup: ProductLookup,
-  body: Schemas["VendRequest"],
-  route: ChooseRoute,
-): Promise<VendOrder> {
+export const resolveProductVend: VendResolver<Schemas["VendRequest"]> = async (lookup, body, route) => {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [productCodeField, phoneField], errors);
   const [code, phone] = found;
@@ -141,17 +144,13 @@ export async function resolveProductVend(
   if (product && body.network !== undefined && body.network !== product.network) {
     errors.push({ field: "network", message: `does not match the product's network (${product.network})` });
   }
-  const amountKobo = product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
+  const amountKobo = amountFor(product, amount, errors);
   if (errors.length > 0 || !product || !destination || amountKobo === undefined) fail(errors);
   return order(product, destination, amountKobo, body, route, { data_type: product.service });
-}
+};
 
 /** POST /api/v1/bills/electricity. */
-export async function resolveElectricityVend(
-  lookup: ProductLookup,
-  body: Schemas["ElectricityVendRequest"],
-  route: ChooseRoute,
-): Promise<VendOrder> {
+export const resolveElectricityVend: VendResolver<Schemas["ElectricityVendRequest"]> = async (lookup, body, route) => {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [billerField, meterField], errors);
   const [disco, meter] = found;
@@ -168,18 +167,14 @@ export async function resolveElectricityVend(
       errors.push({ field: "meter_type", message: `does not match ${product.code} (${product.meterType})` });
     }
   }
-  const amountKobo = product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
+  const amountKobo = amountFor(product, amount, errors);
   if (errors.length > 0 || !product || !meter || amountKobo === undefined) fail(errors);
   const own = { meter_number: meter.value, meter_type: product.meterType ?? meterType };
   return order(product, meter.value, amountKobo, body, route, own, phone);
-}
+};
 
 /** POST /api/v1/bills/cable. */
-export async function resolveCableVend(
-  lookup: ProductLookup,
-  body: Schemas["CableVendRequest"],
-  route: ChooseRoute,
-): Promise<VendOrder> {
+export const resolveCableVend: VendResolver<Schemas["CableVendRequest"]> = async (lookup, body, route) => {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [billerField, smartcardField, bouquetField], errors);
   const [biller, card, code] = found;
@@ -189,15 +184,13 @@ export async function resolveCableVend(
   if (product && biller && product.network !== biller.value) {
     errors.push({ field: biller.field, message: `does not match the bouquet's biller (${product.network})` });
   }
-  const amountKobo = product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
+  const amountKobo = amountFor(product, amount, errors);
   if (errors.length > 0 || !product || !card || amountKobo === undefined) fail(errors);
   return order(product, card.value, amountKobo, body, route, { smartcard_number: card.value }, phone);
-}
+};
 
 /** The resolver of a bulk order's item by its `service`: a bill's own shape, or a product code's (airtime, data). */
-export function resolverFor(
-  service: string,
-): (lookup: ProductLookup, fields: Record<string, unknown>, route: ChooseRoute) => Promise<VendOrder> {
+export function resolverFor(service: string): VendResolver<Record<string, unknown>> {
   if (service === "electricity")
     return (lookup, fields, route) => resolveElectricityVend(lookup, fields as Schemas["ElectricityVendRequest"], route);
   if (service === "cable")
