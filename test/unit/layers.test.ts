@@ -87,6 +87,28 @@ describe("imports point one way (dependency-cruiser)", () => {
     }
   });
 
+  test("orders are domain code; queues and tasks sit above the features and below the routes", () => {
+    const dir = fixture({
+      "src/webhooks/delivery.ts": "export const deliver = 1;\n",
+      "src/vend/routes.ts": "export const r = 1;\n",
+      "src/orders/completion.ts": 'import { deliver } from "../webhooks/delivery.ts";\nexport const c = deliver;\n',
+      "src/jobs/tasks/sweep.ts": 'import { r } from "../../vend/routes.ts";\nexport const t = r;\n',
+      "src/jobs/queues/work.ts": 'import { deliver } from "../../webhooks/delivery.ts";\nexport const q = deliver;\n',
+      "src/wallet/statement.ts": 'import { q } from "../jobs/queues/work.ts";\nexport const s = q;\n',
+    });
+    try {
+      const { status, output } = cruise(dir, ["src"]);
+      expect(status).not.toBe(0);
+      expect(output).toContain("domain-imports-upward: src/orders/completion.ts → src/webhooks/delivery.ts");
+      expect(output).toContain("background-imports-upward: src/jobs/tasks/sweep.ts → src/vend/routes.ts");
+      expect(output).toContain("service-imports-upward: src/wallet/statement.ts → src/jobs/queues/work.ts");
+      // A queue running feature code is the layer's purpose.
+      expect(output).not.toContain("src/jobs/queues/work.ts → src/webhooks/delivery.ts");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("the repository itself has no backward import", () => {
     const { status, output } = cruise(root, ["src", "cli"]);
     expect(output).toContain("no dependency violations");
