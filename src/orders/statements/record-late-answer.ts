@@ -6,7 +6,7 @@ export const recordLateAnswerStatementName = "orders.record_late_answer";
 
 /**
  * Records on its attempt what a provider the order has moved away from reported late (by callback): its
- * final status, reference and message. The order itself is not moved here.
+ * final status, its reference (when it gave one) and its message. The order itself is not moved here.
  */
 export async function recordLateAnswer(
   db: Executor,
@@ -17,7 +17,7 @@ export async function recordLateAnswer(
   await queryRows(
     db,
     sql`${statementLabel(recordLateAnswerStatementName)}update provider_attempts
-        set status = ${answer.status}, provider_reference = ${answer.providerReference ?? null},
+        set status = ${answer.status}, provider_reference = coalesce(${answer.providerReference ?? null}, provider_reference),
             answered_at = now(), message = ${answer.message ?? null}
         where transaction_id = ${transactionId}::uuid and provider = ${provider}`,
   );
