@@ -9,7 +9,7 @@ const root = join(import.meta.dir, "..", "..");
  * Each handler's text in the route files, by operationId: from its key (`    createAccount: …`, the handler
  * map's indentation) to the next key or the end of the map.
  */
-export function handlerTexts(source: string): Map<string, string> {
+function handlerTexts(source: string): Map<string, string> {
   const texts = new Map<string, string>();
   const keys = [...source.matchAll(/^ {4}(\w+): /gm)];
   keys.forEach((key, n) => {
