@@ -1,9 +1,9 @@
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
-import { stuckCutoff } from "../jobs/tasks/stuck-orders.ts";
 import { transitionsAfterCommit } from "../metrics/after-commit.ts";
 import { resolveTransaction } from "../orders/resolve.ts";
+import { stuckCutoff } from "../orders/statements/raise-stuck.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./lookup.ts";
 import { settlementReport } from "./settlement.ts";

@@ -28,6 +28,7 @@ import {
   resolveElectricityVend,
   resolveProductVend,
   type VendOrder,
+  type VendResolver,
 } from "./requests.ts";
 
 type VendOperation = "vendProduct" | "vendElectricity" | "vendCable";
@@ -64,9 +65,7 @@ export function vendRoutes(deps: AppDeps) {
    * product) stores nothing, so a retry once a provider is back is a fresh attempt.
    */
   const vend =
-    <Id extends VendOperation>(
-      resolve: (lookup: ProductLookup, body: OperationInput<Id>["body"], route: ChooseRoute) => Promise<VendOrder>,
-    ) =>
+    <Id extends VendOperation>(resolve: VendResolver<OperationInput<Id>["body"]>) =>
     async (input: OperationInput<Id>) => {
       const principal = principalOf(input);
       const wallet = { accountId: principal.accountId, mode: principal.mode };

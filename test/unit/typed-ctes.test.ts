@@ -5,7 +5,7 @@ import { cte } from "../../src/db/cte.ts";
 import { claimKeys } from "../../src/idempotency/claim-keys.ts";
 import { holds, settleEach } from "../../src/ledger/movements.ts";
 import { emitEach } from "../../src/ledger/outbox.ts";
-import { answerAttempts } from "../../src/orders/statements/answer-attempt.ts";
+import { answerAttempts, attemptAnswerColumns } from "../../src/orders/statements/answer-attempt.ts";
 
 const text = (fragment: ReturnType<typeof sql>) => new PgDialect().sqlToQuery(fragment).sql;
 
@@ -37,16 +37,7 @@ describe("typed CTE contracts", () => {
   });
 
   test("the fragment reads the columns of the CTE it is given, by that CTE's name", () => {
-    const answers = cte("moved", [
-      "id",
-      "provider",
-      "answer_status",
-      "answer_message",
-      "answer_ms",
-      "answer_reference",
-      "answer_provider",
-      "extra",
-    ]);
+    const answers = cte("moved", [...attemptAnswerColumns, "extra"]);
     const written = text(answerAttempts(answers));
     expect(written).toContain("from moved");
     expect(written).toContain("a.transaction_id = moved.id");

@@ -2,7 +2,7 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../db/client.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import type { Logger } from "../../logger.ts";
-import { raiseStuck, stuckBatch } from "../../orders/statements/raise-stuck.ts";
+import { raiseStuck, stuckBatch, stuckCutoff } from "../../orders/statements/raise-stuck.ts";
 import { presentAdminTransaction, type TransactionRow } from "../../orders/view.ts";
 import { postWebhook } from "../../webhooks/send.ts";
 import { signedWebhookHeaders } from "../../webhooks/signing.ts";
@@ -20,10 +20,6 @@ export interface StuckDeps {
 
 /** How often every worker process looks for stuck orders. */
 export const stuckCheckMs = 60_000;
-
-/** When an order accepted before this instant and still pending is stuck. */
-export const stuckCutoff = (config: Config, now = new Date()) =>
-  new Date(now.getTime() - config.operations.stuckAfterMinutes * 60_000);
 
 /**
  * POSTs `transaction.stuck` (the admin view of the order) to OPERATOR_WEBHOOK_URL, signed like client

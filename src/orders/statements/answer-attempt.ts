@@ -6,9 +6,17 @@ import type { Cte } from "../../db/cte.ts";
  * with, and the answer: its status, message, answer time, the provider's reference it carried, and the
  * provider whose attempt it is (null: the one the order is with).
  */
-export type AttemptAnswers = Cte<
-  "id" | "provider" | "answer_status" | "answer_message" | "answer_ms" | "answer_reference" | "answer_provider"
->;
+export const attemptAnswerColumns = [
+  "id",
+  "provider",
+  "answer_status",
+  "answer_message",
+  "answer_ms",
+  "answer_reference",
+  "answer_provider",
+] as const;
+
+export type AttemptAnswers = Cte<(typeof attemptAnswerColumns)[number]>;
 
 /**
  * `answered as (…)`: the provider's answer recorded on its attempt (`provider_attempts`), for each row of

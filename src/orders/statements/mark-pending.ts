@@ -4,7 +4,7 @@ import { queryRows, statementLabel } from "../../db/rows.ts";
 import { transactions } from "../../db/schema/index.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { AttemptAnswer, LeaseGuard, TransitionResult } from "../states.ts";
-import { answerAttempts } from "./answer-attempt.ts";
+import { answerAttempts, attemptAnswerColumns } from "./answer-attempt.ts";
 
 export const markPendingStatementName = "orders.mark_pending";
 
@@ -18,16 +18,7 @@ export interface NextRequery {
   stopAfterHours?: number;
 }
 
-const txn = cte("txn", [
-  "id",
-  "provider",
-  "answer_status",
-  "answer_message",
-  "answer_ms",
-  "answer_reference",
-  "answer_provider",
-  "stopped",
-]);
+const txn = cte("txn", [...attemptAnswerColumns, "stopped"]);
 
 /**
  * `processing` (or an already `pending` one) → `pending`, to be re-queried as `next` says, the provider's answer

@@ -1,7 +1,12 @@
 import { and, asc, eq, inArray, isNull, lt, sql } from "drizzle-orm";
+import type { Config } from "../../config.ts";
 import { transactions } from "../../db/schema/index.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { TransactionRow } from "../view.ts";
+
+/** When an order accepted before this instant and still pending is stuck (the admin list's `stuck=true` too). */
+export const stuckCutoff = (config: Pick<Config, "operations">, now = new Date()) =>
+  new Date(now.getTime() - config.operations.stuckAfterMinutes * 60_000);
 
 /** Orders one statement raises at most; a full batch is followed at once by the next. */
 export const stuckBatch = 100;
