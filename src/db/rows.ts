@@ -1,4 +1,4 @@
-import { type SQL, sql } from "drizzle-orm";
+import { getTableColumns, type SQL, sql, type Table } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { bindingOf, type Executor } from "./executor.ts";
 
@@ -27,4 +27,18 @@ export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]>
   }
   const result = (await executor.execute(query)) as unknown as { rows?: T[] } | T[];
   return Array.isArray(result) ? result : (result.rows ?? []);
+}
+
+/**
+ * A row of `table` as raw SQL returns it (`returning t.*`: column names, driver values) in the shape Drizzle's
+ * own select gives (property keys, mapped values), so a raw statement can hand back whole rows in its one
+ * round trip.
+ */
+export function decodeRow<T extends Table>(table: T, raw: Record<string, unknown>): T["$inferSelect"] {
+  const row: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(getTableColumns(table))) {
+    const value = raw[column.name];
+    row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+  }
+  return row as T["$inferSelect"];
 }

@@ -3,7 +3,7 @@ import type { Executor } from "../db/executor.ts";
 import { queryRows } from "../db/rows.ts";
 
 export interface QueueFigures {
-  /** Transactions due for work now: queued, processing or pending with their next attempt due. */
+  /** Transactions due for work now and not leased: queued, pending with their re-query due, or whose lease ran out. */
   due: number;
   /** Seconds the longest-due of them has been due; 0 with none. */
   oldestDueAgeSeconds: number;
@@ -18,7 +18,7 @@ interface FiguresRow {
 }
 
 /**
- * The queue's figures in one statement over the partial indexes of unfinished transactions. Rejects when
+ * The queue's figures in one statement over the work queue (and the pending transactions' partial index). Rejects when
  * the database has not answered within `timeoutMs`, so a scrape never waits on an outage.
  */
 export async function readQueueFigures(
@@ -27,13 +27,10 @@ export async function readQueueFigures(
 ): Promise<QueueFigures> {
   const query = queryRows<FiguresRow>(
     db,
-    sql`select count(*) filter (where next_attempt_at <= now())::int as due,
-               extract(epoch from now() - min(next_attempt_at) filter (where next_attempt_at <= now()))::float8
-                 as oldest_due_age_seconds,
-               count(*) filter (where status = 'pending'
-                 and created_at < now() - make_interval(mins => ${options.stuckAfterMinutes}::int))::int as stuck
-        from transactions
-        where status in ('queued', 'processing', 'pending')`,
+    sql`select count(*)::int as due, extract(epoch from now() - min(due_at))::float8 as oldest_due_age_seconds,
+               (select count(*) from transactions where status = 'pending'
+                  and created_at < now() - make_interval(mins => ${options.stuckAfterMinutes}::int))::int as stuck
+        from transaction_queue where due_at <= now()`,
   );
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {

@@ -36,8 +36,9 @@ export async function providerStats(deps: ProviderAdminDeps, name: string): Prom
   );
   const [pending] = await queryRows<{ count: number }>(
     deps.db,
-    sql`select count(*)::int as count from transactions
-        where provider = ${name} and status in ('processing', 'pending') and next_attempt_at is not null`,
+    sql`select count(*)::int as count from transaction_queue q
+        join transactions t on t.id = q.transaction_id and t.created_at = q.created_at
+        where t.provider = ${name} and t.status in ('processing', 'pending')`,
   );
   const state = deps.providers.health.switchOf(name);
   return {

@@ -9,6 +9,7 @@ import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, sandboxCallback, untilPending } from "../helpers/processing.ts";
 import { type Family, observations, parsePrometheusText, total } from "../helpers/prometheus.ts";
+import { resyncQueue } from "../helpers/queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 import { startWebhookReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.ts";
@@ -268,6 +269,7 @@ describe("GET /metrics", () => {
       .update(transactions)
       .set({ nextAttemptAt: sql`now() - interval '60 seconds'` })
       .where(eq(transactions.reference, accepted.json.data.reference));
+    await resyncQueue(db);
     const queued = await scrape(idle.anonymous);
     expect(total(queued, "vend_queue_depth")).toBe(1);
     expect(total(queued, "vend_queue_oldest_due_age_seconds")).toBeGreaterThanOrEqual(59);

@@ -6,6 +6,7 @@ import { signTimestampedCallback } from "../../src/lib/shared/callback-signature
 import { loadConfig } from "../../src/load-config.ts";
 import { idem } from "./accounts.ts";
 import type { HttpClient } from "./http.ts";
+import { changeTransactions } from "./queue.ts";
 import { waitUntil } from "./wait.ts";
 
 const defaults = loadConfig({});
@@ -81,4 +82,7 @@ export async function transactionRow(db: Database, reference: string) {
 
 /** Makes a claimed transaction's lease run out now, as if its worker had died. */
 export const expireLease = (db: Database, reference: string) =>
-  db.execute(sql`update transactions set lease_expires_at = now() - interval '1 second' where reference = ${reference}`);
+  changeTransactions(
+    db,
+    sql`update transactions set lease_expires_at = now() - interval '1 second' where reference = ${reference}`,
+  );

@@ -25,6 +25,7 @@ import {
 } from "../helpers/clubkonnect-mock.ts";
 import { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
+import { changeTransactions } from "../helpers/queue.ts";
 import { captureLogs, startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
 import {
   setupMockFetch,
@@ -99,7 +100,7 @@ const data = (client: HttpClient, phone: string) => vend(client, { product_code:
 
 const tick = (server: TestServer) => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "failover-worker").tick();
 const requeryNow = (server: TestServer) =>
-  server.database.handle.db.execute(sql`update transactions set next_attempt_at = now() where status = 'pending'`);
+  changeTransactions(server.database.handle.db, sql`update transactions set next_attempt_at = now() where status = 'pending'`);
 
 async function attempts(server: TestServer, reference: string) {
   const res = await server.admin.get(`/admin/v1/transactions/${reference}`);
@@ -382,7 +383,10 @@ describe("routing and failover between two live providers", () => {
     } finally {
       for (const name of ["vtu", "clubkonnect"]) await server.admin.post(`/admin/v1/providers/${name}/enable`);
     }
-    await server.database.handle.db.execute(sql`update transactions set next_attempt_at = now() where reference = ${reference}`);
+    await changeTransactions(
+      server.database.handle.db,
+      sql`update transactions set next_attempt_at = now() where reference = ${reference}`,
+    );
     await tick(server);
     expect(await transactionRow(server.database.handle.db, reference)).toMatchObject({ status: "successful", provider: "vtu" });
     expect(vtuPaysFor(reference)).toBe(1);

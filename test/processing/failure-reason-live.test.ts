@@ -15,6 +15,7 @@ import {
 } from "../helpers/clubkonnect-mock.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow } from "../helpers/processing.ts";
+import { changeTransactions } from "../helpers/queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { setupMockFetch } from "../helpers/vtu-mock.ts";
 
@@ -65,7 +66,7 @@ afterAll(async () => {
 
 const db = () => server.database.handle.db;
 const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "reasons-worker").tick();
-const requeryNow = () => db().execute(sql`update transactions set next_attempt_at = now() where status = 'pending'`);
+const requeryNow = () => changeTransactions(db(), sql`update transactions set next_attempt_at = now() where status = 'pending'`);
 
 interface Txn {
   reference: string;

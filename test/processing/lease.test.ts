@@ -15,6 +15,7 @@ import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { childEnv, spawnProcess } from "../helpers/process.ts";
 import { expireLease as expireLeaseOf, fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
+import { changeTransactions } from "../helpers/queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { setupMockFetch, VtuBook, type VtuPayBody, vtuAnswer, vtuTestConfig } from "../helpers/vtu-mock.ts";
 
@@ -196,7 +197,7 @@ describe("a worker whose lease was taken over", () => {
     try {
       // Only this order is due: an earlier test's order coming due must not be the one "w-beat", and then
       // "w-other", takes (w-beat would watch a lease nobody takes over).
-      await db().execute(sql`update transactions set next_attempt_at = 'infinity' where reference <> ${reference}`);
+      await changeTransactions(db(), sql`update transactions set next_attempt_at = 'infinity' where reference <> ${reference}`);
       const claimedAt = performance.now();
       const [claim] = await claimDueTransactions(db(), "w-beat", 1, 30);
       if (!claim) throw new Error("not claimed");

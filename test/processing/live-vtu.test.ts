@@ -8,6 +8,7 @@ import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing } from "../helpers/processing.ts";
 import { parsePrometheusText, total } from "../helpers/prometheus.ts";
+import { changeTransactions } from "../helpers/queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import {
   setupMockFetch,
@@ -57,7 +58,7 @@ afterAll(async () => {
 
 const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "live-worker").tick();
 const requeryNow = () =>
-  server.database.handle.db.execute(sql`update transactions set next_attempt_at = now() where status = 'pending'`);
+  changeTransactions(server.database.handle.db, sql`update transactions set next_attempt_at = now() where status = 'pending'`);
 
 describe("live vends through the VTU provider (msw upstream)", () => {
   test("success, decline, pending then callback, 5xx/timeout/malformed then re-query: never a crash, never a lost hold", async () => {

@@ -6,6 +6,7 @@ import { loadConfig } from "../../src/load-config.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
+import { changeTransactions } from "../helpers/queue.ts";
 import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
 
 const defaults = loadConfig({});
@@ -29,7 +30,8 @@ const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, 
 
 /** Accepted `minutes` ago, and due for its next re-query now. */
 const acceptedAgo = (reference: string, minutes: number) =>
-  db().execute(
+  changeTransactions(
+    db(),
     sql`update transactions set created_at = now() - make_interval(mins => ${minutes}), next_attempt_at = now()
         where reference = ${reference}`,
   );

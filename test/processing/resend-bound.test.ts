@@ -8,6 +8,7 @@ import { createVtuProvider } from "../../src/providers/vtu/client.ts";
 import { idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
+import { changeTransactions } from "../helpers/queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { setupMockFetch, VtuBook, type VtuPayBody, vtuHandlers, vtuTestConfig } from "../helpers/vtu-mock.ts";
 
@@ -52,7 +53,7 @@ const db = () => server.database.handle.db;
 const vend = (phone: string) => vendAirtime(client, phone);
 const row = (reference: string) => transactionRow(db(), reference);
 const tick = () => processingRunner({ ...server.deps, apiBaseUrl: server.url }, "bound-worker").tick();
-const requeryNow = () => db().execute(sql`update transactions set next_attempt_at = now() where status = 'pending'`);
+const requeryNow = () => changeTransactions(db(), sql`update transactions set next_attempt_at = now() where status = 'pending'`);
 const pays = (reference: string) => book.requestsTo("pay").filter((r) => (r.body as VtuPayBody).request_id === reference).length;
 
 async function ledgerKinds(transactionId: string): Promise<string[]> {

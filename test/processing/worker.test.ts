@@ -10,6 +10,7 @@ import { markPending } from "../../src/orders/statements/mark-pending.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { expireLease as expireLeaseOf, fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
+import { changeTransactions } from "../helpers/queue.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -87,7 +88,7 @@ describe("re-query of pending transactions", () => {
     const pending = await row(reference);
     expect(pending.status).toBe("pending");
     expect(pending.nextAttemptAt?.getTime()).toBeGreaterThan(Date.now());
-    await db().execute(sql`update transactions set next_attempt_at = now() where reference = ${reference}`);
+    await changeTransactions(db(), sql`update transactions set next_attempt_at = now() where reference = ${reference}`);
     await processingRunner(workerDeps(), "w-2").tick();
     expect((await row(reference)).status).toBe("successful");
   });

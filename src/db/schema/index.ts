@@ -13,6 +13,7 @@ export * from "./rate-limits.ts";
 export * from "./sandbox-orders.ts";
 export * from "./services.ts";
 export * from "./settings.ts";
+export * from "./transaction-queue.ts";
 export * from "./transactions.ts";
 export * from "./vend-batches.ts";
 export * from "./wallets.ts";

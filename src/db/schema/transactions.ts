@@ -64,7 +64,6 @@ export const transactions = pgTable(
     index("transactions_pending_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
     // Settlement report: successful orders per provider and day.
     index("transactions_settlement_idx").on(t.provider, t.completedAt).where(sql`${t.status} = 'successful'`),
-    index("transactions_work_idx").on(t.nextAttemptAt).where(sql`${t.status} in ('queued', 'processing', 'pending')`),
     check("transactions_price_nonneg", sql`${t.priceKobo} >= 0 and ${t.amountKobo} > 0`),
   ],
 );

@@ -109,7 +109,10 @@ export function runAcceptStatement(db: Executor, input: readonly AcceptInput[]):
                ${storedNow}, ${storedNow}, ${storedNow}
         from accepted a join input i on i.ord = a.ord join ${held.walletRow.name} hw on hw.id = a.wallet_id
         order by a.ord
-        returning id
+        returning id, created_at
+      ),
+      queued as (
+        insert into transaction_queue (transaction_id, created_at, due_at) select id, created_at, created_at from txn
       ),
       ${held.entry},
       expired as (

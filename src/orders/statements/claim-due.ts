@@ -1,5 +1,5 @@
-import { inArray, sql } from "drizzle-orm";
-import { queryRows, statementLabel } from "../../db/rows.ts";
+import { sql } from "drizzle-orm";
+import { decodeRow, queryRows, statementLabel } from "../../db/rows.ts";
 import { transactions } from "../../db/schema/index.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { Status } from "../states.ts";
@@ -28,6 +28,11 @@ export type LeaseHold = Pick<ClaimedTransaction, "leaseOwner" | "attempts">;
  * expires. A new one moves to `processing`, and its send to the provider is counted here, before
  * it happens: a crash after the claim overcounts, never undercounts. Its attempt at the provider it was
  * routed to is recorded in the same statement, so where it went is known even if this worker dies.
+ *
+ * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`;
+ * the claimed rows come back whole in the same round trip. Its queue row is then due when the lease runs
+ * out; one found not claimable yet (a renewed lease, a later re-query) is moved to when it will be, and
+ * one that is final, stopped or gone leaves the queue.
  */
 export async function claimDueTransactions(
   db: Executor,
@@ -35,16 +40,20 @@ export async function claimDueTransactions(
   limit: number,
   leaseSeconds: number,
 ): Promise<ClaimedTransaction[]> {
-  const rows = await queryRows<{ id: string; reference: string; previous_status: Status; attempts: number }>(
+  const rows = await queryRows<Record<string, unknown> & { previous_status: Status }>(
     db,
-    sql`${statementLabel(claimDueStatementName)}with due as (
-          select id, status as previous_status from transactions
-          where next_attempt_at <= now()
-            and (status = 'queued'
-                 or (status in ('pending', 'processing') and (lease_expires_at is null or lease_expires_at < now())))
-          order by next_attempt_at
+    sql`${statementLabel(claimDueStatementName)}with due as materialized (
+          select q.transaction_id as id, q.created_at from transaction_queue q
+          where q.due_at <= now()
+          order by q.due_at
           limit ${limit}
           for update skip locked
+        ), seen as materialized (
+          select d.id, d.created_at, t.status, t.next_attempt_at, t.lease_expires_at
+          from due d left join lateral (
+            select t.status, t.next_attempt_at, t.lease_expires_at from transactions t
+            where t.id = d.id and t.created_at = d.created_at limit 1
+          ) t on true
         ), claimed as (
           update transactions t
           set status = case when t.status = 'queued' then 'processing' else t.status end,
@@ -53,39 +62,42 @@ export async function claimDueTransactions(
               lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
               attempts = t.attempts + 1,
               updated_at = now()
-          from due where t.id = due.id
-          returning t.id, t.reference, t.provider, t.provider_request_id, due.previous_status, t.attempts
+          from seen s
+          where t.id = s.id and t.created_at = s.created_at and t.status = s.status and t.next_attempt_at <= now()
+            and (t.status = 'queued'
+                 or (t.status in ('pending', 'processing') and (t.lease_expires_at is null or t.lease_expires_at < now())))
+          returning t.*, s.status as previous_status
+        ), leased as (
+          update transaction_queue q set due_at = c.lease_expires_at from claimed c where q.transaction_id = c.id
+        ), later as (
+          -- Not claimable now (its lease was renewed, its re-query moved later): due again when it can be.
+          update transaction_queue q
+          set due_at = greatest(now(), case when s.status = 'queued' or s.lease_expires_at is null then s.next_attempt_at
+                                            else greatest(s.next_attempt_at, s.lease_expires_at) end)
+          from seen s
+          where q.transaction_id = s.id and s.status in ('queued', 'processing', 'pending') and s.next_attempt_at is not null
+            and s.id not in (select id from claimed)
+        ), gone as (
+          -- Final, its re-queries stopped, or deleted: no worker will claim it again.
+          delete from transaction_queue q using seen s
+          where q.transaction_id = s.id
+            and (s.status is null or s.status not in ('queued', 'processing', 'pending') or s.next_attempt_at is null)
         ), sent as (
           insert into provider_attempts (transaction_id, provider, request_id, status)
           select id, provider, coalesce(provider_request_id, reference), 'sent' from claimed where previous_status = 'queued'
           on conflict (transaction_id, provider) do nothing
         )
-        select id, reference, previous_status, attempts from claimed`,
+        select * from claimed`,
   );
-  if (rows.length === 0) return [];
-  const full = await db
-    .select()
-    .from(transactions)
-    .where(
-      inArray(
-        transactions.id,
-        rows.map((r) => r.id),
-      ),
-    );
-  const byId = new Map(full.map((row) => [row.id, row]));
-  return rows.flatMap((r) => {
-    const row = byId.get(r.id);
-    return row
-      ? [
-          {
-            id: r.id,
-            reference: r.reference,
-            previousStatus: r.previous_status,
-            leaseOwner: workerId,
-            attempts: Number(r.attempts),
-            row,
-          },
-        ]
-      : [];
+  return rows.map((raw) => {
+    const row = decodeRow(transactions, raw);
+    return {
+      id: row.id,
+      reference: row.reference,
+      previousStatus: raw.previous_status,
+      leaseOwner: workerId,
+      attempts: row.attempts,
+      row,
+    };
   });
 }

@@ -113,6 +113,8 @@ export async function runCompleteStatement(db: Executor, c: CompleteInput): Prom
                     replace(i.payload, ${c.token}, ${storedNowIso})::jsonb as payload,
                     replace(i.announcement, ${c.token}, ${storedNowIso}) as announcement, i.chunk,
                     i.answer_status, i.answer_message, i.answer_ms, t.provider_reference as answer_reference, i.answer_provider
+        ), dequeued as (
+          delete from transaction_queue q using ${txn.name} where q.transaction_id = ${txn.name}.id
         ), ${settle.wallet}, ${settle.entry}, ${emitted.parts}, ${answerAttempts(txn)}
         select (select string_agg(ord::text, ',') from ${txn.name}) as changed, ${storedNowIso} as completed_at,
                ${emitted.notify} as webhooks_due,

@@ -17,15 +17,13 @@ export async function extendLeases(
   leaseSeconds: number,
 ): Promise<Set<string>> {
   if (claims.length === 0) return new Set();
-  const pairs = sql.join(
-    claims.map((c) => sql`(${c.id}::uuid, ${c.attempts}::int)`),
-    sql`, `,
-  );
   const rows = await queryRows<{ id: string; attempts: number }>(
     db,
     sql`${statementLabel(extendLeasesStatementName)}with held as (
           select id from transactions
-          where lease_owner = ${workerId} and status in ('processing', 'pending') and (id, attempts) in (${pairs})
+          where lease_owner = ${workerId} and status in ('processing', 'pending')
+            and (id, attempts) in (select * from unnest(${sql.param(claims.map((c) => c.id))}::uuid[],
+                                                        ${sql.param(claims.map((c) => c.attempts))}::int[]))
           order by id
           for update
         )

@@ -1,10 +1,11 @@
 import { eq, sql } from "drizzle-orm";
 import { cte } from "../../db/cte.ts";
-import { queryRows, statementLabel } from "../../db/rows.ts";
+import { decodeRow, queryRows, statementLabel } from "../../db/rows.ts";
 import { transactions } from "../../db/schema/index.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { AttemptAnswer, LeaseGuard, TransitionResult } from "../states.ts";
 import { answerAttempts, attemptAnswerColumns } from "./answer-attempt.ts";
+import { requeue } from "./requeue.ts";
 
 export const markPendingStatementName = "orders.mark_pending";
 
@@ -18,7 +19,7 @@ export interface NextRequery {
   stopAfterHours?: number;
 }
 
-const txn = cte("txn", [...attemptAnswerColumns, "stopped"]);
+const txn = cte("txn", [...attemptAnswerColumns, "created_at", "next_attempt_at", "stopped"]);
 
 /**
  * `processing` (or an already `pending` one) → `pending`, to be re-queried as `next` says, the provider's answer
@@ -33,7 +34,7 @@ export async function markPending(
   lease?: LeaseGuard,
   attempt: AttemptAnswer = { status: "pending" },
 ): Promise<TransitionResult & { stopped: boolean }> {
-  const [changed] = await queryRows<{ id: string; stopped: boolean }>(
+  const [changed] = await queryRows<Record<string, unknown> & { stopped: boolean }>(
     db,
     sql`${statementLabel(markPendingStatementName)}with ${txn.name} as (
           update transactions
@@ -48,13 +49,14 @@ export async function markPending(
               provider_reference = coalesce(${providerReference ?? null}, provider_reference)
           where id = ${id}::uuid and status in ('processing', 'pending')
             and (${lease?.leaseOwner ?? null}::text is null or (lease_owner = ${lease?.leaseOwner ?? null} and attempts = ${lease?.attempts ?? null}::int))
-          returning id, provider, ${attempt.status}::text as answer_status, ${attempt.message ?? null}::text as answer_message,
+          returning *, ${attempt.status}::text as answer_status, ${attempt.message ?? null}::text as answer_message,
                     ${attempt.answerMs ?? null}::int as answer_ms, ${providerReference ?? null}::text as answer_reference,
                     ${attempt.provider ?? null}::text as answer_provider, next_attempt_at is null as stopped
-        ), ${answerAttempts(txn)}
-        select id, stopped from ${txn.name}`,
+        ), ${answerAttempts(txn)}, ${requeue(txn)}
+        select * from ${txn.name}`,
   );
+  if (changed) return { row: decodeRow(transactions, changed), changed: true, stopped: Boolean(changed.stopped) };
   const [row] = await db.select().from(transactions).where(eq(transactions.id, id));
   if (!row) throw new Error(`transaction ${id} not found`);
-  return { row, changed: changed !== undefined, stopped: Boolean(changed?.stopped) };
+  return { row, changed: false, stopped: false };
 }
