@@ -154,6 +154,10 @@ await runBench(async () => {
   line("ratio processing / accepting (target ≤ 1.0)", ratio(figures.process, figures.accept), "");
   line("ratio accepting / bare anchor (target ≤ 1.3)", ratio(figures.accept, figures.bare), "");
   console.log(`tuples read per vend by round (flat is the target): ${figures.tuples.map((t) => t.toFixed(0)).join(", ")}`);
+  const [hot] = await sql<{ relname: string; updates: string; hot: string }[]>`
+    select sum(n_tup_upd) as updates, sum(n_tup_hot_upd) as hot from pg_stat_user_tables
+    where relname = 'transactions' or relname like 'transactions\\_y%'`;
+  console.log(`transactions: ${hot?.hot} of ${hot?.updates} row updates were HOT (wrote no index entry)`);
   console.log(
     `worker + its backends at rest: ${(idleBefore / idleSeconds).toFixed(1)} ms/s before, ${(idleAfter / idleSeconds).toFixed(1)} ms/s after (target ≤ 5)`,
   );

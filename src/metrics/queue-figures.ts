@@ -28,7 +28,7 @@ export async function readQueueFigures(
   const query = queryRows<FiguresRow>(
     db,
     sql`select count(*)::int as due, extract(epoch from now() - min(due_at))::float8 as oldest_due_age_seconds,
-               (select count(*) from transactions where status = 'pending'
+               (select count(*) from transactions where completed_at is null and status = 'pending'
                   and created_at < now() - make_interval(mins => ${options.stuckAfterMinutes}::int))::int as stuck
         from transaction_queue where due_at <= now()`,
   );

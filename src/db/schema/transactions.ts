@@ -60,10 +60,12 @@ export const transactions = pgTable(
       .where(sql`${t.clientReference} is not null`),
     // Destination substring search (`like '%digits%'`); needs pg_trgm.
     index("transactions_destination_trgm_idx").using("gin", t.destination.op("gin_trgm_ops")),
-    // Stuck orders: pending, oldest first.
-    index("transactions_pending_idx").on(t.createdAt).where(sql`${t.status} = 'pending'`),
-    // Settlement report: successful orders per provider and day.
-    index("transactions_settlement_idx").on(t.provider, t.completedAt).where(sql`${t.status} = 'successful'`),
+    // No index names `status` (nor the lease or re-query columns), so a claim or a move to pending, which change
+    // only those, is a HOT update: no index entry is written for it (the table keeps room on each page for it,
+    // migration 0014). Open orders (stuck ones: pending, oldest first) and finished ones are told by `completed_at`.
+    index("transactions_open_idx").on(t.createdAt).where(sql`${t.completedAt} is null`),
+    // Settlement report: finished orders per provider and day (the successful ones are filtered on the row).
+    index("transactions_settlement_idx").on(t.provider, t.completedAt).where(sql`${t.completedAt} is not null`),
     check("transactions_price_nonneg", sql`${t.priceKobo} >= 0 and ${t.amountKobo} > 0`),
   ],
 );

@@ -20,7 +20,14 @@ export async function raiseStuck(db: Executor, cutoff: Date): Promise<Transactio
   const due = db
     .select({ id: transactions.id })
     .from(transactions)
-    .where(and(eq(transactions.status, "pending"), lt(transactions.createdAt, cutoff), isNull(transactions.stuckRaisedAt)))
+    .where(
+      and(
+        isNull(transactions.completedAt),
+        eq(transactions.status, "pending"),
+        lt(transactions.createdAt, cutoff),
+        isNull(transactions.stuckRaisedAt),
+      ),
+    )
     .orderBy(asc(transactions.createdAt))
     .limit(stuckBatch)
     .for("update", { skipLocked: true });
