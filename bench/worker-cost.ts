@@ -158,6 +158,12 @@ await runBench(async () => {
     select sum(n_tup_upd) as updates, sum(n_tup_hot_upd) as hot from pg_stat_user_tables
     where relname = 'transactions' or relname like 'transactions\\_y%'`;
   console.log(`transactions: ${hot?.hot} of ${hot?.updates} row updates were HOT (wrote no index entry)`);
+  const readers = await sql<{ name: string; scans: string; tuples: string }[]>`
+    select relname || ' (seq scan)' as name, seq_scan as scans, seq_tup_read as tuples from pg_stat_user_tables where seq_tup_read > 0
+    union all
+    select indexrelname, idx_scan, idx_tup_read from pg_stat_user_indexes where idx_tup_read > 0
+    order by tuples desc limit 6`;
+  console.log(`where the tuples were read: ${readers.map((r) => `${r.name} ${r.tuples} in ${r.scans} scans`).join("; ")}`);
   console.log(
     `worker + its backends at rest: ${(idleBefore / idleSeconds).toFixed(1)} ms/s before, ${(idleAfter / idleSeconds).toFixed(1)} ms/s after (target ≤ 5)`,
   );

@@ -302,7 +302,7 @@ function readWorker(env: Env, longestCall: ProviderCallBound | undefined): Confi
     concurrency,
     claimMin,
     claimMax,
-    pollMs: readInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
+    pollMs: readInteger(env, "WORKER_POLL_MS", 5000, 10, 60_000),
     leaseSeconds,
     requerySchedule: readSchedule(env, "REQUERY_SCHEDULE", [15, 30, 60, 120, 300, 600, 1800, 3600]),
     maxSends: readInteger(env, "WORKER_MAX_SENDS", 3, 1, 100),

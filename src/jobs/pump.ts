@@ -21,7 +21,7 @@ export function runJob(job: Job, queue: Queue, context: Pick<LoopContext, "logge
  * One queue's loop: keeps up to `concurrency` jobs in flight (at most `perKeyLimit` per key),
  * claiming when `minFreeToClaim` slots are free and again as each job ends, so a slow job never
  * holds up the others. Claims again at once while there was work and room; otherwise waits for a
- * freed slot, a nudge (NOTIFY) or the poll. On abort it stops claiming and resolves once the jobs
+ * freed slot, a nudge (NOTIFY), the next job's due time when the queue knows it, or the poll. On abort it stops claiming and resolves once the jobs
  * in flight have ended.
  */
 export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wakeup, context: LoopContext): Promise<void> {
@@ -58,7 +58,10 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
     }
     for (const job of claimed) track(job);
     if (claimed.length > 0 && free() >= claimSize.minFree()) continue;
-    if (!context.signal.aborted) await wakeup.wait(context.pollMs);
+    const due = claimed.length === 0 ? session.nextDueMs?.() : undefined;
+    // A job due already but not claimed is another worker's for the moment (skipped while locked): look again shortly.
+    if (!context.signal.aborted)
+      await wakeup.wait(Math.min(context.pollMs, due === undefined ? context.pollMs : Math.max(due, 50)));
   }
   await Promise.all(inFlight);
 }
@@ -88,15 +91,36 @@ function adaptiveClaimSize(queue: Queue) {
   };
 }
 
-/** One task's loop: a pass at start, then one every `everyMs` from the start of the last, until abort. */
-export async function repeatTask(task: Task, wakeup: Wakeup, context: LoopContext): Promise<void> {
+/**
+ * Every periodic task of a process on ONE timer: each runs at start, then every `everyMs` from the start of
+ * its last run, until abort. The timer sleeps until the soonest task is due; a task still running when it
+ * is due again starts once it has ended (a slow task never holds up the others, nor runs twice at once).
+ */
+export async function repeatTasks(tasks: readonly Task[], wakeup: Wakeup, context: LoopContext): Promise<void> {
+  const dueAt = tasks.map(() => 0);
+  const running = new Map<Task, Promise<void>>();
   while (!context.signal.aborted) {
-    const started = Date.now();
-    try {
-      await task.run();
-    } catch (error) {
-      context.logger().error({ workerId: context.workerId, task: task.name, err: error }, "background task failed");
-    }
-    if (!context.signal.aborted) await wakeup.wait(task.everyMs - (Date.now() - started));
+    wakeup.clear();
+    const now = Date.now();
+    tasks.forEach((task, n) => {
+      if (running.has(task) || (dueAt[n] ?? 0) > now) return;
+      dueAt[n] = now + task.everyMs;
+      const run = task
+        .run()
+        .then(
+          () => {},
+          (error: unknown) => {
+            context.logger().error({ workerId: context.workerId, task: task.name, err: error }, "background task failed");
+          },
+        )
+        .finally(() => {
+          running.delete(task);
+          wakeup.nudge();
+        });
+      running.set(task, run);
+    });
+    const waiting = tasks.flatMap((task, n) => (running.has(task) ? [] : [dueAt[n] ?? 0]));
+    if (!context.signal.aborted) await wakeup.wait(waiting.length > 0 ? Math.min(...waiting) - Date.now() : 3_600_000);
   }
+  await Promise.all(running.values());
 }

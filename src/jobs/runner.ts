@@ -1,6 +1,6 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
-import { type LoopContext, pumpQueue, repeatTask, runJob } from "./pump.ts";
+import { type LoopContext, pumpQueue, repeatTasks, runJob } from "./pump.ts";
 import type { Queue, Task } from "./queue.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -78,9 +78,9 @@ export function createRunner(deps: RunnerDeps, options: RunnerOptions): Runner {
   async function run(signal: AbortSignal): Promise<void> {
     const context: LoopContext = { signal, pollMs, logger, workerId };
     const wakeups = new Map(queues.map((queue) => [queue, new Wakeup()]));
-    const taskWakeups = tasks.map(() => new Wakeup());
+    const taskWakeup = new Wakeup();
     const wakeAll = () => {
-      for (const wakeup of [...wakeups.values(), ...taskWakeups]) wakeup.nudge();
+      for (const wakeup of [...wakeups.values(), taskWakeup]) wakeup.nudge();
     };
     signal.addEventListener("abort", wakeAll, { once: true });
     const unlisten = await subscribe(wakeups);
@@ -96,7 +96,7 @@ export function createRunner(deps: RunnerDeps, options: RunnerOptions): Runner {
             });
           }
         }),
-        ...tasks.map((task, n) => repeatTask(task, taskWakeups[n] ?? new Wakeup(), context)),
+        repeatTasks(tasks, taskWakeup, context),
       ]);
     } finally {
       await Promise.all(unlisten.map((end) => end().catch(() => {})));

@@ -71,12 +71,15 @@ export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue 
     claimSize: { min: claimMin, max: claimMax },
     open() {
       const leases = startLeaseKeeper(deps, workerId, leaseSeconds);
+      let nextDueMs: number | undefined;
       return {
         async claim({ limit }): Promise<Job[]> {
           const claimedAt = performance.now();
           const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds);
+          nextDueMs = claimed.nextDueMs;
           return claimed.map((claim) => ({ run: () => processSafely(deps, leases, complete, claim, claimedAt) }));
         },
+        nextDueMs: () => nextDueMs,
         async close({ release }) {
           leases.stop();
           if (release) await releaseLeases(deps.db, workerId).catch(() => {});

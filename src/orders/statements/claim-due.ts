@@ -32,15 +32,16 @@ export type LeaseHold = Pick<ClaimedTransaction, "leaseOwner" | "attempts">;
  * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`;
  * the claimed rows come back whole in the same round trip. Its queue row is then due when the lease runs
  * out; one found not claimable yet (a renewed lease, a later re-query) is moved to when it will be, and
- * one that is final, stopped or gone leaves the queue.
+ * one that is final, stopped or gone leaves the queue. When it claims nothing it says in how many ms the
+ * next queued order is due (`nextDueMs`; none when the queue is empty), so an idle worker sleeps until then.
  */
 export async function claimDueTransactions(
   db: Executor,
   workerId: string,
   limit: number,
   leaseSeconds: number,
-): Promise<ClaimedTransaction[]> {
-  const rows = await queryRows<Record<string, unknown> & { previous_status: Status }>(
+): Promise<ClaimedTransaction[] & { nextDueMs?: number }> {
+  const rows = await queryRows<{ claimed: string | ClaimedRow[]; next_due_ms: number | string | null }>(
     db,
     sql`${statementLabel(claimDueStatementName)}with due as materialized (
           select q.transaction_id as id, q.created_at from transaction_queue q
@@ -87,17 +88,26 @@ export async function claimDueTransactions(
           select id, provider, coalesce(provider_request_id, reference), 'sent' from claimed where previous_status = 'queued'
           on conflict (transaction_id, provider) do nothing
         )
-        select * from claimed`,
+        select coalesce((select json_agg(c) from claimed c), '[]') as claimed,
+               (select extract(epoch from min(due_at) - now()) * 1000 from transaction_queue)::float8 as next_due_ms`,
   );
-  return rows.map((raw) => {
-    const row = decodeRow(transactions, raw);
-    return {
-      id: row.id,
-      reference: row.reference,
-      previousStatus: raw.previous_status,
-      leaseOwner: workerId,
-      attempts: row.attempts,
-      row,
-    };
-  });
+  const [answer] = rows;
+  const claimed = (typeof answer?.claimed === "string" ? JSON.parse(answer.claimed) : (answer?.claimed ?? [])) as ClaimedRow[];
+  const nextDue = answer?.next_due_ms;
+  return Object.assign(
+    claimed.map((raw) => {
+      const row = decodeRow(transactions, raw);
+      return {
+        id: row.id,
+        reference: row.reference,
+        previousStatus: raw.previous_status,
+        leaseOwner: workerId,
+        attempts: row.attempts,
+        row,
+      };
+    }),
+    { nextDueMs: claimed.length === 0 && nextDue !== null && nextDue !== undefined ? Math.max(0, Number(nextDue)) : undefined },
+  );
 }
+
+type ClaimedRow = Record<string, unknown> & { previous_status: Status };
