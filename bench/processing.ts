@@ -12,9 +12,11 @@
  * alternates. Env: BENCH_VENDS (items per side per round, 2000), BENCH_ROUNDS (5),
  * BENCH_WORKER_PROCESSES (2), BENCH_WORKER_CONCURRENCY (unset: the service's default WORKER_CONCURRENCY).
  */
+
 import { makeWorkerUtils, runMigrations } from "graphile-worker";
 import type postgres from "postgres";
 import { fundTestWallet, vendTargets } from "./lib/accounts.ts";
+import { backlog } from "./lib/backlog.ts";
 import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
 import { benchClient, blankDatabase, serviceDatabase } from "./lib/databases.ts";
 import { closedLoopCount } from "./lib/load.ts";
@@ -73,9 +75,7 @@ await runBench(async () => {
         for (const worker of serviceWorkers) worker.pause();
         const accepted = await closedLoopCount(targets, 64, items);
         if (accepted.failed > 0) throw new Error(`accepts failed: ${accepted.failures.join(" | ")}`);
-        return timeUntilDone(serviceWorkers, () =>
-          count(serviceSql, "select count(*) as n from transactions where status in ('queued', 'processing', 'pending')"),
-        );
+        return timeUntilDone(serviceWorkers, async () => (await backlog(serviceSql)).open);
       },
     },
     {

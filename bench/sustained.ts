@@ -12,6 +12,7 @@
  */
 import type postgres from "postgres";
 import { benchAdminToken, fundedAccounts, vendTargets } from "./lib/accounts.ts";
+import { backlog } from "./lib/backlog.ts";
 import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
 import { benchClient, serviceDatabase } from "./lib/databases.ts";
 import { closedLoop, type OpenLoopProgress, openLoop } from "./lib/load.ts";
@@ -25,17 +26,6 @@ const calibrationSeconds = envNumber("BENCH_CALIBRATION_SECONDS", 3);
 const processCount = envNumber("BENCH_WORKER_PROCESSES", 1);
 const accountCount = envNumber("BENCH_ACCOUNTS", 200);
 const targetDrainSeconds = 2;
-
-interface Backlog {
-  queued: number;
-  open: number;
-}
-
-async function backlog(sql: postgres.Sql): Promise<Backlog> {
-  const [row] = await sql`select count(*) filter (where status = 'queued') as queued, count(*) as open
-    from transactions where status in ('queued', 'processing', 'pending')`;
-  return { queued: Number(row?.queued ?? -1), open: Number(row?.open ?? -1) };
-}
 
 /** Seconds from `since` (a performance.now()) until no vend is open. */
 async function drainedAfter(sql: postgres.Sql, since: number): Promise<number> {

@@ -24,6 +24,7 @@
 import type postgres from "postgres";
 import { bareWalletCount } from "./anchors/bare-accept-sql.ts";
 import { benchAdminToken, fundedAccounts, vendBody, vendTargets } from "./lib/accounts.ts";
+import { backlog } from "./lib/backlog.ts";
 import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
 import { type CpuSample, cpuBetween, sampleCpu } from "./lib/cpu.ts";
 import { benchClient, serviceDatabase } from "./lib/databases.ts";
@@ -65,12 +66,7 @@ await runBench(async () => {
   );
 
   const sample = (process: BenchProcess) => sampleCpu(sql, process.proc.pid, serverPort);
-  const open = async () => {
-    const [row] = await sql<
-      { n: number }[]
-    >`select count(*)::int as n from transactions where status in ('queued', 'processing', 'pending')`;
-    return row?.n ?? -1;
-  };
+  const open = async () => (await backlog(sql)).open;
   const tuplesRead = async () => {
     const [row] = await sql<{ n: string }[]>`select tup_returned as n from pg_stat_database where datname = current_database()`;
     return Number(row?.n ?? 0);

@@ -19,9 +19,10 @@ export function runJob(job: Job, queue: Queue, context: Pick<LoopContext, "logge
 
 /**
  * One queue's loop: keeps up to `concurrency` jobs in flight (at most `perKeyLimit` per key),
- * claiming when `minFreeToClaim` slots are free and again as each job ends, so a slow job never
- * holds up the others. Claims again at once while there was work and room; otherwise waits for a
- * freed slot, a nudge (NOTIFY), the next job's due time when the queue knows it, or the poll. On abort it stops claiming and resolves once the jobs
+ * claiming when `minFreeToClaim` slots are free and again as each job ends while work may be waiting
+ * for a slot, so a slow job never holds up the others. Claims again at once after a full claim with
+ * room left; otherwise waits for a freed slot, a nudge (NOTIFY), the next job's due time when the
+ * queue knows it, or the poll. On abort it stops claiming and resolves once the jobs
  * in flight have ended.
  */
 export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wakeup, context: LoopContext): Promise<void> {
@@ -29,6 +30,9 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
   const busy = new Map<string, number>();
   const free = () => queue.concurrency - inFlight.size;
   const claimSize = adaptiveClaimSize(queue);
+  // Work may be waiting for a free slot: the last claim was full, or found no room, or left jobs behind for
+  // their key's cap. Only then does a job's end call for another claim.
+  let waitingForSlot = false;
   const track = (job: Job) => {
     const key = job.key;
     if (key !== undefined) busy.set(key, (busy.get(key) ?? 0) + 1);
@@ -39,7 +43,7 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
         else busy.delete(key);
       }
       inFlight.delete(running);
-      wakeup.nudge();
+      if (waitingForSlot) wakeup.nudge();
     });
     inFlight.add(running);
   };
@@ -47,18 +51,22 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
   while (!context.signal.aborted) {
     wakeup.clear();
     let claimed: Job[] = [];
+    let full = false;
     if (free() >= claimSize.minFree()) {
       const limit = claimSize.limit(free());
       try {
         claimed = await session.claim({ limit, perKeyLimit: queue.perKeyLimit, busy });
         claimSize.claimed(claimed.length, limit);
+        full = claimed.length >= limit;
       } catch (error) {
         context.logger().error({ workerId: context.workerId, queue: queue.name, err: error }, "job claim failed");
       }
-    }
+      waitingForSlot = full || queue.perKeyLimit !== undefined;
+    } else waitingForSlot = true;
     for (const job of claimed) track(job);
-    if (claimed.length > 0 && free() >= claimSize.minFree()) continue;
-    const due = claimed.length === 0 ? session.nextDueMs?.() : undefined;
+    // A claim that took less than it could found all that was due: the next waits for news.
+    if (full && free() >= claimSize.minFree()) continue;
+    const due = session.nextDueMs?.();
     // A job due already but not claimed is another worker's for the moment (skipped while locked): look again shortly.
     if (!context.signal.aborted)
       await wakeup.wait(Math.min(context.pollMs, due === undefined ? context.pollMs : Math.max(due, 50)));

@@ -21,8 +21,8 @@ export interface QueueSession {
   /** Leases up to `request.limit` due jobs with FOR UPDATE SKIP LOCKED, so runners in any process claim side by side. */
   claim(request: ClaimRequest): Promise<Job[]>;
   /**
-   * After a claim that found nothing: in how many ms the queue's next job is due, as that claim saw it, so the
-   * loop sleeps until then rather than polling (a NOTIFY still wakes it sooner); undefined: none known.
+   * In how many ms the queue's next job not claimed yet is due, as the last claim saw it, so the loop sleeps
+   * until then rather than polling (a NOTIFY still wakes it sooner); undefined: none known.
    */
   nextDueMs?(): number | undefined;
   /**

@@ -32,8 +32,8 @@ export type LeaseHold = Pick<ClaimedTransaction, "leaseOwner" | "attempts">;
  * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`;
  * the claimed rows come back whole in the same round trip. Its queue row is then due when the lease runs
  * out; one found not claimable yet (a renewed lease, a later re-query) is moved to when it will be, and
- * one that is final, stopped or gone leaves the queue. When it claims nothing it says in how many ms the
- * next queued order is due (`nextDueMs`; none when the queue is empty), so an idle worker sleeps until then.
+ * one that is final, stopped or gone leaves the queue. It says in how many ms the next order it did not
+ * claim is due (`nextDueMs`; none when the queue holds no other), so a worker sleeps until then.
  */
 export async function claimDueTransactions(
   db: Executor,
@@ -89,7 +89,8 @@ export async function claimDueTransactions(
           on conflict (transaction_id, provider) do nothing
         )
         select coalesce((select json_agg(c) from claimed c), '[]') as claimed,
-               (select extract(epoch from min(due_at) - now()) * 1000 from transaction_queue)::float8 as next_due_ms`,
+               (select extract(epoch from min(due_at) - now()) * 1000 from transaction_queue
+                where transaction_id not in (select id from claimed))::float8 as next_due_ms`,
   );
   const [answer] = rows;
   const claimed = (typeof answer?.claimed === "string" ? JSON.parse(answer.claimed) : (answer?.claimed ?? [])) as ClaimedRow[];
@@ -106,7 +107,7 @@ export async function claimDueTransactions(
         row,
       };
     }),
-    { nextDueMs: claimed.length === 0 && nextDue !== null && nextDue !== undefined ? Math.max(0, Number(nextDue)) : undefined },
+    { nextDueMs: nextDue === null || nextDue === undefined ? undefined : Math.max(0, Number(nextDue)) },
   );
 }
 
