@@ -19,18 +19,32 @@ export const attemptAnswerColumns = [
 export type AttemptAnswers = Cte<(typeof attemptAnswerColumns)[number]>;
 
 /**
- * `answered as (…)`: the provider's answer recorded on its attempt (`provider_attempts`), for each row of
- * `answers`; an answer's missing message or reference keeps the attempt's, and its first answer time stays.
- * The one place an attempt is answered, in the statement that moves its order (completion, pending).
+ * `attempt_rows as (…), answered as (…)`: the provider's answer recorded on its attempt (`provider_attempts`),
+ * for each row of `answers`; an answer's missing message or reference keeps the attempt's, and its first
+ * answer time stays. The one place an attempt is answered, in the statement that moves its order
+ * (completion, pending).
+ *
+ * Each attempt is found (and locked) by ONE unique-index lookup, and updated by its row address: a join of
+ * the table with the answers would be planned on the sizes known when the prepared statement was first
+ * planned, and a hash join planned on a young table scans every attempt ever made, on every completion, for
+ * as long as the connection lives.
  */
 export function answerAttempts(answers: AttemptAnswers): SQL {
   const c = answers.column;
-  return sql`answered as (
+  return sql`attempt_rows as materialized (
+      select found.row, ${c.id} as transaction_id, found.provider from ${answers.name}
+      cross join lateral (
+        select p.ctid as row, p.provider from provider_attempts p
+        where p.transaction_id = ${c.id} and p.provider = coalesce(${c.answer_provider}, ${c.provider})
+        limit 1 for update
+      ) found
+    ), answered as (
       update provider_attempts a
       set status = ${c.answer_status}, message = coalesce(${c.answer_message}, a.message),
           provider_reference = coalesce(${c.answer_reference}, a.provider_reference),
           answered_at = now(), answer_ms = coalesce(a.answer_ms, ${c.answer_ms})
       from ${answers.name}
-      where a.transaction_id = ${c.id} and a.provider = coalesce(${c.answer_provider}, ${c.provider})
+      where a.ctid = any (array(select row from attempt_rows))
+        and a.transaction_id = ${c.id} and a.provider = coalesce(${c.answer_provider}, ${c.provider})
     )`;
 }
