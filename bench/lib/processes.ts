@@ -32,9 +32,17 @@ function managed(started: StartedProcess, label: string): BenchProcess {
   return bench;
 }
 
-/** The service (`src/main.ts`) as a real process: API only or worker only; stopped at cleanup. */
+/**
+ * The service (`src/main.ts`) as a real process: API only or worker only; stopped at cleanup. To profile one
+ * side, BENCH_API_BUN_OPTIONS or BENCH_WORKER_BUN_OPTIONS (e.g. `--cpu-prof-md --cpu-prof-dir=/tmp/prof`) is
+ * given to its processes as BUN_OPTIONS; the profile is written when it stops.
+ */
 export function startService(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}): BenchProcess {
-  return managed(spawnService(databaseUrl, role, { LOG_LEVEL: "error", ...env }), `service ${role}`);
+  const profile = process.env[`BENCH_${role.toUpperCase()}_BUN_OPTIONS`];
+  return managed(
+    spawnService(databaseUrl, role, { LOG_LEVEL: "error", ...(profile ? { BUN_OPTIONS: profile } : {}), ...env }),
+    `service ${role}`,
+  );
 }
 
 /** A bench/anchors script as its own Bun process; stopped at cleanup. */

@@ -4,6 +4,7 @@ import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "../../orders
 import { type Completer, type ProcessingDeps, processClaimed } from "../../orders/processing.ts";
 import { type ClaimedTransaction, claimDueTransactions } from "../../orders/statements/claim-due.ts";
 import { releaseLeases } from "../../orders/statements/release-leases.ts";
+import { vacuumQueue } from "../../orders/statements/vacuum-queue.ts";
 import { isFinal } from "../../orders/states.ts";
 import { tracingOff } from "../../tracing/tracing.ts";
 import { workChannel } from "../channels.ts";
@@ -52,6 +53,41 @@ function processSafely(
     });
 }
 
+/** Orders claimed by this process between two vacuums of the work queue (see `vacuumQueue`). */
+const claimsPerVacuum = 2000;
+
+/**
+ * Vacuums the work queue after every `claimsPerVacuum` orders this process claimed, in the background (one
+ * at a time; claims go on meanwhile), so the dead entries a claim may walk stay bounded by the work done
+ * since the last vacuum rather than growing with history. An idle worker never vacuums. A vacuum refused
+ * because the service's role does not own the table is logged once and not tried again.
+ */
+function queueVacuum(deps: Pick<ProcessingDeps, "db" | "logger">) {
+  let since = 0;
+  let running: Promise<void> | undefined;
+  let refused = false;
+  return {
+    claimed(count: number) {
+      since += count;
+      if (since < claimsPerVacuum || running || refused) return;
+      since = 0;
+      running = vacuumQueue(deps.db)
+        .catch((error: unknown) => {
+          // Not the table's owner: it never will be. Anything else (an outage) may pass; the next one tries again.
+          refused = (error as { code?: string }).code === "42501";
+          deps.logger.warn(
+            { err: error instanceof Error ? error.message : String(error) },
+            refused ? "may not vacuum the work queue; left to autovacuum" : "could not vacuum the work queue",
+          );
+        })
+        .finally(() => {
+          running = undefined;
+        });
+    },
+    idle: () => running ?? Promise.resolve(),
+  };
+}
+
 /**
  * Transactions to vend or re-query, leased to `workerId`. Claims come in batches whose size adapts
  * (`WORKER_CLAIM_MIN`..`WORKER_CLAIM_MAX`: growing under a backlog, shrinking when work trickles in),
@@ -72,16 +108,19 @@ export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue 
     open() {
       const leases = startLeaseKeeper(deps, workerId, leaseSeconds);
       let nextDueMs: number | undefined;
+      const vacuum = queueVacuum(deps);
       return {
         async claim({ limit }): Promise<Job[]> {
           const claimedAt = performance.now();
           const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds);
           nextDueMs = claimed.nextDueMs;
+          vacuum.claimed(claimed.length);
           return claimed.map((claim) => ({ run: () => processSafely(deps, leases, complete, claim, claimedAt) }));
         },
         nextDueMs: () => nextDueMs,
         async close({ release }) {
           leases.stop();
+          await vacuum.idle();
           if (release) await releaseLeases(deps.db, workerId).catch(() => {});
         },
       };
