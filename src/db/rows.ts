@@ -1,4 +1,4 @@
-import { getTableColumns, type SQL, sql, type Table } from "drizzle-orm";
+import { type Column, fillPlaceholders, getTableColumns, type SQL, sql, type Table } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { bindingOf, type Executor } from "./executor.ts";
 
@@ -29,16 +29,49 @@ export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]>
   return Array.isArray(result) ? result : (result.rows ?? []);
 }
 
+const tableColumns = new WeakMap<Table, [string, Column][]>();
+
 /**
  * A row of `table` as raw SQL returns it (`returning t.*`: column names, driver values) in the shape Drizzle's
  * own select gives (property keys, mapped values), so a raw statement can hand back whole rows in its one
  * round trip.
  */
 export function decodeRow<T extends Table>(table: T, raw: Record<string, unknown>): T["$inferSelect"] {
+  let columns = tableColumns.get(table);
+  if (!columns) {
+    columns = Object.entries(getTableColumns(table));
+    tableColumns.set(table, columns);
+  }
   const row: Record<string, unknown> = {};
-  for (const [key, column] of Object.entries(getTableColumns(table))) {
+  for (const [key, column] of columns) {
     const value = raw[column.name];
     row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
   }
   return row as T["$inferSelect"];
+}
+
+/**
+ * A hot-path raw statement whose text is built ONCE: `build` writes it with `sql.placeholder(name)` for each
+ * value, and each run only binds `values` to it, so no query building happens per call. On PostgreSQL it
+ * runs as `queryRows` does (a named prepared statement on the executor's connection); the embedded engine
+ * is given the same text and values.
+ */
+export function preparedStatement<Values extends Record<string, unknown>, Row>(
+  build: () => SQL,
+): (executor: Executor, values: Values) => Promise<Row[]> {
+  let built: { sql: string; params: unknown[]; parts: string[] } | undefined;
+  return async (executor, values) => {
+    if (!built) {
+      const query = dialect.sqlToQuery(build());
+      built = { ...query, parts: query.sql.split(/\$\d+/) };
+    }
+    const params = fillPlaceholders(built.params, values);
+    const binding = bindingOf(executor);
+    if (binding)
+      return (await binding.connection.unsafe(built.sql, params as never[], { prepare: binding.prepare })) as unknown as Row[];
+    // Drizzle numbers the placeholders in order of appearance, so the text splits into one part more than there are values.
+    const { parts } = built;
+    const chunks = parts.flatMap((part, n) => (n < params.length ? [sql.raw(part), sql.param(params[n])] : [sql.raw(part)]));
+    return queryRows<Row>(executor, sql.join(chunks, sql.raw("")));
+  };
 }

@@ -20,8 +20,8 @@ describe("which file writes which table", () => {
     expect([...tablesWritten(text)].sort()).toEqual(["ledger_entries", "provider_attempts", "transactions"]);
   });
 
-  test("only src/orders/statements/ writes transactions and provider_attempts", () => {
-    for (const table of ["transactions", "provider_attempts"]) {
+  test("only src/orders/statements/ writes transactions, provider_attempts and the work queue", () => {
+    for (const table of ["transactions", "provider_attempts", "transaction_queue"]) {
       expect(writersOf(table).length).toBeGreaterThan(0);
       expect(writersOf(table).filter((file) => !file.startsWith("src/orders/statements/"))).toEqual([]);
     }

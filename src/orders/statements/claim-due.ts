@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { decodeRow, queryRows, statementLabel } from "../../db/rows.ts";
+import { decodeRow, preparedStatement, statementLabel } from "../../db/rows.ts";
 import { transactions } from "../../db/schema/index.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { Status } from "../states.ts";
@@ -21,33 +21,16 @@ export interface ClaimedTransaction {
 /** What identifies one claim's lease: guarded updates match both, so a claim taken over changes nothing. */
 export type LeaseHold = Pick<ClaimedTransaction, "leaseOwner" | "attempts">;
 
-/**
- * Leases up to `limit` transactions that are due: new ones (`queued`), pending ones whose
- * re-query time has come, and `processing` ones whose worker lost its lease. FOR UPDATE SKIP
- * LOCKED lets any number of workers claim side by side; the lease keeps others off until it
- * expires. A new one moves to `processing`, and its send to the provider is counted here, before
- * it happens: a crash after the claim overcounts, never undercounts. Its attempt at the provider it was
- * routed to is recorded in the same statement, so where it went is known even if this worker dies.
- *
- * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`;
- * the claimed rows come back whole in the same round trip. Its queue row is then due when the lease runs
- * out; one found not claimable yet (a renewed lease, a later re-query) is moved to when it will be, and
- * one that is final, stopped or gone leaves the queue. It says in how many ms the next order it did not
- * claim is due (`nextDueMs`; none when the queue holds no other), so a worker sleeps until then.
- */
-export async function claimDueTransactions(
-  db: Executor,
-  workerId: string,
-  limit: number,
-  leaseSeconds: number,
-): Promise<ClaimedTransaction[] & { nextDueMs?: number }> {
-  const rows = await queryRows<{ claimed: string | ClaimedRow[]; next_due_ms: number | string | null }>(
-    db,
-    sql`${statementLabel(claimDueStatementName)}with due as materialized (
+/** The claim's text, built once (see `preparedStatement`). */
+const claimStatement = preparedStatement<
+  { workerId: string; limit: number; leaseSeconds: number },
+  { claimed: string | ClaimedRow[]; next_due_ms: number | string | null }
+>(
+  () => sql`${statementLabel(claimDueStatementName)}with due as materialized (
           select q.transaction_id as id, q.created_at from transaction_queue q
           where q.due_at <= now()
           order by q.due_at
-          limit ${limit}
+          limit ${sql.placeholder("limit")}
           for update skip locked
         ), seen as materialized (
           select d.id, d.created_at, t.status, t.next_attempt_at, t.lease_expires_at
@@ -59,8 +42,8 @@ export async function claimDueTransactions(
           update transactions t
           set status = case when t.status = 'queued' then 'processing' else t.status end,
               provider_sends = t.provider_sends + (case when t.status = 'queued' then 1 else 0 end),
-              lease_owner = ${workerId},
-              lease_expires_at = now() + make_interval(secs => ${leaseSeconds}),
+              lease_owner = ${sql.placeholder("workerId")},
+              lease_expires_at = now() + make_interval(secs => ${sql.placeholder("leaseSeconds")}),
               attempts = t.attempts + 1,
               updated_at = now()
           from seen s
@@ -91,7 +74,29 @@ export async function claimDueTransactions(
         select coalesce((select json_agg(c) from claimed c), '[]') as claimed,
                (select extract(epoch from min(due_at) - now()) * 1000 from transaction_queue
                 where transaction_id not in (select id from claimed))::float8 as next_due_ms`,
-  );
+);
+
+/**
+ * Leases up to `limit` transactions that are due: new ones (`queued`), pending ones whose
+ * re-query time has come, and `processing` ones whose worker lost its lease. FOR UPDATE SKIP
+ * LOCKED lets any number of workers claim side by side; the lease keeps others off until it
+ * expires. A new one moves to `processing`, and its send to the provider is counted here, before
+ * it happens: a crash after the claim overcounts, never undercounts. Its attempt at the provider it was
+ * routed to is recorded in the same statement, so where it went is known even if this worker dies.
+ *
+ * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`;
+ * the claimed rows come back whole in the same round trip. Its queue row is then due when the lease runs
+ * out; one found not claimable yet (a renewed lease, a later re-query) is moved to when it will be, and
+ * one that is final, stopped or gone leaves the queue. It says in how many ms the next order it did not
+ * claim is due (`nextDueMs`; none when the queue holds no other), so a worker sleeps until then.
+ */
+export async function claimDueTransactions(
+  db: Executor,
+  workerId: string,
+  limit: number,
+  leaseSeconds: number,
+): Promise<ClaimedTransaction[] & { nextDueMs?: number }> {
+  const rows = await claimStatement(db, { workerId, limit, leaseSeconds });
   const [answer] = rows;
   const claimed = (typeof answer?.claimed === "string" ? JSON.parse(answer.claimed) : (answer?.claimed ?? [])) as ClaimedRow[];
   const nextDue = answer?.next_due_ms;

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { storedNow, storedNowIso } from "../../db/clock.ts";
 import { cte } from "../../db/cte.ts";
-import { queryRows, statementLabel } from "../../db/rows.ts";
+import { preparedStatement, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { settleEach } from "../../ledger/movements.ts";
 import { emitEach } from "../../ledger/outbox.ts";
@@ -71,27 +71,17 @@ const txn = cte("txn", [
 ]);
 const settle = settleEach(txn);
 const emitted = emitEach(txn);
-const param = (values: unknown) => sql.param(values);
 
-/**
- * THE completion statement, for one order or many: per transaction the guarded status change (its status and
- * `updated_at` as read, and its lease), the capture or release with its ledger entry, the event with its
- * deliveries and the attempt's answer; ONE NOTIFY waking webhook delivery and the final announcements grouped
- * into as few NOTIFYs as fit. Transaction rows are locked in id order, then the wallets in id order (see
- * `settleEach`), so concurrent completions never deadlock. A missing hold breaks `held_kobo >= 0` and fails
- * all of it.
- */
-export async function runCompleteStatement(db: Executor, c: CompleteInput): Promise<CompleteRow> {
-  const [row] = await queryRows<CompleteRow>(
-    db,
-    sql`${statementLabel(completeStatementName)}with input as materialized (
-          select * from unnest(${param(c.id)}::uuid[], ${param(c.fromStatus)}::text[], ${param(c.fromUpdatedAt)}::text[],
-                               ${param(c.leaseOwner)}::text[], ${param(c.attempts)}::int[], ${param(c.status)}::text[],
-                               ${param(c.metadata)}::text[], ${param(c.providerReference)}::text[], ${param(c.failureReason)}::text[],
-                               ${param(c.note)}::text[], ${param(c.eventId)}::text[], ${param(c.eventType)}::text[],
-                               ${param(c.payload)}::text[], ${param(c.announcement)}::text[], ${param(c.chunk)}::int[],
-                               ${param(c.answerStatus)}::text[], ${param(c.answerMessage)}::text[], ${param(c.answerMs)}::int[],
-                               ${param(c.answerProvider)}::text[])
+/** The completion's text, built once (see `preparedStatement`): one value per `CompleteInput` field. */
+const completeStatement = preparedStatement<Record<keyof CompleteInput, unknown>, CompleteRow>(
+  () => sql`${statementLabel(completeStatementName)}with input as materialized (
+          select * from unnest(${sql.placeholder("id")}::uuid[], ${sql.placeholder("fromStatus")}::text[], ${sql.placeholder("fromUpdatedAt")}::text[],
+                               ${sql.placeholder("leaseOwner")}::text[], ${sql.placeholder("attempts")}::int[], ${sql.placeholder("status")}::text[],
+                               ${sql.placeholder("metadata")}::text[], ${sql.placeholder("providerReference")}::text[], ${sql.placeholder("failureReason")}::text[],
+                               ${sql.placeholder("note")}::text[], ${sql.placeholder("eventId")}::text[], ${sql.placeholder("eventType")}::text[],
+                               ${sql.placeholder("payload")}::text[], ${sql.placeholder("announcement")}::text[], ${sql.placeholder("chunk")}::int[],
+                               ${sql.placeholder("answerStatus")}::text[], ${sql.placeholder("answerMessage")}::text[], ${sql.placeholder("answerMs")}::int[],
+                               ${sql.placeholder("answerProvider")}::text[])
             with ordinality as i(id, from_status, from_updated_at, lease_owner, attempts, status, metadata, provider_reference,
                                  failure_reason, note, event_id, event_type, payload, announcement, chunk,
                                  answer_status, answer_message, answer_ms, answer_provider, ord)
@@ -110,8 +100,8 @@ export async function runCompleteStatement(db: Executor, c: CompleteInput): Prom
           from guarded g join input i on i.ord = g.ord
           where t.id = g.id
           returning t.id, t.account_id, t.mode, t.price_kobo, t.status, t.provider, i.ord, i.note, i.event_id, i.event_type,
-                    replace(i.payload, ${c.token}, ${storedNowIso})::jsonb as payload,
-                    replace(i.announcement, ${c.token}, ${storedNowIso}) as announcement, i.chunk,
+                    replace(i.payload, ${sql.placeholder("token")}, ${storedNowIso})::jsonb as payload,
+                    replace(i.announcement, ${sql.placeholder("token")}, ${storedNowIso}) as announcement, i.chunk,
                     i.answer_status, i.answer_message, i.answer_ms, t.provider_reference as answer_reference, i.answer_provider
         ), dequeued as (
           delete from transaction_queue q using ${txn.name} where q.transaction_id = ${txn.name}.id
@@ -120,7 +110,18 @@ export async function runCompleteStatement(db: Executor, c: CompleteInput): Prom
                ${emitted.notify} as webhooks_due,
                (select count(*) from (select pg_notify(${finalChannel}, '[' || string_agg(announcement, ',' order by ord) || ']')
                                       from ${txn.name} group by chunk) n) as final_announced`,
-  );
+);
+
+/**
+ * THE completion statement, for one order or many: per transaction the guarded status change (its status and
+ * `updated_at` as read, and its lease), the capture or release with its ledger entry, the event with its
+ * deliveries and the attempt's answer; ONE NOTIFY waking webhook delivery and the final announcements grouped
+ * into as few NOTIFYs as fit. Transaction rows are locked in id order, then the wallets in id order (see
+ * `settleEach`), so concurrent completions never deadlock. A missing hold breaks `held_kobo >= 0` and fails
+ * all of it.
+ */
+export async function runCompleteStatement(db: Executor, c: CompleteInput): Promise<CompleteRow> {
+  const [row] = await completeStatement(db, { ...c });
   if (!row) throw new Error("the completion statement answered no row");
   return row;
 }
