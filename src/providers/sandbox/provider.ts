@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
+import { decodeRow, preparedStatement } from "../../db/rows.ts";
 import { products, sandboxOrders } from "../../db/schema/index.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import {
@@ -69,6 +70,29 @@ function outcomeOf(row: OrderRow): ProviderOutcome {
   };
 }
 
+/**
+ * An order on the sandbox's books, written once per vend (every test-mode vend): its text built once. A repeated
+ * request id is counted, never executed twice.
+ */
+const recordOrder = preparedStatement<
+  {
+    reference: string;
+    providerReference: string;
+    status: string;
+    eventualStatus: string | null;
+    result: string;
+    callbackAfterMs: number | null;
+  },
+  Record<string, unknown>
+>(
+  () => sql`insert into sandbox_orders (reference, provider_reference, status, eventual_status, result, callback_due_at)
+    values (${sql.placeholder("reference")}, ${sql.placeholder("providerReference")}, ${sql.placeholder("status")},
+            ${sql.placeholder("eventualStatus")}, ${sql.placeholder("result")}::jsonb,
+            now() + ${sql.placeholder("callbackAfterMs")}::integer * interval '1 millisecond')
+    on conflict (reference) do update set vend_count = sandbox_orders.vend_count + 1
+    returning *`,
+);
+
 /** The built-in test-mode provider. Its book of orders is the `sandbox_orders` table. */
 export function createSandboxProvider(db: Database, config: SandboxConfig): ProviderAdapter {
   return {
@@ -76,21 +100,16 @@ export function createSandboxProvider(db: Database, config: SandboxConfig): Prov
     async vend(order) {
       const plan = planFor(order, config.callbackDelayMs);
       // A repeated request id is counted, never executed twice: the first order's answer stands.
-      const [row] = await db
-        .insert(sandboxOrders)
-        .values({
-          reference: order.reference,
-          providerReference: `SBX-${randomBase62(12)}`,
-          status: plan.status,
-          eventualStatus: plan.eventualStatus,
-          result: plan.result,
-          // Null without a callback; one statement text either way (a prepared statement).
-          callbackDueAt: sql`now() + ${plan.callbackAfterMs}::integer * interval '1 millisecond'`,
-        })
-        .onConflictDoUpdate({ target: sandboxOrders.reference, set: { vendCount: sql`${sandboxOrders.vendCount} + 1` } })
-        .returning()
-        .prepare("sandbox_vend")
-        .execute();
+      const [raw] = await recordOrder(db, {
+        reference: order.reference,
+        providerReference: `SBX-${randomBase62(12)}`,
+        status: plan.status,
+        eventualStatus: plan.eventualStatus,
+        result: JSON.stringify(plan.result),
+        // Null without a callback.
+        callbackAfterMs: plan.callbackAfterMs,
+      });
+      const row = raw && decodeRow(sandboxOrders, raw);
       if (!row) throw new ProviderUnavailableError(sandboxName, "order not recorded");
       // Simulated answer latency, after the order is on the provider's books (crash and throughput drills).
       if (config.latencyMs > 0) await Bun.sleep(config.latencyMs);
