@@ -51,6 +51,16 @@ interface SwitchRow {
   balance_checked_at: Date | string | null;
 }
 
+type StateRow = SwitchRow & { provider: string };
+
+interface BreakerRow {
+  provider: string;
+  service: string;
+  consecutive_failures: number;
+  open_until: Date | string | null;
+  updated_at: Date | string;
+}
+
 const switchOfRow = (row: SwitchRow): ProviderSwitch => ({
   enabled: row.enabled,
   disabledReason: row.disabled_reason,
@@ -98,19 +108,17 @@ export class ProviderHealth {
   }
 
   async refresh(): Promise<void> {
-    const [states, shared] = await Promise.all([
-      queryRows<SwitchRow & { provider: string }>(
-        this.db,
-        sql`select provider, enabled, disabled_reason, disabled_at, balance_kobo, balance_checked_at from provider_states`,
-      ),
-      queryRows<{
-        provider: string;
-        service: string;
-        consecutive_failures: number;
-        open_until: Date | string | null;
-        updated_at: Date | string;
-      }>(this.db, sql`select provider, service, consecutive_failures, open_until, updated_at from provider_breakers`),
-    ]);
+    // One round trip (each process runs this every `healthRefreshMs`, busy or idle).
+    const [answer] = await queryRows<{ states: string | StateRow[]; breakers: string | BreakerRow[] }>(
+      this.db,
+      sql`select (select coalesce(json_agg(s), '[]') from (select provider, enabled, disabled_reason, disabled_at, balance_kobo,
+                                                              balance_checked_at from provider_states) s) as states,
+                 (select coalesce(json_agg(b), '[]') from (select provider, service, consecutive_failures, open_until, updated_at
+                                                           from provider_breakers) b) as breakers`,
+    );
+    const parsed = <T>(value: string | T[] | undefined): T[] => (typeof value === "string" ? JSON.parse(value) : (value ?? []));
+    const states = parsed(answer?.states);
+    const shared = parsed(answer?.breakers);
     this.switches = new Map(states.map((s) => [s.provider, switchOfRow(s)]));
     for (const row of shared) {
       const updatedAt = toDate(row.updated_at)?.getTime() ?? 0;
