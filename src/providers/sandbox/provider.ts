@@ -2,6 +2,7 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../../db/client.ts";
 import { decodeRow, preparedStatement } from "../../db/rows.ts";
 import { products, sandboxOrders } from "../../db/schema/index.ts";
+import { groupCommit } from "../../lib/group-commit.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import {
   type CustomerInfo,
@@ -16,7 +17,6 @@ import type { SandboxConfig } from "./config.ts";
 import { sandboxMeterCustomer, sandboxSmartcardCustomer } from "./customers.ts";
 import { sandboxName, sandboxScenarioFor } from "./defaults.ts";
 
-type OrderRow = typeof sandboxOrders.$inferSelect;
 type Plan = Pick<OrderRow, "status" | "eventualStatus"> & {
   result: Record<string, string>;
   /** The callback's delay; the due instant is the database's `now()` plus it. */
@@ -70,37 +70,74 @@ function outcomeOf(row: OrderRow): ProviderOutcome {
   };
 }
 
+interface NewOrder {
+  reference: string;
+  providerReference: string;
+  status: string;
+  eventualStatus: string | null;
+  result: string;
+  /** Null without a callback. */
+  callbackAfterMs: number | null;
+}
+
 /**
- * An order on the sandbox's books, written once per vend (every test-mode vend): its text built once. A repeated
- * request id is counted, never executed twice.
+ * Orders on the sandbox's books, written on every test-mode vend, many in ONE statement (its text built once):
+ * a repeated request id is counted, never executed twice. Rows are written in reference order, so two
+ * workers' batches never wait on each other in a cycle.
  */
-const recordOrder = preparedStatement<
-  {
-    reference: string;
-    providerReference: string;
-    status: string;
-    eventualStatus: string | null;
-    result: string;
-    callbackAfterMs: number | null;
-  },
-  Record<string, unknown>
->(
+const recordOrders = preparedStatement<{ [K in keyof NewOrder]: NewOrder[K][] }, Record<string, unknown>>(
   () => sql`insert into sandbox_orders (reference, provider_reference, status, eventual_status, result, callback_due_at)
-    values (${sql.placeholder("reference")}, ${sql.placeholder("providerReference")}, ${sql.placeholder("status")},
-            ${sql.placeholder("eventualStatus")}, ${sql.placeholder("result")}::jsonb,
-            now() + ${sql.placeholder("callbackAfterMs")}::integer * interval '1 millisecond')
+    select reference, provider_reference, status, eventual_status, result::jsonb, now() + after_ms * interval '1 millisecond'
+    from unnest(${sql.placeholder("reference")}::text[], ${sql.placeholder("providerReference")}::text[],
+                ${sql.placeholder("status")}::text[], ${sql.placeholder("eventualStatus")}::text[],
+                ${sql.placeholder("result")}::text[], ${sql.placeholder("callbackAfterMs")}::int[])
+      as i(reference, provider_reference, status, eventual_status, result, after_ms)
+    order by reference
     on conflict (reference) do update set vend_count = sandbox_orders.vend_count + 1
     returning *`,
 );
 
+type OrderRow = typeof sandboxOrders.$inferSelect;
+
+/**
+ * The vends of concurrent jobs recorded together (group-committed like the worker's completions): those
+ * that arrive while one statement is in flight go in the next. A request id twice in one batch (a re-send
+ * racing its first send) is recorded in a second statement, after the first.
+ */
+function orderBook(db: Database): (order: NewOrder) => Promise<OrderRow> {
+  const record = groupCommit<NewOrder, OrderRow>(async (_key, orders) => {
+    const results: (OrderRow | Error)[] = [];
+    let left = orders.map((order, index) => ({ order, index }));
+    while (left.length > 0) {
+      const seen = new Set<string>();
+      const now = left.filter(({ order }) => !seen.has(order.reference) && Boolean(seen.add(order.reference)));
+      left = left.filter((item) => !now.includes(item));
+      const column = <K extends keyof NewOrder>(key: K) => now.map(({ order }) => order[key]);
+      const rows = await recordOrders(db, {
+        reference: column("reference"),
+        providerReference: column("providerReference"),
+        status: column("status"),
+        eventualStatus: column("eventualStatus"),
+        result: column("result"),
+        callbackAfterMs: column("callbackAfterMs"),
+      });
+      const byReference = new Map(rows.map((raw) => [String(raw.reference), decodeRow(sandboxOrders, raw)]));
+      for (const { order, index } of now) results[index] = byReference.get(order.reference) ?? new Error("order not recorded");
+    }
+    return results;
+  }, 256);
+  return (order) => record("orders", order);
+}
+
 /** The built-in test-mode provider. Its book of orders is the `sandbox_orders` table. */
 export function createSandboxProvider(db: Database, config: SandboxConfig): ProviderAdapter {
+  const book = orderBook(db);
   return {
     name: sandboxName,
     async vend(order) {
       const plan = planFor(order, config.callbackDelayMs);
       // A repeated request id is counted, never executed twice: the first order's answer stands.
-      const [raw] = await recordOrder(db, {
+      const row = await book({
         reference: order.reference,
         providerReference: `SBX-${randomBase62(12)}`,
         status: plan.status,
@@ -109,7 +146,6 @@ export function createSandboxProvider(db: Database, config: SandboxConfig): Prov
         // Null without a callback.
         callbackAfterMs: plan.callbackAfterMs,
       });
-      const row = raw && decodeRow(sandboxOrders, raw);
       if (!row) throw new ProviderUnavailableError(sandboxName, "order not recorded");
       // Simulated answer latency, after the order is on the provider's books (crash and throughput drills).
       if (config.latencyMs > 0) await Bun.sleep(config.latencyMs);
