@@ -72,7 +72,8 @@ const claimStatement = preparedStatement<
           on conflict (transaction_id, provider) do nothing
         )
         select coalesce((select json_agg(c) from claimed c), '[]') as claimed,
-               (select extract(epoch from min(due_at) - now()) * 1000 from transaction_queue
+               -- In seconds first (an hour at most), so a far-off time (even 'infinity') never overflows an interval.
+               (select least(extract(epoch from min(due_at)) - extract(epoch from now()), 3600) * 1000 from transaction_queue
                 where transaction_id not in (select id from claimed))::float8 as next_due_ms`,
 );
 
