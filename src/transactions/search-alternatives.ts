@@ -1,5 +1,5 @@
 import { and, eq, like, type SQL, sql } from "drizzle-orm";
-import { destinationFourGrams, transactions } from "../db/schema/index.ts";
+import { transactions } from "../db/schema/index.ts";
 import { normalisePhone } from "../lib/shared/destinations.ts";
 
 const escapeLike = (value: string) => value.replace(/[\\%_]/g, "\\$&");
@@ -10,8 +10,6 @@ const minimumDestinationDigits = 4;
 /** The service's references (`txn_` and 24 base62 characters, newReference); the contract's pattern. */
 const referenceShape = /^txn_[A-Za-z0-9]{24,}$/;
 
-const destinationGrams = destinationFourGrams(transactions.destination);
-
 /**
  * How a search matches destinations: a whole phone number in any accepted form is that phone exactly (its
  * 11-digit form); other digits (spaces and dashes dropped), at least `minimumDestinationDigits`, anywhere in it.
@@ -21,13 +19,7 @@ function destinationAlternative(search: string): SQL | undefined {
   if (phone) return eq(transactions.destination, phone);
   const digits = search.replace(/[\s-]/g, "");
   if (!/^\d+$/.test(digits) || digits.length < minimumDestinationDigits) return undefined;
-  const grams = new Set(Array.from({ length: digits.length - 3 }, (_, i) => digits.slice(i, i + 4)));
-  const withEveryGram = sql`${destinationGrams} @> array[${sql.join(
-    [...grams].map((gram) => sql`${gram}`),
-    sql`, `,
-  )}]::text[]`;
-  // Every run of 4 present is not yet the digits in a row.
-  return digits.length === 4 ? withEveryGram : and(withEveryGram, like(transactions.destination, `%${digits}%`));
+  return like(transactions.destination, `%${digits}%`);
 }
 
 /**

@@ -47,9 +47,7 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
     accountId = account?.id ?? "";
     await sql`insert into accounts (name) select 'other ' || n from generate_series(1, 20) n`;
     await insertBulkTransactions(sql, accountId, 20_000);
-    // As autovacuum leaves the table: the destination search's GIN index holds rows inserted since the last vacuum
-    // in a pending list every search reads whole, and at 20,000 fresh rows reading the table costs less.
-    await sql`vacuum analyze transactions`;
+    await sql`analyze transactions`;
     const [row] = await sql<(typeof sample)[]>`
       select reference, client_reference, destination, created_at from transactions
       where account_id = ${accountId} and service = 'airtime' and client_reference is not null
@@ -137,16 +135,9 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
     );
     // Digits cannot be a reference (`txn_…`): the client reference's page and the destination's.
     expect(digits.branches).toEqual(["Limit", "Limit"]);
-    expect(digits.indexes).toEqual(["transactions_client_reference_listing_idx", "transactions_destination_grams_idx"]);
+    expect(digits.indexes).toEqual(["transactions_client_reference_listing_idx", "transactions_destination_trgm_idx"]);
     const reference = unionOf(await planOf((db) => listTransactions(db, cursors, scope(), { search: sample.reference })));
     expect(reference.branches).toEqual(["Limit", "Limit"]);
     expect(reference.indexes).toEqual(["transactions_reference_idx", "transactions_client_reference_listing_idx"]);
-  });
-
-  test("admin: 4 or more digits read the destination's runs of 4 from the grams index", async () => {
-    for (const search of [sample.destination.slice(5, 9), sample.destination.slice(3, 10)]) {
-      const nodes = await planOf((db) => adminListTransactions(db, cursors, { search }, new Date(Date.now() - 1_800_000)));
-      expect(unionOf(nodes).indexes).toContain("transactions_destination_grams_idx");
-    }
   });
 });

@@ -1,38 +1,8 @@
-import { type SQL, sql } from "drizzle-orm";
-import {
-  type AnyPgColumn,
-  check,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  primaryKey,
-  text,
-  uniqueIndex,
-  uuid,
-} from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { check, index, integer, jsonb, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { transactionStatuses } from "../../../generated/constants.ts";
 import { accountAndMode } from "./accounts.ts";
 import { createdAndUpdatedAt, kobo, timestampMs } from "./columns.ts";
-
-/**
- * Where a run of 4 characters may start in a destination: at most 13 characters long (phone 11, meter 11 to 13,
- * smartcard 10 to 12; src/lib/shared/destinations.ts), so positions 1 to 10 start every run it has.
- */
-const fourGramStarts = Array.from({ length: 10 }, (_, i) => i + 1);
-
-/**
- * The runs of 4 characters in a destination, as the destination search index holds them (a shorter
- * destination's last entries are its shorter tails, which no search of 4 or more digits equals). The
- * search must write the same expression for the index to serve it.
- */
-export function destinationFourGrams(destination: AnyPgColumn): SQL {
-  // Parenthesised: an index on an expression that is not a function call needs it.
-  return sql`(array[${sql.join(
-    fourGramStarts.map((start) => sql`substr(${destination}, ${sql.raw(String(start))}, 4)`),
-    sql`, `,
-  )}])`;
-}
 
 /**
  * Partition-ready (migration 0012): the primary key and the reference's uniqueness include `created_at`, the
@@ -88,9 +58,8 @@ export const transactions = pgTable(
     index("transactions_client_reference_listing_idx")
       .on(t.clientReference.op("text_pattern_ops"), t.accountId, t.mode, t.createdAt.desc(), t.id.desc())
       .where(sql`${t.clientReference} is not null`),
-    // Destination digits search: a row per run of 4 characters, so 4 digits are one exact entry (a trigram
-    // index intersects two entries of about 1% of the table each and rechecks every row it finds).
-    index("transactions_destination_grams_idx").using("gin", destinationFourGrams(t.destination)),
+    // Destination substring search (`like '%digits%'`); needs pg_trgm.
+    index("transactions_destination_trgm_idx").using("gin", t.destination.op("gin_trgm_ops")),
     // No index names `status` (nor the lease or re-query columns), so a claim or a move to pending, which change
     // only those, is a HOT update: no index entry is written for it (the table keeps room on each page for it,
     // migration 0014). Open orders (stuck ones: pending, oldest first) and finished ones are told by `completed_at`.

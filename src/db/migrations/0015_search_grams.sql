@@ -1,2 +1,0 @@
-DROP INDEX "transactions_destination_trgm_idx";--> statement-breakpoint
-CREATE INDEX "transactions_destination_grams_idx" ON "transactions" USING gin ((array[substr("destination", 1, 4), substr("destination", 2, 4), substr("destination", 3, 4), substr("destination", 4, 4), substr("destination", 5, 4), substr("destination", 6, 4), substr("destination", 7, 4), substr("destination", 8, 4), substr("destination", 9, 4), substr("destination", 10, 4)]));
