@@ -1,9 +1,9 @@
-import { and, eq, like, lt, type SQL } from "drizzle-orm";
-import { readNewestFirst, withinRange } from "../db/keyset.ts";
+import { and, eq, lt, type SQL } from "drizzle-orm";
+import { afterPosition, readNewestFirst, withinRange } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
-import type { CursorCodec, Page } from "../lib/cursor.ts";
+import { type CursorCodec, type Page, pageLimit } from "../lib/cursor.ts";
 import type { Mode, Scope } from "../lib/scope.ts";
 import { normalisePhone } from "../lib/shared/destinations.ts";
 import {
@@ -14,6 +14,7 @@ import {
   type Transaction,
   type TransactionRow,
 } from "../orders/view.ts";
+import { amongNewestOfEach, searchAlternatives } from "./search-alternatives.ts";
 
 type TransactionStatus = TransactionRow["status"];
 
@@ -43,36 +44,6 @@ export interface AdminListTransactionsQuery extends ListTransactionsQuery {
   mode?: Mode;
   /** Only pending orders accepted before the stuck cutoff. */
   stuck?: boolean;
-}
-
-const escapeLike = (value: string) => value.replace(/[\\%_]/g, "\\$&");
-
-/** Fewer digits than this match too many destinations to be worth a substring search. */
-const minimumDestinationDigits = 4;
-
-/**
- * How a search matches destinations: a whole phone number in any accepted form is that phone exactly (its
- * 11-digit form); other digits (spaces and dashes dropped), at least `minimumDestinationDigits`, anywhere in it.
- */
-function destinationAlternative(search: string): SQL | undefined {
-  const phone = normalisePhone(search);
-  if (phone) return eq(transactions.destination, phone);
-  const digits = search.replace(/[\s-]/g, "");
-  if (!/^\d+$/.test(digits) || digits.length < minimumDestinationDigits) return undefined;
-  return like(transactions.destination, `%${digits}%`);
-}
-
-/**
- * What a search matches, one alternative per index: the reference exactly, the client reference by prefix
- * (both case-sensitive; `%`, `_` and backslash are plain characters), the destination (`destinationAlternative`).
- */
-function searchAlternatives(search: string): SQL[] {
-  const destination = destinationAlternative(search);
-  return [
-    eq(transactions.reference, search),
-    like(transactions.clientReference, `${escapeLike(search)}%`),
-    ...(destination ? [destination] : []),
-  ];
 }
 
 /** The effective filters (what the cursor is bound to), their SQL conditions, and the search's alternatives. */
@@ -139,7 +110,15 @@ function readPage<T>(
 ): Promise<Page<T>> {
   const found = filterConditions(query);
   const filters = narrow(found);
-  const request = { cursors, scope: cursorScope, filters, query, conditions: found.conditions, anyOf: found.anyOf };
+  let conditions = found.conditions;
+  if (found.anyOf) {
+    // Each alternative's page starts after the cursor too; readNewestFirst adds it to the whole page.
+    const after = query.cursor
+      ? afterPosition(transactions.createdAt, transactions.id, cursors.decode(cursorScope, filters, query.cursor))
+      : undefined;
+    conditions = [amongNewestOfEach(after ? [...conditions, after] : conditions, found.anyOf, pageLimit(query.limit) + 1)];
+  }
+  const request = { cursors, scope: cursorScope, filters, query, conditions };
   return readNewestFirst(db, transactions, "createdAt", request, (rows) => rows.map((row) => present(row)));
 }
 

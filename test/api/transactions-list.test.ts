@@ -373,6 +373,12 @@ describe("search", () => {
         { clientReference: null, destination: "08031234567" },
         { clientReference: "08031234567-retry", destination: "08131234567" },
         { clientReference: null, destination: "4512345678901" },
+        // Support's "last 4 digits", 5964: at the end of a phone, inside one, at the end of the longest meter, and
+        // a phone holding both runs of 4 of 59645 but not 59645 itself.
+        { clientReference: null, destination: "08161225964" },
+        { clientReference: null, destination: "08159641122" },
+        { clientReference: null, destination: "4511122235964" },
+        { clientReference: null, destination: "09159649645" },
       ],
       start - 3_600_000,
     );
@@ -407,6 +413,22 @@ describe("search", () => {
     // "123" is a client reference prefix; destinations containing 123 are not searched for 3 digits.
     expect(await find("123")).toEqual(references(cTest().filter((r) => r.clientReference === "123-abc")));
     expect(await find("802")).toEqual([]);
+  });
+
+  test("4 digits find the destinations ending in them and those holding them anywhere, whatever their length", async () => {
+    const holding = (digits: string) => references(cTest().filter((r) => r.destination.includes(digits)));
+    const found = await find("5964");
+    expect(found).toEqual(holding("5964"));
+    const destinations = new Set(found.map((reference) => cTest().find((r) => r.reference === reference)?.destination));
+    expect(destinations).toEqual(new Set(["08161225964", "08159641122", "4511122235964", "09159649645"]));
+    expect(await find("5964", {}, "/admin/v1/transactions")).toEqual(
+      references(rows.filter((r) => r.destination.includes("5964"))),
+    );
+    // Longer runs are the digits in a row, not each run of 4 somewhere.
+    expect(await find("59645")).toEqual([]);
+    expect(holding("49645")).toHaveLength(1);
+    expect(await find("49645")).toEqual(holding("49645"));
+    expect(await find("235964")).toEqual(holding("235964"));
   });
 
   test.each(["08031234567", "2348031234567", "+2348031234567", "0803 123 4567", "+234-803-123-4567"])(
