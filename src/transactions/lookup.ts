@@ -1,4 +1,4 @@
-import { and, eq, lt, type SQL } from "drizzle-orm";
+import { and, eq, isNull, lt, type SQL } from "drizzle-orm";
 import { afterPosition, readNewestFirst, withinRange } from "../db/keyset.ts";
 import { transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
@@ -141,7 +141,14 @@ export function adminListTransactions(
     ({ bound, conditions }) => {
       if (query.account_id !== undefined) conditions.push(eq(transactions.accountId, query.account_id));
       if (query.mode !== undefined) conditions.push(eq(transactions.mode, query.mode));
-      if (query.stuck === true) conditions.push(eq(transactions.status, "pending"), lt(transactions.createdAt, stuckCutoff));
+      // `completed_at is null`: the open orders' index (transactions_open_idx), so the admin list of stuck orders
+      // reads only what is open.
+      if (query.stuck === true)
+        conditions.push(
+          isNull(transactions.completedAt),
+          eq(transactions.status, "pending"),
+          lt(transactions.createdAt, stuckCutoff),
+        );
       return { ...bound, account_id: query.account_id, mode: query.mode, stuck: query.stuck ? "true" : undefined };
     },
   );
