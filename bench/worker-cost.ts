@@ -21,7 +21,6 @@
  * Env: BENCH_RATE (100), BENCH_SECONDS (20), BENCH_ROUNDS (5), BENCH_IDLE_SECONDS (10), BENCH_ACCOUNTS (200).
  * Say whether the server runs with autovacuum (printed at the start): production's case is autovacuum on.
  */
-import type postgres from "postgres";
 import { bareWalletCount } from "./anchors/bare-accept-sql.ts";
 import { benchAdminToken, fundedAccounts, vendBody, vendTargets } from "./lib/accounts.ts";
 import { backlog } from "./lib/backlog.ts";
