@@ -14,6 +14,14 @@ import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
  * `EmbeddedEngine` reopens the directory (crash recovery replays the WAL) once the disk takes writes again.
  */
 
+/**
+ * PGlite runs each protocol exchange on the JavaScript thread, and its promises chain through microtasks
+ * only, so a caller that sends statement after statement (the in-process worker through a backlog) never
+ * lets the event loop write the answers that finished meanwhile: a batch's 202 waited for the worker's
+ * whole backlog. One macrotask turn before each exchange lets those answers (and new requests) through.
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 class GuardedPglite extends PGlite {
   failure: Error | undefined;
   /** Protocol exchanges under way (the engine runs one at a time; the others wait their turn). */
@@ -26,10 +34,12 @@ class GuardedPglite extends PGlite {
   }
 
   override async execProtocolStream(...args: Parameters<PGlite["execProtocolStream"]>) {
+    await yieldToEventLoop();
     return this.watch(super.execProtocolStream(...args));
   }
 
   override async execProtocol(...args: Parameters<PGlite["execProtocol"]>) {
+    await yieldToEventLoop();
     return this.watch(super.execProtocol(...args));
   }
 
