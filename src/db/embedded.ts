@@ -181,6 +181,13 @@ export class EmbeddedEngine {
   }
 }
 
+/**
+ * PostgreSQL's shared buffers live in the WebAssembly heap, which never shrinks: the default 128 MB made an
+ * idle service hold 330–370 MB. The embedded database is small and its files sit in the operating
+ * system's page cache, so 16 MB (2,048 pages) is plenty.
+ */
+const embeddedSettings = ["-c", "shared_buffers=16MB"];
+
 async function startEngine(dataDir: string, onProgress?: (step: string) => void, image?: Blob): Promise<GuardedPglite> {
   // The migrations create the extensions the schema uses; PGlite can only create those it was given here.
   const trgm: Extension = {
@@ -190,7 +197,11 @@ async function startEngine(dataDir: string, onProgress?: (step: string) => void,
       return pg_trgm.setup(pg, emscriptenOpts);
     },
   };
-  const engine = new GuardedPglite(dataDir, { extensions: { pg_trgm: trgm }, ...(image ? { loadDataDir: image } : {}) });
+  const engine = new GuardedPglite(dataDir, {
+    extensions: { pg_trgm: trgm },
+    startParams: [...PGlite.defaultStartParams, ...embeddedSettings],
+    ...(image ? { loadDataDir: image } : {}),
+  });
   await engine.waitReady;
   return engine;
 }
