@@ -1,4 +1,4 @@
-import { statfsSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Extension, PGlite, type Transaction } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
@@ -189,11 +189,14 @@ export class EmbeddedEngine {
 const embeddedSettings = ["-c", "shared_buffers=16MB"];
 
 async function startEngine(dataDir: string, onProgress?: (step: string) => void, image?: Blob): Promise<GuardedPglite> {
+  const creating = !image && (dataDir.startsWith("memory://") || !existsSync(join(dataDir, "PG_VERSION")));
   // The migrations create the extensions the schema uses; PGlite can only create those it was given here.
   const trgm: Extension = {
     ...pg_trgm,
     setup: (pg, emscriptenOpts) => {
       onProgress?.(`Loading extension ${pg_trgm.name}`);
+      // PGlite sets its extensions up first, then runs initdb on a new directory: most of a first start.
+      if (creating) onProgress?.("Creating the database files (initdb)");
       return pg_trgm.setup(pg, emscriptenOpts);
     },
   };
@@ -203,5 +206,6 @@ async function startEngine(dataDir: string, onProgress?: (step: string) => void,
     ...(image ? { loadDataDir: image } : {}),
   });
   await engine.waitReady;
+  if (creating) onProgress?.("Database files created");
   return engine;
 }

@@ -6,8 +6,9 @@ import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../h
 import { waitUntil } from "../helpers/wait.ts";
 
 /**
- * `npm start` on the embedded database: the in-process worker's database work must not hold back the
- * answers of requests whose handlers are done. PGlite runs each statement on the JavaScript thread; a
+ * `npm start` on a new embedded directory, as a person runs it (LOG_LEVEL info): it says what it is doing,
+ * each step with the seconds since it started. Then the in-process worker's database work must not hold
+ * back the answers of requests whose handlers are done. PGlite runs each statement on the JavaScript thread; a
  * worker that goes from one statement to the next without giving the event loop a turn keeps every
  * finished answer unwritten until its backlog is gone.
  */
@@ -50,7 +51,7 @@ async function batchCounts(id: string): Promise<{ counts: Counts; completed: boo
 beforeAll(async () => {
   server = spawnProcess(
     [process.execPath, main],
-    childEnv({ VEND_DATA_DIR: join(root, "data"), PORT: "0", LOG_LEVEL: "error", RATE_LIMIT_PER_MINUTE: "0" }),
+    childEnv({ VEND_DATA_DIR: join(root, "data"), PORT: "0", LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: "0" }),
   );
   [, url = ""] = await server.waitFor(/listening on (http:\/\/[^\s]+)/);
   [, key = ""] = await server.waitFor(/Test API key \(shown once, store it now\): (\S+)/);
@@ -61,6 +62,23 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop("SIGKILL");
   rmSync(root, { recursive: true, force: true });
+});
+
+describe("a first npm start on a new embedded directory", () => {
+  test("says when it creates the database files (initdb, most of a first start) and when that is done, with the time", () => {
+    const output = server.output();
+    const steps = [
+      "Opening the embedded database in",
+      "Creating the database files (initdb) [",
+      "Database files created [",
+      "Migrating the database: 1 of",
+      'Creating the first account "default" [',
+    ];
+    const at = steps.map((step) => output.indexOf(step));
+    expect(steps.filter((_, i) => (at[i] ?? -1) < 0)).toEqual([]);
+    expect(at).toEqual([...at].sort((a, b) => a - b));
+    expect(output).toMatch(/Migrating the database: 1 of \d+, \S+ \[\d+\.\d s\]/);
+  });
 });
 
 describe("npm start on the embedded database, worker busy", () => {
