@@ -194,7 +194,8 @@ await runBench(async () => {
     }
     console.log(`${round === 0 ? "warm-up" : `round ${round}`}: ${line.join(", ")}`);
   }
-  await Bun.sleep(2000);
+  // Idle means a while after the load: the embedded engine collects its garbage once quiet (up to ~10 s).
+  await Bun.sleep(12_000);
   const rssAfter = sides.map((side) => rssMb(side));
 
   console.log(`\n${"accepts/s (npm start)".padEnd(40)} ${"min / median / max".padStart(22)}`);
