@@ -34,10 +34,13 @@ const config = await configured(loadConfig);
 const logger = createLogger(config.logLevel, bufferedStdout());
 
 /**
- * What start-up is doing, one line each on stderr: a first start on the embedded database takes tens of
- * seconds on a slow machine, and silence looks like a hang. Quiet below LOG_LEVEL=info.
+ * What start-up is doing, one line each on stderr with the seconds since the process started: a first start
+ * on the embedded database takes a while on a slow machine, and silence looks like a hang. Quiet below
+ * LOG_LEVEL=info.
  */
-const progress = ["info", "debug", "trace"].includes(config.logLevel) ? (step: string) => console.error(step) : undefined;
+const progress = ["info", "debug", "trace"].includes(config.logLevel)
+  ? (step: string) => console.error(`${step} [${(performance.now() / 1000).toFixed(1)} s]`)
+  : undefined;
 
 async function openConfiguredDatabase() {
   try {
