@@ -8,7 +8,8 @@
  * open-loop load at 80% of that rate for BENCH_SECONDS while the workers process; the backlog is printed
  * every second, and after the load stops the bench times how long until every vend is final.
  * Target: drained within 2 s. Env: BENCH_SECONDS (15), BENCH_ROUNDS (1), BENCH_LOAD_FRACTION (0.8),
- * BENCH_CALIBRATION_SECONDS (3), BENCH_WORKER_PROCESSES (1), BENCH_ACCOUNTS (200).
+ * BENCH_CALIBRATION_SECONDS (3), BENCH_WORKER_PROCESSES (1), BENCH_ACCOUNTS (200), BENCH_RATE (unset: a fixed load in
+ * accepts/s instead of the calibrated fraction, to compare two trees at the same rate).
  */
 import type postgres from "postgres";
 import { benchAdminToken, fundedAccounts, vendTargets } from "./lib/accounts.ts";
@@ -25,6 +26,8 @@ const fraction = envNumber("BENCH_LOAD_FRACTION", 0.8);
 const calibrationSeconds = envNumber("BENCH_CALIBRATION_SECONDS", 3);
 const processCount = envNumber("BENCH_WORKER_PROCESSES", 1);
 const accountCount = envNumber("BENCH_ACCOUNTS", 200);
+/** A fixed load (accepts/s) instead of the calibrated fraction, to compare two trees at the same rate. */
+const fixedRate = process.env.BENCH_RATE ? envNumber("BENCH_RATE", 0) : undefined;
 const targetDrainSeconds = 2;
 
 /** Seconds from `since` (a performance.now()) until no vend is open. */
@@ -50,14 +53,18 @@ await runBench(async () => {
   const resumed = performance.now();
   for (const worker of workers) worker.resume();
   const calibrationDrain = await drainedAfter(sql, resumed);
-  const rate = calibration.perSecond * fraction;
+  const rate = fixedRate ?? calibration.perSecond * fraction;
   console.log(
     `calibration: ${calibration.perSecond.toFixed(0)} accepts/s (64 connections, workers paused, ${calibration.failed} failed); ` +
       `its ${calibration.ok} vends drained in ${calibrationDrain.toFixed(2)} s`,
   );
   if (calibration.ok === 0 || calibration.failed > calibration.ok / 100)
     throw new Error(`the calibration burst failed (${calibration.failed} failed), e.g. ${calibration.failures.join(" | ")}`);
-  console.log(`load: ${rate.toFixed(0)} accepts/s (${fraction * 100}%) for ${seconds} s, ${processCount} worker process(es)\n`);
+  const share =
+    fixedRate === undefined
+      ? `${fraction * 100}%`
+      : `fixed, ${((rate / calibration.perSecond) * 100).toFixed(0)}% of the calibrated rate`;
+  console.log(`load: ${rate.toFixed(0)} accepts/s (${share}) for ${seconds} s, ${processCount} worker process(es)\n`);
 
   const drains: number[] = [];
   const achieved: number[] = [];
