@@ -54,7 +54,8 @@ export function decodeRow<T extends Table>(table: T, raw: Record<string, unknown
  * A hot-path raw statement whose text is built ONCE: `build` writes it with `sql.placeholder(name)` for each
  * value, and each run only binds `values` to it, so no query building happens per call. On PostgreSQL it
  * runs as `queryRows` does (a named prepared statement on the executor's connection); the embedded engine
- * is given the same text and values.
+ * is given the same text and values, its text cut at each `$n` Drizzle wrote: so the text itself must hold
+ * no `$` followed by digits (no dollar quoting, no such literal).
  */
 export function preparedStatement<Values extends Record<string, unknown>, Row>(
   build: () => SQL,

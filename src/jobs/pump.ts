@@ -113,8 +113,9 @@ export async function repeatTasks(tasks: readonly Task[], wakeup: Wakeup, contex
     tasks.forEach((task, n) => {
       if (running.has(task) || (dueAt[n] ?? 0) > now) return;
       dueAt[n] = now + task.everyMs;
-      const run = task
-        .run()
+      // Started in a promise of its own: a task that throws before its first await is logged like any other.
+      const run = Promise.resolve()
+        .then(() => task.run())
         .then(
           () => {},
           (error: unknown) => {

@@ -158,4 +158,66 @@ describe("the job runner", () => {
     expect(second.requests.length).toBe((before[1] ?? 0) + 1);
     await runner.stop();
   });
+
+  test("a claim that took less than it could waits for news: no claim again at once, none as its job ends", async () => {
+    const entry = heldJob();
+    const { queue, requests } = memoryQueue({ backlog: [entry] });
+    const runner = createRunner(deps(), { queues: [queue], pollMs: 60_000 });
+    runner.start();
+    await settle();
+    // One claim took the one job (less than the 4 it could): it found all that was due.
+    expect(requests.length).toBe(1);
+    entry.finish();
+    await settle();
+    // Nothing was waiting for that slot: its end calls for no claim (before: one at once, one per job's end).
+    expect(requests.length).toBe(1);
+    await runner.stop();
+  });
+
+  test("a full claim claims again at once, and a job's end then calls for another claim", async () => {
+    const entries = [heldJob(), heldJob(), heldJob(), heldJob(), heldJob()];
+    const { queue, requests } = memoryQueue({ backlog: [...entries], concurrency: 2 });
+    const runner = createRunner(deps(), { queues: [queue], pollMs: 60_000 });
+    runner.start();
+    await settle();
+    expect(requests.length).toBe(1);
+    entries[0]?.finish();
+    await settle();
+    // Work may be waiting behind a full claim: the freed slot is claimed.
+    expect(requests.length).toBe(2);
+    for (const entry of entries) entry.finish();
+    await runner.stop();
+  });
+
+  test("the periodic tasks share one timer: each runs at start, then on its own period, never twice at once", async () => {
+    const runs = { fast: 0, slow: 0 };
+    let release = () => {};
+    const slowRun = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const runner = createRunner(deps(), {
+      queues: [],
+      tasks: [
+        { name: "fast", everyMs: 30, run: async () => ++runs.fast },
+        {
+          name: "slow",
+          everyMs: 10,
+          run: async () => {
+            runs.slow += 1;
+            await slowRun;
+            return 1;
+          },
+        },
+      ],
+      pollMs: 60_000,
+    });
+    runner.start();
+    await Bun.sleep(100);
+    // The slow one is still in its first run: not started again; the fast one went on meanwhile.
+    expect(runs.slow).toBe(1);
+    expect(runs.fast).toBeGreaterThanOrEqual(2);
+    release();
+    await waitUntil(async () => runs.slow >= 2, { what: "the slow task's next run once its first ended" });
+    await runner.stop();
+  });
 });

@@ -109,9 +109,18 @@ function orderBook(db: Database): (order: NewOrder) => Promise<OrderRow> {
     const results: (OrderRow | Error)[] = [];
     let left = orders.map((order, index) => ({ order, index }));
     while (left.length > 0) {
+      // Each reference once per statement; a second one waits for the next.
+      const now: typeof left = [];
+      const later: typeof left = [];
       const seen = new Set<string>();
-      const now = left.filter(({ order }) => !seen.has(order.reference) && Boolean(seen.add(order.reference)));
-      left = left.filter((item) => !now.includes(item));
+      for (const item of left) {
+        if (seen.has(item.order.reference)) later.push(item);
+        else {
+          seen.add(item.order.reference);
+          now.push(item);
+        }
+      }
+      left = later;
       const column = <K extends keyof NewOrder>(key: K) => now.map(({ order }) => order[key]);
       const rows = await recordOrders(db, {
         reference: column("reference"),
