@@ -27,17 +27,23 @@ const claimStatement = preparedStatement<
   { claimed: string | ClaimedRow[]; next_due_ms: number | string | null }
 >(
   () => sql`${statementLabel(claimDueStatementName)}with due as materialized (
+          -- What is due, oldest first, unlocked: the orders' own rows are locked next, so a claim takes its locks
+          -- in the order every statement that moves an order does (the transaction, then its queue row).
           select q.transaction_id as id, q.created_at from transaction_queue q
           where q.due_at <= now()
           order by q.due_at
           limit ${sql.placeholder("limit")}
-          for update skip locked
         ), seen as materialized (
+          -- Each order locked, skipping those another statement holds (a completion, another worker's claim).
           select d.id, d.created_at, t.status, t.next_attempt_at, t.lease_expires_at
-          from due d left join lateral (
+          from due d cross join lateral (
             select t.status, t.next_attempt_at, t.lease_expires_at from transactions t
             where t.id = d.id and t.created_at = d.created_at limit 1
-          ) t on true
+            for update skip locked
+          ) t
+        ), missing as materialized (
+          select d.id from due d
+          where not exists (select 1 from transactions t where t.id = d.id and t.created_at = d.created_at)
         ), claimed as (
           update transactions t
           set status = case when t.status = 'queued' then 'processing' else t.status end,
@@ -63,9 +69,9 @@ const claimStatement = preparedStatement<
             and s.id not in (select id from claimed)
         ), gone as (
           -- Final, its re-queries stopped, or deleted: no worker will claim it again.
-          delete from transaction_queue q using seen s
-          where q.transaction_id = s.id
-            and (s.status is null or s.status not in ('queued', 'processing', 'pending') or s.next_attempt_at is null)
+          delete from transaction_queue q
+          where q.transaction_id in (select id from seen where status not in ('queued', 'processing', 'pending') or next_attempt_at is null)
+             or q.transaction_id in (select id from missing)
         ), sent as (
           insert into provider_attempts (transaction_id, provider, request_id, status)
           select id, provider, coalesce(provider_request_id, reference), 'sent' from claimed where previous_status = 'queued'
@@ -85,7 +91,9 @@ const claimStatement = preparedStatement<
  * it happens: a crash after the claim overcounts, never undercounts. Its attempt at the provider it was
  * routed to is recorded in the same statement, so where it went is known even if this worker dies.
  *
- * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`;
+ * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`, and
+ * locks each order's row (skipping those another statement holds) before touching its queue row, the lock order
+ * of every statement that moves an order, so a claim and a completion never wait on each other in a cycle;
  * the claimed rows come back whole in the same round trip. Its queue row is then due when the lease runs
  * out; one found not claimable yet (a renewed lease, a later re-query) is moved to when it will be, and
  * one that is final, stopped or gone leaves the queue. It says in how many ms the next order it did not
