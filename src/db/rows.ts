@@ -23,10 +23,24 @@ export async function queryRows<T>(executor: Executor, query: SQL): Promise<T[]>
   const binding = bindingOf(executor);
   if (binding) {
     const { sql: text, params } = dialect.sqlToQuery(query);
-    return (await binding.connection.unsafe(text, params as never[], { prepare: binding.prepare })) as unknown as T[];
+    return runOnBinding<T>(binding, text, params);
   }
   const result = (await executor.execute(query)) as unknown as { rows?: T[] } | T[];
   return Array.isArray(result) ? result : (result.rows ?? []);
+}
+
+/** Raw text and values on a PostgreSQL executor's connection: a named prepared statement unless behind a transaction pooler. */
+async function runOnBinding<T>(
+  binding: NonNullable<ReturnType<typeof bindingOf>>,
+  text: string,
+  params: unknown[],
+): Promise<T[]> {
+  return (await binding.connection.unsafe(text, params as never[], { prepare: binding.prepare })) as unknown as T[];
+}
+
+/** A `json_agg` column as the engine hands it over: already parsed (postgres.js), or as text (the embedded engine). */
+export function jsonRows<T>(value: string | T[] | null | undefined): T[] {
+  return typeof value === "string" ? (JSON.parse(value) as T[]) : (value ?? []);
 }
 
 const tableColumns = new WeakMap<Table, [string, Column][]>();
@@ -68,8 +82,7 @@ export function preparedStatement<Values extends Record<string, unknown>, Row>(
     }
     const params = fillPlaceholders(built.params, values);
     const binding = bindingOf(executor);
-    if (binding)
-      return (await binding.connection.unsafe(built.sql, params as never[], { prepare: binding.prepare })) as unknown as Row[];
+    if (binding) return runOnBinding<Row>(binding, built.sql, params);
     // Drizzle numbers the placeholders in order of appearance, so the text splits into one part more than there are values.
     const { parts } = built;
     const chunks = parts.flatMap((part, n) => (n < params.length ? [sql.raw(part), sql.param(params[n])] : [sql.raw(part)]));

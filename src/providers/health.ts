@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { RoutingConfig } from "../config.ts";
-import { queryRows } from "../db/rows.ts";
+import { jsonRows, queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 
@@ -116,9 +116,8 @@ export class ProviderHealth {
                  (select coalesce(json_agg(b), '[]') from (select provider, service, consecutive_failures, open_until, updated_at
                                                            from provider_breakers) b) as breakers`,
     );
-    const parsed = <T>(value: string | T[] | undefined): T[] => (typeof value === "string" ? JSON.parse(value) : (value ?? []));
-    const states = parsed(answer?.states);
-    const shared = parsed(answer?.breakers);
+    const states = jsonRows(answer?.states);
+    const shared = jsonRows(answer?.breakers);
     this.switches = new Map(states.map((s) => [s.provider, switchOfRow(s)]));
     for (const row of shared) {
       const updatedAt = toDate(row.updated_at)?.getTime() ?? 0;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { decodeRow, preparedStatement, statementLabel } from "../../db/rows.ts";
+import { decodeRow, jsonRows, preparedStatement, statementLabel } from "../../db/rows.ts";
 import { transactions } from "../../db/schema/index.ts";
 import type { Executor } from "../../db/transaction.ts";
 import type { Status } from "../states.ts";
@@ -107,7 +107,7 @@ export async function claimDueTransactions(
 ): Promise<ClaimedTransaction[] & { nextDueMs?: number }> {
   const rows = await claimStatement(db, { workerId, limit, leaseSeconds });
   const [answer] = rows;
-  const claimed = (typeof answer?.claimed === "string" ? JSON.parse(answer.claimed) : (answer?.claimed ?? [])) as ClaimedRow[];
+  const claimed = jsonRows(answer?.claimed);
   const nextDue = answer?.next_due_ms;
   return Object.assign(
     claimed.map((raw) => {
