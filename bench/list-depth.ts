@@ -148,7 +148,7 @@ async function run(handle: DbHandle): Promise<void> {
   } finally {
     await server.stop();
     await deps.waiters.stop();
-    deps.providers.health.stop();
+    await deps.providers.health.stop();
     deps.metrics.close();
   }
 }

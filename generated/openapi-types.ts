@@ -1042,7 +1042,7 @@ export interface paths {
         };
         /**
          * Live and test providers, their health and the effective routes
-         * @description Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process within `health_refresh_ms`; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
+         * @description Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process at once by a notification, and re-read every `health_refresh_ms` in case one was lost; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
          */
         get: operations["listProviders"];
         put?: never;
@@ -1064,7 +1064,7 @@ export interface paths {
         put?: never;
         /**
          * Take a provider out of every route
-         * @description Persisted: every process stops routing new orders to the provider within `health_refresh_ms` (2 s by default). Orders already with it stay with it (they are re-queried there; they are never re-sent elsewhere while their fate there is unknown). Disabling a disabled provider changes nothing.
+         * @description Persisted: every process stops routing new orders to the provider as soon as the change's notification reaches it (at the latest within `health_refresh_ms`, 30 s by default, should it be lost). Orders already with it stay with it (they are re-queried there; they are never re-sent elsewhere while their fate there is unknown). Disabling a disabled provider changes nothing.
          */
         post: operations["disableProvider"];
         delete?: never;
@@ -1084,7 +1084,7 @@ export interface paths {
         put?: never;
         /**
          * Put a disabled provider back into its routes
-         * @description Persisted, and followed by every process within `health_refresh_ms`. Enabling an enabled provider changes nothing.
+         * @description Persisted, and followed by every process as soon as the change's notification reaches it (at the latest within `health_refresh_ms`). Enabling an enabled provider changes nothing.
          */
         post: operations["enableProvider"];
         delete?: never;

@@ -386,7 +386,7 @@ export interface RoutingConfig {
 
 export const defaultRouting: Omit<RoutingConfig, "file" | "routes" | "productCodes" | "lowBalanceKobo"> = {
   breaker: { failures: 5, cooldownMs: 30_000 },
-  healthRefreshMs: 2000,
+  healthRefreshMs: 30_000,
   balanceCheckMs: 300_000,
 };
 

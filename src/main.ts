@@ -156,7 +156,7 @@ async function shutdown(signal: string) {
   await metricsServer?.stop();
   await deps.waiters.stop();
   await deps.credentialSync.stop();
-  deps.providers.health.stop();
+  await deps.providers.health.stop();
   deps.metrics.close();
   await deps.tracing.shutdown().catch((error) => logger.warn({ err: String(error) }, "spans could not be exported"));
   localAccess?.remove();

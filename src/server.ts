@@ -97,7 +97,7 @@ export async function createDeps(
   const authGuard = new AuthGuard(config.authFailuresPerMinute);
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();
-  providers.health.start();
+  await providers.health.start(database);
   const metrics = createMetrics({ database, stuckAfterMinutes: config.operations.stuckAfterMinutes });
   // Like `credentialsDb`: the handle's database until `deps` exists, then whatever `deps.db` is.
   let readsPrimary = () => database.db;

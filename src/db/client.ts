@@ -37,7 +37,11 @@ export interface DbHandle {
   url?: string;
   /** Set for PostgreSQL: a connection with a session of its own (migrations, LISTEN); `url` unless pooled. */
   directUrl?: string;
-  listen(channel: string, onPayload: (payload: string) => void): Promise<Unlisten>;
+  /**
+   * `onListening` runs each time the LISTEN (re)starts, the first time included: after a lost connection,
+   * notifications sent meanwhile were missed, so a listener that keeps state re-reads it.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onListening?: () => void): Promise<Unlisten>;
   notify(channel: string, payload: string): Promise<void>;
   /** LISTENs on a connection of its own (PostgreSQL) whose heartbeats prove delivery; closed with the handle. */
   watch(channel: string, onPayload: (payload: string) => void): ChannelWatch;
@@ -204,8 +208,8 @@ function openPostgres(givenUrl: string, options: OpenDatabaseOptions): DbHandle 
     url,
     directUrl,
     // Bounded both ways: during an outage postgres.js would wait for its LISTEN connection indefinitely.
-    async listen(channel, onPayload) {
-      const subscription = await withinMs(listener.listen(channel, onPayload), connectTimeoutSeconds * 1000);
+    async listen(channel, onPayload, onListening) {
+      const subscription = await withinMs(listener.listen(channel, onPayload, onListening), connectTimeoutSeconds * 1000);
       return () => withinMs(subscription.unlisten(), 2000).catch(() => {});
     },
     async notify(channel, payload) {
@@ -349,7 +353,7 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, im
   return {
     db,
     kind: "pglite",
-    listen: (channel, onPayload) => engine.listen(channel, onPayload),
+    listen: (channel, onPayload, onListening) => engine.listen(channel, onPayload, onListening),
     async notify(channel, payload) {
       await engine.query("select pg_notify($1, $2)", [channel, payload]);
     },

@@ -107,7 +107,12 @@ function collectAfterBursts(exchanges: () => number): () => void {
   return () => clearInterval(timer);
 }
 
-type Listener = { channel: string; onPayload: (payload: string) => void; stop?: () => Promise<void> };
+type Listener = {
+  channel: string;
+  onPayload: (payload: string) => void;
+  onListening?: () => void;
+  stop?: () => Promise<void>;
+};
 
 export interface EmbeddedEngineEvents {
   onFailure?(error: Error): void;
@@ -155,10 +160,12 @@ export class EmbeddedEngine {
     return this.usable().transaction(callback);
   }
 
-  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
-    const listener: Listener = { channel, onPayload };
+  /** `onListening` runs now and after a reopened engine listens again (notifications of the failed one were lost). */
+  async listen(channel: string, onPayload: (payload: string) => void, onListening?: () => void): Promise<() => Promise<void>> {
+    const listener: Listener = { channel, onPayload, onListening };
     listener.stop = await this.usable().listen(channel, onPayload);
     this.listeners.add(listener);
+    onListening?.();
     return async () => {
       this.listeners.delete(listener);
       if (!this.engine.failure) await listener.stop?.();
@@ -205,6 +212,7 @@ export class EmbeddedEngine {
         const next = await startEngine(this.dataDir);
         for (const listener of this.listeners) listener.stop = await next.listen(listener.channel, listener.onPayload);
         this.engine = next;
+        for (const listener of this.listeners) listener.onListening?.();
         this.events.onReopened?.();
         return;
       } catch {

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { RoutingConfig } from "../config.ts";
+import type { DbHandle, Unlisten } from "../db/client.ts";
 import { jsonRows, queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
@@ -72,17 +73,32 @@ const switchOfRow = (row: SwitchRow): ProviderSwitch => ({
 const keyOf = (provider: string, service: string) => `${provider}\u0000${service}`;
 
 /**
+ * Every write of a switch, a float or a shared breaker notifies this channel (at its commit), so each process
+ * re-reads them at once; the poll every `healthRefreshMs` only covers a notification lost with a connection.
+ */
+export const providerHealthChannel = "vend_provider_health";
+
+/** A FROM item that sends the notification: `… from written, ${announce}`. */
+const announce = sql`(select pg_notify(${providerHealthChannel}, '')) announced`;
+
+/**
  * The health of every provider as this process sees it: operators' switches (persisted in
- * `provider_states`, re-read every `healthRefreshMs`) and a circuit breaker per provider and per
+ * `provider_states`, re-read when a write announces a change, and every `healthRefreshMs` in case a
+ * notification was lost) and a circuit breaker per provider and per
  * provider+service. A breaker opens after `breaker.failures` consecutive failures and stays open for
  * the cool-down; then it is half-open and lets ONE order through as a probe, whose outcome closes or
  * re-opens it. A breaker this process opens or closes is written to `provider_breakers`, and each
  * refresh adopts what other processes wrote since, so every process routes around a failing provider.
+ * An idle process reads nothing but the poll (30 s by default): the notifications wake it.
  */
 export class ProviderHealth {
   private readonly breakers = new Map<string, Breaker>();
   private switches = new Map<string, ProviderSwitch>();
   private timer: ReturnType<typeof setInterval> | undefined;
+  private unlisten: Unlisten | undefined;
+  /** The refresh under way, and whether another was asked for meanwhile (a change may have missed it). */
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
   /** Breaker changes being written for the other processes. */
   private readonly sharing = new Set<Promise<void>>();
 
@@ -93,22 +109,49 @@ export class ProviderHealth {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Re-reads the switches and shared breakers every `healthRefreshMs` until stopped. */
-  start(): void {
-    this.timer ??= setInterval(() => {
-      this.refresh().catch((error) =>
-        this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "provider health refresh failed"),
+  /**
+   * Re-reads the switches and shared breakers whenever a write announces a change on `database` (and when its
+   * LISTEN restarts after a lost connection), and every `healthRefreshMs`, until stopped.
+   */
+  async start(database?: Pick<DbHandle, "listen">): Promise<void> {
+    this.timer ??= setInterval(() => this.refreshSoon(), this.rules.healthRefreshMs);
+    if (database && !this.unlisten) {
+      this.unlisten = await database.listen(
+        providerHealthChannel,
+        () => this.refreshSoon(),
+        () => this.refreshSoon(),
       );
-    }, this.rules.healthRefreshMs);
+    }
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    const unlisten = this.unlisten;
+    this.unlisten = undefined;
+    await unlisten?.();
+  }
+
+  /** A refresh now, or once the one under way ends (it may have read before the change): never two at once. */
+  private refreshSoon(): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = this.refresh()
+      .catch((error) =>
+        this.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "provider health refresh failed"),
+      )
+      .finally(() => {
+        this.refreshing = undefined;
+        if (!this.refreshAgain) return;
+        this.refreshAgain = false;
+        this.refreshSoon();
+      });
   }
 
   async refresh(): Promise<void> {
-    // One round trip (each process runs this every `healthRefreshMs`, busy or idle).
+    // One round trip.
     const [answer] = await queryRows<{ states: string | StateRow[]; breakers: string | BreakerRow[] }>(
       this.db,
       sql`select (select coalesce(json_agg(s), '[]') from (select provider, enabled, disabled_reason, disabled_at, balance_kobo,
@@ -146,10 +189,13 @@ export class ProviderHealth {
   async recordBalance(provider: string, balanceKobo: number): Promise<number | null> {
     const [row] = await queryRows<{ previous: number | string | null }>(
       this.db,
-      sql`with before as (select balance_kobo from provider_states where provider = ${provider})
-          insert into provider_states (provider, balance_kobo, balance_checked_at) values (${provider}, ${balanceKobo}, now())
-          on conflict (provider) do update set balance_kobo = excluded.balance_kobo, balance_checked_at = excluded.balance_checked_at
-          returning (select balance_kobo from before) as previous`,
+      sql`with before as (select balance_kobo from provider_states where provider = ${provider}),
+          written as (
+            insert into provider_states (provider, balance_kobo, balance_checked_at) values (${provider}, ${balanceKobo}, now())
+            on conflict (provider) do update set balance_kobo = excluded.balance_kobo, balance_checked_at = excluded.balance_checked_at
+            returning (select balance_kobo from before) as previous
+          )
+          select written.previous from written, ${announce}`,
     );
     const current = this.switchOf(provider);
     this.switches.set(provider, { ...current, balanceKobo, balanceCheckedAt: new Date(this.now()) });
@@ -255,12 +301,15 @@ export class ProviderHealth {
     const openUntil = breaker.openUntil === null ? null : new Date(breaker.openUntil).toISOString();
     const write = queryRows<{ updated_at: Date | string }>(
       this.db,
-      sql`insert into provider_breakers (provider, service, state, consecutive_failures, open_until, updated_at)
-          values (${provider}, ${service}, ${state}, ${breaker.failures}, ${openUntil}::timestamptz, clock_timestamp())
-          on conflict (provider, service) do update
-          set state = excluded.state, consecutive_failures = excluded.consecutive_failures,
-              open_until = excluded.open_until, updated_at = excluded.updated_at
-          returning updated_at`,
+      sql`with written as (
+            insert into provider_breakers (provider, service, state, consecutive_failures, open_until, updated_at)
+            values (${provider}, ${service}, ${state}, ${breaker.failures}, ${openUntil}::timestamptz, clock_timestamp())
+            on conflict (provider, service) do update
+            set state = excluded.state, consecutive_failures = excluded.consecutive_failures,
+                open_until = excluded.open_until, updated_at = excluded.updated_at
+            returning updated_at
+          )
+          select written.updated_at from written, ${announce}`,
     ).then(
       ([row]) => {
         const at = toDate(row?.updated_at ?? null)?.getTime();
@@ -293,17 +342,20 @@ export async function writeSwitch(
 ): Promise<ProviderSwitch> {
   const [row] = await queryRows<SwitchRow>(
     db,
-    sql`insert into provider_states (provider, enabled, disabled_reason, disabled_at, updated_at)
-        values (${provider}, ${enabled}, ${enabled ? null : reason}, ${enabled ? null : sql`now()`}, now())
-        on conflict (provider) do update
-        set enabled = excluded.enabled, updated_at = now(),
-            disabled_reason = case when excluded.enabled then null
-                                   when provider_states.enabled then excluded.disabled_reason
-                                   else provider_states.disabled_reason end,
-            disabled_at = case when excluded.enabled then null
-                               when provider_states.enabled then excluded.disabled_at
-                               else provider_states.disabled_at end
-        returning enabled, disabled_reason, disabled_at, balance_kobo, balance_checked_at`,
+    sql`with written as (
+          insert into provider_states (provider, enabled, disabled_reason, disabled_at, updated_at)
+          values (${provider}, ${enabled}, ${enabled ? null : reason}, ${enabled ? null : sql`now()`}, now())
+          on conflict (provider) do update
+          set enabled = excluded.enabled, updated_at = now(),
+              disabled_reason = case when excluded.enabled then null
+                                     when provider_states.enabled then excluded.disabled_reason
+                                     else provider_states.disabled_reason end,
+              disabled_at = case when excluded.enabled then null
+                                 when provider_states.enabled then excluded.disabled_at
+                                 else provider_states.disabled_at end
+          returning enabled, disabled_reason, disabled_at, balance_kobo, balance_checked_at
+        )
+        select written.* from written, ${announce}`,
   );
   if (!row) throw new Error("provider switch upsert returned nothing");
   return switchOfRow(row);

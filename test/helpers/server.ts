@@ -85,7 +85,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       await server.stop();
       await deps.waiters.stop();
       await deps.credentialSync.stop();
-      deps.providers.health.stop();
+      await deps.providers.health.stop();
       deps.metrics.close();
       await deps.tracing.shutdown();
       await deps.reads.close();

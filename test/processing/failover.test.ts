@@ -445,7 +445,7 @@ describe("routing and failover between two live providers", () => {
     } finally {
       await listener.stop();
       await other.waiters.stop();
-      other.providers.health.stop();
+      await other.providers.health.stop();
       other.metrics.close();
     }
   });

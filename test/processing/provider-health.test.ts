@@ -85,4 +85,34 @@ describe("provider health", () => {
     await one.refresh();
     expect(one.switchOf("delta")).toMatchObject({ enabled: true, disabledReason: null, disabledAt: null });
   });
+
+  test("a process that listens follows another's switch, breaker and float at once, without its poll", async () => {
+    // The poll is 100 s (rules): only the notification can bring the change within the test.
+    const one = health();
+    const two = health();
+    await two.start(database.handle);
+    const within = async (ms: number, done: () => boolean) => {
+      const started = Date.now();
+      while (!done() && Date.now() - started < ms) await Bun.sleep(10);
+      return done();
+    };
+    try {
+      await one.setEnabled("epsilon", false, "maintenance");
+      expect(await within(2000, () => !two.switchOf("epsilon").enabled)).toBe(true);
+      expect(two.switchOf("epsilon").disabledReason).toBe("maintenance");
+
+      for (let i = 0; i < 3; i++) one.failed("epsilon", "data");
+      await one.flush();
+      expect(await within(2000, () => !two.usable("epsilon", "data", false))).toBe(true);
+
+      await one.recordBalance("epsilon", 123_400);
+      expect(await within(2000, () => two.switchOf("epsilon").balanceKobo === 123_400)).toBe(true);
+    } finally {
+      await two.stop();
+    }
+    // Stopped: it listens no more.
+    await one.setEnabled("epsilon", true, null);
+    await Bun.sleep(300);
+    expect(two.switchOf("epsilon").enabled).toBe(false);
+  });
 });

@@ -94,7 +94,7 @@ const vtuVariables = {
   VTU_CALLBACK_SECRET: "env-callback-secret",
   VTU_TIMEOUT_MS: "9000",
 };
-const defaultHealth = { breaker: { failures: 5, cooldownMs: 30_000 }, healthRefreshMs: 2000, balanceCheckMs: 300_000 };
+const defaultHealth = { breaker: { failures: 5, cooldownMs: 30_000 }, healthRefreshMs: 30_000, balanceCheckMs: 300_000 };
 
 describe("provider settings without PROVIDERS_FILE", () => {
   test("each plugin reads its own variables and the routing is the default", () => {
