@@ -45,7 +45,10 @@ interface Watched {
 
 export class ReplyWatchdog {
   private readonly sockets = new Map<Socket, Watched>();
-  private readonly timer: ReturnType<typeof setInterval>;
+  /** Runs only while a socket owes a reply or the server is found silent: an idle pool costs no wake-ups. */
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private readonly tickMs: number;
+  private stopped = false;
   /** Handshakes under way; while the server is silent a new one starts every tick, so healing is seen at once. */
   private probes = 0;
   /** When the latest handshake that was answered started: an older unanswered one says nothing new. */
@@ -55,7 +58,12 @@ export class ReplyWatchdog {
   private nextTarget = 0;
 
   constructor(private readonly options: ReplyWatchdogOptions) {
-    this.timer = setInterval(() => this.check(), Math.max(50, Math.min(250, options.stallMs / 4)));
+    this.tickMs = Math.max(50, Math.min(250, options.stallMs / 4));
+  }
+
+  private arm(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => this.check(), this.tickMs);
     this.timer.unref();
   }
 
@@ -79,7 +87,10 @@ export class ReplyWatchdog {
     const watched: Watched = { owedSince: undefined, heardFrom: false };
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((...args: unknown[]) => {
-      watched.owedSince ??= performance.now();
+      if (watched.owedSince === undefined) {
+        watched.owedSince = performance.now();
+        this.arm();
+      }
       return write(...args);
     }) as Socket["write"];
     socket.on("data", (chunk: Buffer) => {
@@ -114,21 +125,31 @@ export class ReplyWatchdog {
   }
 
   stop(): void {
+    this.stopped = true;
     clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   private check(): void {
     const now = performance.now();
     const stalled: Socket[] = [];
+    let owing = false;
     for (const [socket, watched] of this.sockets) {
       if (socket.destroyed) {
         this.sockets.delete(socket);
         continue;
       }
       if (watched.owedSince === undefined) continue;
+      owing = true;
       const silentFor = now - watched.owedSince;
       if (silentFor >= this.options.silentLimitMs) closeWithError(socket, `no reply for ${Math.round(silentFor)} ms`);
       else if (silentFor >= this.options.stallMs) stalled.push(socket);
+    }
+    if (!owing && !this.unreachable) {
+      // Nothing to watch until the next write (which arms the timer again).
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
     }
     if (!(stalled.length > 0 || this.unreachable) || this.probes >= maxProbes) return;
     if (!this.unreachable && this.probes > 0) return;
@@ -151,6 +172,8 @@ export class ReplyWatchdog {
       for (const socket of sockets) closeWithError(socket, "the server does not answer");
       if (!this.unreachable) this.options.onUnreachable?.(sockets.length);
       this.unreachable = true;
+      // Silent: a handshake every tick until one is answered, with or without a socket owing.
+      this.arm();
     });
   }
 }

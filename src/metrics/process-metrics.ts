@@ -81,8 +81,9 @@ export function collectProcessMetrics(registry: Registry): () => void {
   };
   try {
     // Its event-loop monitor is a timer of ours: prom-client's 10 ms would wake an idle process 100 times a
-    // second (a few ms of CPU each second); 100 ms still catches any stall worth an alert.
-    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
+    // second (a few ms of CPU each second; each wake-up costs Bun 0.1-0.2 ms with its allocator's sweep); 200 ms
+    // still catches any stall worth an alert (a stall shows as its length less up to one period).
+    collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 200 });
   } finally {
     perfHooks.monitorEventLoopDelay = nativeMonitor;
     perfHooks.PerformanceObserver = Observer;
