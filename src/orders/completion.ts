@@ -7,7 +7,7 @@ import { groupCommit } from "../lib/group-commit.ts";
 import { currentTraceparent, type Tracing, tracingOff } from "../tracing/tracing.ts";
 import { finalAnnouncement, groupAnnouncements } from "./announcements.ts";
 import { completeBatchesOf } from "./batch-completion.ts";
-import { type CompleteInput, runCompleteStatement } from "./statements/complete.ts";
+import { type CompleteInput, type CompleteOrder, runCompleteStatement } from "./statements/complete.ts";
 import {
   allowedFrom,
   attemptAnswerOf,
@@ -54,29 +54,34 @@ function toInput(items: readonly { request: CompletionRequest; next: Transaction
   const announcements = items.map(({ next }, n) =>
     finalAnnouncement(next.reference, events[n]?.payload.data ?? presentTransaction(next)),
   );
-  const answers = items.map(({ request }) => attemptAnswerOf(request.outcome));
-  return {
-    id: items.map(({ request }) => request.id),
-    fromStatus: items.map(({ request }) => request.known.status),
-    fromUpdatedAt: items.map(({ request }) => request.known.updatedAt.toISOString()),
-    leaseOwner: items.map(({ request }) => request.lease?.leaseOwner ?? null),
-    attempts: items.map(({ request }) => request.lease?.attempts ?? null),
-    status: items.map(({ request }) => request.outcome.status),
-    metadata: items.map(({ next }) => JSON.stringify(next.metadata)),
-    providerReference: items.map(({ next }) => next.providerReference),
-    failureReason: items.map(({ next }) => next.failureReason),
-    note: items.map(({ request }) => request.outcome.ledgerNote ?? null),
-    eventId: events.map((event) => event.id),
-    eventType: events.map((event) => event.type),
-    payload: events.map((event) => JSON.stringify(event.payload)),
-    announcement: announcements,
-    chunk: groupAnnouncements(announcements),
-    answerStatus: answers.map((answer) => answer.status),
-    answerMessage: answers.map((answer) => answer.message ?? null),
-    answerMs: answers.map((answer) => answer.answerMs ?? null),
-    answerProvider: answers.map((answer) => answer.provider ?? null),
-    token,
-  };
+  const chunks = groupAnnouncements(announcements);
+  const orders = items.map(({ request, next }, n): CompleteOrder => {
+    const event = events[n] as (typeof events)[number];
+    const answer = attemptAnswerOf(request.outcome);
+    return {
+      ord: n + 1,
+      id: request.id,
+      from_status: request.known.status,
+      from_updated_at: request.known.updatedAt.toISOString(),
+      lease_owner: request.lease?.leaseOwner ?? null,
+      attempts: request.lease?.attempts ?? null,
+      status: request.outcome.status,
+      metadata: next.metadata,
+      provider_reference: next.providerReference,
+      failure_reason: next.failureReason,
+      note: request.outcome.ledgerNote ?? null,
+      event_id: event.id,
+      event_type: event.type,
+      payload: event.payload,
+      announcement: announcements[n] as string,
+      chunk: chunks[n] as number,
+      answer_status: answer.status,
+      answer_message: answer.message ?? null,
+      answer_ms: answer.answerMs ?? null,
+      answer_provider: answer.provider ?? null,
+    };
+  });
+  return { orders, token };
 }
 
 type Settled = PromiseSettledResult<TransitionResult>;

@@ -11,35 +11,43 @@ import { answerAttempts } from "./answer-attempt.ts";
 /** Its name in `pg_stat_statements` and `pg_prepared_statements` (the text's first line). */
 export const completeStatementName = "orders.complete";
 
+/** One order of a completion, as the statement reads it (one JSON document for all, `json_to_recordset`). */
+export interface CompleteOrder {
+  /** Its position in the batch, from 1. */
+  ord: number;
+  id: string;
+  /** The row as the caller read it: the guard. */
+  from_status: string;
+  from_updated_at: string;
+  /** The claim that must still hold it (a worker's); null: none (a callback, an operator). */
+  lease_owner: string | null;
+  attempts: number | null;
+  status: "successful" | "failed";
+  metadata: unknown;
+  provider_reference: string | null;
+  failure_reason: string | null;
+  /** Written on the capture or release entry (an operator's resolution). */
+  note: string | null;
+  event_id: string;
+  event_type: string;
+  /** The event's payload, `token` standing for the completion time. */
+  payload: unknown;
+  announcement: string;
+  /** Which NOTIFY of `finalChannel` carries the announcement (each within the 8000-byte limit). */
+  chunk: number;
+  answer_status: string;
+  answer_message: string | null;
+  answer_ms: number | null;
+  answer_provider: string | null;
+}
+
 /**
- * What goes in: one array per column, one element per transaction (so the SQL text never changes, and is
- * prepared once per connection), and `token`, the stand-in for the completion time in `payload` and
- * `announcement` (see `newInstantToken`).
+ * What goes in: the orders as ONE JSON document (so the SQL text never changes and is prepared once per
+ * connection, and the driver escapes one string instead of 19 arrays), and `token`, the stand-in for the
+ * completion time in `payload` and `announcement` (see `newInstantToken`).
  */
 export interface CompleteInput {
-  id: string[];
-  /** The row as the caller read it: the guard. */
-  fromStatus: string[];
-  fromUpdatedAt: string[];
-  /** The claim that must still hold it (a worker's); null: none (a callback, an operator). */
-  leaseOwner: (string | null)[];
-  attempts: (number | null)[];
-  status: ("successful" | "failed")[];
-  metadata: string[];
-  providerReference: (string | null)[];
-  failureReason: (string | null)[];
-  /** Written on the capture or release entry (an operator's resolution). */
-  note: (string | null)[];
-  eventId: string[];
-  eventType: string[];
-  payload: string[];
-  announcement: string[];
-  /** Which NOTIFY of `finalChannel` carries the announcement (each within the 8000-byte limit). */
-  chunk: number[];
-  answerStatus: string[];
-  answerMessage: (string | null)[];
-  answerMs: (number | null)[];
-  answerProvider: (string | null)[];
+  orders: CompleteOrder[];
   token: string;
 }
 
@@ -73,18 +81,12 @@ const settle = settleEach(txn);
 const emitted = emitEach(txn);
 
 /** The completion's text, built once (see `preparedStatement`): one value per `CompleteInput` field. */
-const completeStatement = preparedStatement<Record<keyof CompleteInput, unknown>, CompleteRow>(
+const completeStatement = preparedStatement<{ orders: string; token: string }, CompleteRow>(
   () => sql`${statementLabel(completeStatementName)}with input as materialized (
-          select * from unnest(${sql.placeholder("id")}::uuid[], ${sql.placeholder("fromStatus")}::text[], ${sql.placeholder("fromUpdatedAt")}::text[],
-                               ${sql.placeholder("leaseOwner")}::text[], ${sql.placeholder("attempts")}::int[], ${sql.placeholder("status")}::text[],
-                               ${sql.placeholder("metadata")}::text[], ${sql.placeholder("providerReference")}::text[], ${sql.placeholder("failureReason")}::text[],
-                               ${sql.placeholder("note")}::text[], ${sql.placeholder("eventId")}::text[], ${sql.placeholder("eventType")}::text[],
-                               ${sql.placeholder("payload")}::text[], ${sql.placeholder("announcement")}::text[], ${sql.placeholder("chunk")}::int[],
-                               ${sql.placeholder("answerStatus")}::text[], ${sql.placeholder("answerMessage")}::text[], ${sql.placeholder("answerMs")}::int[],
-                               ${sql.placeholder("answerProvider")}::text[])
-            with ordinality as i(id, from_status, from_updated_at, lease_owner, attempts, status, metadata, provider_reference,
-                                 failure_reason, note, event_id, event_type, payload, announcement, chunk,
-                                 answer_status, answer_message, answer_ms, answer_provider, ord)
+          select * from json_to_recordset(${sql.placeholder("orders")}::json) as i(
+            ord int, id uuid, from_status text, from_updated_at text, lease_owner text, attempts int, status text, metadata jsonb,
+            provider_reference text, failure_reason text, note text, event_id text, event_type text, payload json, announcement text,
+            chunk int, answer_status text, answer_message text, answer_ms int, answer_provider text)
         ), guarded as materialized (
           -- One primary-key lookup (and lock) per transaction, in id order, whatever the planner guesses of the
           -- sizes (a prepared statement's plan outlives the statistics it was made with).
@@ -94,13 +96,13 @@ const completeStatement = preparedStatement<Record<keyof CompleteInput, unknown>
             and (i.lease_owner is null or (t.lease_owner = i.lease_owner and t.attempts = i.attempts))
         ), ${txn.name} as (
           update transactions t
-          set status = i.status, completed_at = ${storedNow}, updated_at = ${storedNow}, metadata = i.metadata::jsonb,
+          set status = i.status, completed_at = ${storedNow}, updated_at = ${storedNow}, metadata = i.metadata,
               provider_reference = i.provider_reference, failure_reason = i.failure_reason,
               lease_owner = null, lease_expires_at = null, next_attempt_at = null
           from guarded g join input i on i.ord = g.ord
           where t.id = g.id
           returning t.id, t.account_id, t.mode, t.price_kobo, t.status, t.provider, i.ord, i.note, i.event_id, i.event_type,
-                    replace(i.payload, ${sql.placeholder("token")}, ${storedNowIso})::jsonb as payload,
+                    replace(i.payload::text, ${sql.placeholder("token")}, ${storedNowIso})::jsonb as payload,
                     replace(i.announcement, ${sql.placeholder("token")}, ${storedNowIso}) as announcement, i.chunk,
                     i.answer_status, i.answer_message, i.answer_ms, t.provider_reference as answer_reference, i.answer_provider
         ), dequeued as (
@@ -121,7 +123,7 @@ const completeStatement = preparedStatement<Record<keyof CompleteInput, unknown>
  * all of it.
  */
 export async function runCompleteStatement(db: Executor, c: CompleteInput): Promise<CompleteRow> {
-  const [row] = await completeStatement(db, { ...c });
+  const [row] = await completeStatement(db, { orders: JSON.stringify(c.orders), token: c.token });
   if (!row) throw new Error("the completion statement answered no row");
   return row;
 }
