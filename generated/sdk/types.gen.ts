@@ -2103,9 +2103,10 @@ export type ToFilter = string;
  * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
  * `%`, `_` and `\` are plain characters;
  * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
- * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
- * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
- * `08031234567`). Fewer than 4 digits match no destination.
+ * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; exactly 4 digits
+ * match the destination's last four ("the number ending 4567": `4567` finds `08031234567`, not
+ * `08045671234`); any other run of 5 digits or more (spaces and dashes ignored) matches anywhere in the
+ * destination (`31234` finds `08031234567`). Fewer than 4 digits match no destination.
  *
  * A transaction matching several of these is listed once.
  *
@@ -2746,9 +2747,10 @@ export type ListTransactionsData = {
          * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
          * `%`, `_` and `\` are plain characters;
          * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
-         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
-         * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
-         * `08031234567`). Fewer than 4 digits match no destination.
+         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; exactly 4 digits
+         * match the destination's last four ("the number ending 4567": `4567` finds `08031234567`, not
+         * `08045671234`); any other run of 5 digits or more (spaces and dashes ignored) matches anywhere in the
+         * destination (`31234` finds `08031234567`). Fewer than 4 digits match no destination.
          *
          * A transaction matching several of these is listed once.
          *
@@ -5296,9 +5298,10 @@ export type AdminListTransactionsData = {
          * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
          * `%`, `_` and `\` are plain characters;
          * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
-         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
-         * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
-         * `08031234567`). Fewer than 4 digits match no destination.
+         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; exactly 4 digits
+         * match the destination's last four ("the number ending 4567": `4567` finds `08031234567`, not
+         * `08045671234`); any other run of 5 digits or more (spaces and dashes ignored) matches anywhere in the
+         * destination (`31234` finds `08031234567`). Fewer than 4 digits match no destination.
          *
          * A transaction matching several of these is listed once.
          *

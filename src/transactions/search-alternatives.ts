@@ -12,13 +12,15 @@ const referenceShape = /^txn_[A-Za-z0-9]{24,}$/;
 
 /**
  * How a search matches destinations: a whole phone number in any accepted form is that phone exactly (its
- * 11-digit form); other digits (spaces and dashes dropped), at least `minimumDestinationDigits`, anywhere in it.
+ * 11-digit form); exactly `minimumDestinationDigits` digits are the last four ("the number ending 4567", an
+ * index range: `transactions_destination_last4_idx`); more digits (spaces and dashes dropped) match anywhere in it.
  */
 function destinationAlternative(search: string): SQL | undefined {
   const phone = normalisePhone(search);
   if (phone) return eq(transactions.destination, phone);
   const digits = search.replace(/[\s-]/g, "");
   if (!/^\d+$/.test(digits) || digits.length < minimumDestinationDigits) return undefined;
+  if (digits.length === minimumDestinationDigits) return sql`right(${transactions.destination}, 4) = ${digits}`;
   return like(transactions.destination, `%${digits}%`);
 }
 

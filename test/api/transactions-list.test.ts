@@ -148,13 +148,24 @@ describe("GET /api/v1/transactions filters", () => {
       },
     ],
     [
-      "search: digits inside the masked part of a phone",
+      "search: 5 digits inside the masked part of a phone",
       () => {
-        const digits = (aTest().find((r) => r.service === "data")?.destination ?? "").slice(4, 8);
+        const digits = (aTest().find((r) => r.service === "data")?.destination ?? "").slice(4, 9);
         return {
           query: { search: digits },
           matches: (r) => r.destination.includes(digits),
-          insert: { destination: `0909${digits}123` },
+          insert: { destination: `0909${digits}12` },
+        };
+      },
+    ],
+    [
+      "search: a phone's last 4 digits",
+      () => {
+        const digits = (aTest().find((r) => r.service === "data")?.destination ?? "").slice(-4);
+        return {
+          query: { search: digits },
+          matches: (r) => r.destination.endsWith(digits),
+          insert: { destination: `0909123${digits}` },
         };
       },
     ],
@@ -407,7 +418,7 @@ describe("search", () => {
     expect(await find(search)).toEqual(references(cTest().filter((r) => expected.includes(r.clientReference ?? ""))));
   });
 
-  test("digits match anywhere in the destination from 4 digits; fewer match no destination", async () => {
+  test("5 digits or more match anywhere in the destination, 4 its end; fewer match no destination", async () => {
     expect(await find("0123")).toEqual(references(cTest().filter((r) => r.destination === "08091230123")));
     expect(await find("12345678")).toEqual(references(cTest().filter((r) => r.destination === "4512345678901")));
     // "123" is a client reference prefix; destinations containing 123 are not searched for 3 digits.
@@ -415,15 +426,19 @@ describe("search", () => {
     expect(await find("802")).toEqual([]);
   });
 
-  test("4 digits find the destinations ending in them and those holding them anywhere, whatever their length", async () => {
+  test("4 digits find the destinations ending in them (support's last four), whatever their length", async () => {
     const holding = (digits: string) => references(cTest().filter((r) => r.destination.includes(digits)));
     const found = await find("5964");
-    expect(found).toEqual(holding("5964"));
+    expect(found).toEqual(references(cTest().filter((r) => r.destination.endsWith("5964"))));
     const destinations = new Set(found.map((reference) => cTest().find((r) => r.reference === reference)?.destination));
-    expect(destinations).toEqual(new Set(["08161225964", "08159641122", "4511122235964", "09159649645"]));
+    // Not 08159641122 nor 09159649645: 5964 is inside them, not their last four.
+    expect(destinations).toEqual(new Set(["08161225964", "4511122235964"]));
     expect(await find("5964", {}, "/admin/v1/transactions")).toEqual(
-      references(rows.filter((r) => r.destination.includes("5964"))),
+      references(rows.filter((r) => r.destination.endsWith("5964"))),
     );
+    // Inside a destination, 5 digits find it.
+    expect(await find("15964")).toEqual(holding("15964"));
+    expect(holding("15964")).toHaveLength(2);
     // Longer runs are the digits in a row, not each run of 4 somewhere.
     expect(await find("59645")).toEqual([]);
     expect(holding("49645")).toHaveLength(1);
@@ -446,9 +461,10 @@ describe("search", () => {
   );
 
   test("a row matching several alternatives is listed once; pages across alternatives follow the cursor", async () => {
-    const matches = (r: TransactionRow) => (r.clientReference ?? "").startsWith("7777") || r.destination.includes("7777");
+    const matches = (r: TransactionRow) => (r.clientReference ?? "").startsWith("7777") || r.destination.endsWith("7777");
     const expected = references(cTest().filter(matches));
-    // 10 by client reference, 10 by destination, 10 by both.
+    // 10 by client reference, 10 by the destination's last four, 10 by client reference with 7777 inside (not at
+    // the end of) the destination.
     expect(expected).toHaveLength(30);
     expect(await find("7777")).toEqual(expected);
     const successful = references(cTest().filter((r) => matches(r) && r.status === "successful"));

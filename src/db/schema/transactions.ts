@@ -58,8 +58,17 @@ export const transactions = pgTable(
     index("transactions_client_reference_listing_idx")
       .on(t.clientReference.op("text_pattern_ops"), t.accountId, t.mode, t.createdAt.desc(), t.id.desc())
       .where(sql`${t.clientReference} is not null`),
-    // Destination substring search (`like '%digits%'`); needs pg_trgm.
+    // Destination substring search (`like '%digits%'`, 5 digits or more); needs pg_trgm.
     index("transactions_destination_trgm_idx").using("gin", t.destination.op("gin_trgm_ops")),
+    // "The number ending 4567": a search of exactly 4 digits matches the last four, newest first from the
+    // index for one account and mode (a substring of 4 digits is in ~0.08% of numbers, each on a page of its own).
+    index("transactions_destination_last4_idx").on(
+      sql`right(${t.destination}, 4)`,
+      t.accountId,
+      t.mode,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
     // No index names `status` (nor the lease or re-query columns), so a claim or a move to pending, which change
     // only those, is a HOT update: no index entry is written for it (the table keeps room on each page for it,
     // migration 0014). Open orders (stuck ones: pending, oldest first) and finished ones are told by `completed_at`.

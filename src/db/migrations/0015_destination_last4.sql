@@ -1,0 +1,1 @@
+CREATE INDEX "transactions_destination_last4_idx" ON "transactions" USING btree (right("destination", 4),"account_id","mode","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);
