@@ -3,8 +3,8 @@
  * GET /api/v1/transactions and GET /admin/v1/transactions over 1,000,000 transactions, 500,000 of them in
  * the listed account and mode, through the real server in its own process. Each case's median is divided
  * by the unfiltered first page's, measured in the same interleaved rounds. Target: every ratio ≤ 2.
- * A search of 4 digits reads every row whose destination holds them (0.05 to 0.08% of the table here, about
- * one page of the table each) before it can tell the newest: its cost grows with the table, the anchor's not.
+ * A search of 4 digits is the last four, read newest first from their own index; a substring of 5 digits or more
+ * reads every row whose destination holds it (fewer than 0.01% of the table) before it can tell the newest.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/list-scale.ts
  *
@@ -67,7 +67,7 @@ async function pickCases(url: string, accountId: string): Promise<Case[]> {
       { name: "search= reference", path: api, query: { search: row.reference } },
       { name: "search= client reference (whole)", path: api, query: { search: row.client_reference } },
       { name: "search= client reference prefix", path: api, query: { search: row.client_reference.slice(0, 10) } },
-      { name: "search= destination substring (4 digits)", path: api, query: { search: phone.slice(5, 9) } },
+      { name: "search= destination substring (5 digits)", path: api, query: { search: phone.slice(5, 10) } },
       { name: "search= destination substring (6 digits)", path: api, query: { search: phone.slice(5, 11) } },
       { name: "search= last 4 digits", path: api, query: { search: phone.slice(-4) } },
       { name: "search= phone (+234… form)", path: api, query: { search: `+234${phone.slice(1)}` } },
@@ -79,7 +79,7 @@ async function pickCases(url: string, accountId: string): Promise<Case[]> {
       { name: "status=pending + service=data", path: api, query: { status: "pending", service: "data" } },
       { name: "admin: unfiltered", path: admin, query: {}, admin: true },
       { name: "admin: search= reference", path: admin, query: { search: row.reference }, admin: true },
-      { name: "admin: search= destination substring", path: admin, query: { search: phone.slice(5, 9) }, admin: true },
+      { name: "admin: search= destination substring (5 digits)", path: admin, query: { search: phone.slice(5, 10) }, admin: true },
       { name: "admin: search= last 4 digits", path: admin, query: { search: phone.slice(-4) }, admin: true },
       { name: "admin: search= client reference", path: admin, query: { search: row.client_reference }, admin: true },
       { name: "admin: destination=", path: admin, query: { destination: phone }, admin: true },
