@@ -210,10 +210,10 @@ export type WebhookEndpointDisabled = {
  * CUSTOMER_NOT_FOUND 404,
  * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
- * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
+ * PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -2176,10 +2176,6 @@ export type VendProductErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2260,10 +2256,6 @@ export type VendElectricityErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2322,10 +2314,6 @@ export type VerifyMeterErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -2411,10 +2399,6 @@ export type VendCableErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2473,10 +2457,6 @@ export type VerifySmartcardErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -2552,10 +2532,6 @@ export type ListVendBatchesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2625,10 +2601,6 @@ export type CreateVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2690,10 +2662,6 @@ export type GetVendBatchErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2800,10 +2768,6 @@ export type ListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2867,10 +2831,6 @@ export type GetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2932,10 +2892,6 @@ export type ListNetworksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2991,10 +2947,6 @@ export type ListServicesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3061,10 +3013,6 @@ export type ListProductsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3130,10 +3078,6 @@ export type GetPricingErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3180,10 +3124,6 @@ export type GetWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3243,10 +3183,6 @@ export type UpdateWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3317,10 +3253,6 @@ export type FundWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3389,10 +3321,6 @@ export type ListLedgerEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3439,10 +3367,6 @@ export type ListWebhookEndpointsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3498,10 +3422,6 @@ export type CreateWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3559,10 +3479,6 @@ export type DeleteWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3618,10 +3534,6 @@ export type GetWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3687,10 +3599,6 @@ export type UpdateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3755,10 +3663,6 @@ export type RotateWebhookEndpointSecretErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3814,10 +3718,6 @@ export type PingWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3879,10 +3779,6 @@ export type ListEventsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3939,10 +3835,6 @@ export type ResendEventErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3989,10 +3881,6 @@ export type ListKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4052,10 +3940,6 @@ export type RollKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4125,10 +4009,6 @@ export type UpdateKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4187,10 +4067,6 @@ export type ResendFailedDeliveriesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4265,10 +4141,6 @@ export type ReceiveProviderCallbackHintErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4341,10 +4213,6 @@ export type ReceiveProviderCallbackErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4525,10 +4393,6 @@ export type GetAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4584,10 +4448,6 @@ export type ListApiKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4653,10 +4513,6 @@ export type CreateApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4712,10 +4568,6 @@ export type RevokeApiKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4794,10 +4646,6 @@ export type CreditWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5165,10 +5013,6 @@ export type ReconcileWalletsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5232,10 +5076,6 @@ export type SettlementReportErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5348,10 +5188,6 @@ export type AdminListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5408,10 +5244,6 @@ export type AdminGetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5467,10 +5299,6 @@ export type RequeryTransactionErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -5544,10 +5372,6 @@ export type ResolveTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5616,10 +5440,6 @@ export type ListCallbacksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5676,10 +5496,6 @@ export type ReplayCallbackErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5730,10 +5546,6 @@ export type ListProvidersErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5799,10 +5611,6 @@ export type DisableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5859,10 +5667,6 @@ export type EnableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5918,10 +5722,6 @@ export type GetProviderStatsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5991,10 +5791,6 @@ export type ListAnomaliesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -6058,10 +5854,6 @@ export type UpdateProductErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
