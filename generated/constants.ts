@@ -40,6 +40,14 @@ export type BreakerState = (typeof breakerStates)[number];
 export const anomalyKinds = ["double_delivery", "low_balance"] as const;
 export type AnomalyKind = (typeof anomalyKinds)[number];
 
+/** components.schemas.TransactionMetadata.partial */
+export const transactionMetadataPartials = ["true", "false"] as const;
+export type TransactionMetadataPartial = (typeof transactionMetadataPartials)[number];
+
+/** components.schemas.TransactionMetadata.resolved_by_operator */
+export const transactionMetadataResolvedByOperators = ["true"] as const;
+export type TransactionMetadataResolvedByOperator = (typeof transactionMetadataResolvedByOperators)[number];
+
 /** components.schemas.ElectricityVendRequest.meter_type, components.schemas.MeterVerifyRequest.meter_type, components.schemas.MeterVerification.meter_type, components.schemas.Product.meter_type */
 export const meterTypes = ["prepaid", "postpaid"] as const;
 export type MeterType = (typeof meterTypes)[number];

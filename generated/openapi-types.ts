@@ -1647,20 +1647,58 @@ export interface components {
             [key: string]: string;
         };
         /**
-         * @description The caller's values merged with service-set keys. Airtime and data: `data_type`, `plan_name`,
-         *     `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
-         *     `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
-         *     `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
-         *     `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
-         *     (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
-         *     `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
-         *     is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
-         *     transaction has them, and a caller's values for them are dropped.
+         * @description The caller's values merged with service-set keys. **Every value is a string**, the service's too: numbers
+         *     and flags arrive as text (`"512"`, `"true"`), so compare `partial === "true"` and parse `delivered_mb`
+         *     as an integer; a key that is absent was not set.
+         *
+         *     - Airtime and data: `data_type`, `plan_name`, `product_id`, `route`.
+         *     - Electricity: `meter_number` and `phone_number` (masked), `meter_type`, `plan_name`, `product_id`,
+         *       `route`, and on success `token`, `units`, `receipt_number`.
+         *     - Cable: `smartcard_number` (masked), `plan_name`, `product_id`, `route`.
+         *     - **Data delivery.** A data bundle the provider reported successful has `requested_mb` (the bundle's size), `delivered_mb` (what
+         *       the provider reported delivered; the bundle's size when it reported nothing) and `partial`: `"true"`
+         *       when `delivered_mb` is below `requested_mb`, else `"false"`. A partial delivery is still `successful`
+         *       and charged at the bundle's price; show the customer `delivered_mb`. (Test mode: a phone number ending
+         *       in `6666` gets half the bundle, rounded down, and `partial: "true"`.) Other services have none of the
+         *       three.
+         *     - **Failure.** A `failed` transaction (from this version on) has `failure_code` (one of `FailureCode`;
+         *       branch on it, and treat a code you do not know as `provider_refused`) and `failure_message` (words
+         *       for people, safe to show the end customer; do not parse it). They are set by the service when it fails
+         *       and seen wherever the transaction is (its GET and `wait`, listings, a bulk order's orders, the
+         *       `transaction.failed` webhook); no other transaction has them. An order support staff resolved by hand
+         *       also has `resolved_by_operator: "true"` (with `failure_code: resolved_by_operator` when resolved as
+         *       failed).
+         *     - An order of a bulk order (`POST /api/v1/vend/batches`) has `batch_id`.
+         *
+         *     The service-set keys above are the service's: a caller's values for them are dropped.
+         * @example {
+         *       "data_type": "data",
+         *       "plan_name": "MTN 1GB (1 day)",
+         *       "product_id": "5c1d2e3f-0000-4000-8000-000000000007",
+         *       "route": "sandbox",
+         *       "requested_mb": "1024",
+         *       "delivered_mb": "512",
+         *       "partial": "true"
+         *     }
          */
         TransactionMetadata: {
+            /** @description Data only: the bundle's size in MB, as text (`"1024"`). */
+            requested_mb?: string;
+            /** @description Data only: MB the provider delivered, as text (`"512"`); below `requested_mb` when `partial` is `"true"`. */
+            delivered_mb?: string;
+            /**
+             * @description Data only: `"true"` when less than the bundle was delivered (`delivered_mb` < `requested_mb`).
+             * @enum {string}
+             */
+            partial?: "true" | "false";
             failure_code?: components["schemas"]["FailureCode"];
             /** @description Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`. */
             failure_message?: string;
+            /**
+             * @description Set when support staff resolved the order by hand.
+             * @enum {string}
+             */
+            resolved_by_operator?: "true";
         } & {
             [key: string]: string;
         };
@@ -1910,17 +1948,30 @@ export interface components {
             address: string | null;
             min_amount_kobo: number;
         };
+        /** @description Needs `biller` (or its alias `network`) and a smartcard number alias. */
         SmartcardVerifyRequest: {
-            network?: string;
-            /** @description Alias of network. */
+            /** @description Cable biller: dstv, gotv, startimes or showmax. */
             biller?: string;
+            /** @description Alias of biller. */
+            network?: string;
             smartcard_number?: string;
             /** @description Alias of smartcard_number. */
             account_number?: string;
             /** @description Alias of smartcard_number. */
             destination?: string;
         };
+        /**
+         * @description The customer behind a smartcard. The biller is answered as `biller`, the name the request uses. `network`
+         *     carries the same value for clients written before `biller` was answered: it is deprecated, is still sent,
+         *     and will be sent for as long as this major version lasts; read `biller`.
+         */
         SmartcardVerification: {
+            /** @description The cable biller: dstv, gotv, startimes or showmax. */
+            biller: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the same value as `biller`, kept for clients that read it. Read `biller`.
+             */
             network: string;
             /** @description Masked. */
             smartcard_number: string;
@@ -3188,14 +3239,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "code": "UNAUTHENTICATED",
-                 *       "message": "API key is unknown or revoked",
-                 *       "data": null
-                 *     }
-                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3235,6 +3278,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "FORBIDDEN",
+                 *       "message": "creditWallet needs the operator role; jane is viewer",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3273,6 +3324,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "CUSTOMER_NOT_FOUND",
+                 *       "message": "No customer found for smartcard 7031***000 at DStv (dstv)",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3284,6 +3343,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                 *       "message": "A request with this Idempotency-Key is still being processed; retry shortly",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3294,6 +3361,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "CALLBACK_CONFLICT",
+                 *       "message": "Transaction txn_4kq9Zr2mXc81LwPb7sTfYhQe is already successful; a failed callback contradicts it",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3314,6 +3389,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "PAYLOAD_TOO_LARGE",
+                 *       "message": "Request body exceeds 65536 bytes",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3324,6 +3407,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "Request body must be JSON with Content-Type: application/json",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3334,6 +3425,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "IDEMPOTENCY_KEY_REUSED",
+                 *       "message": "This Idempotency-Key was already used with a different request body; use a new key for a new order",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3359,6 +3458,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "INTERNAL_ERROR",
+                 *       "message": "Internal error; quote request id req_8Jk2mQx4Lb7sTfYhQeR1 to support",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3369,6 +3476,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "PROVIDER_ERROR",
+                 *       "message": "Verification at dstv failed at the provider; try again",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };

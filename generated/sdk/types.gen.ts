@@ -254,24 +254,55 @@ export type Metadata = {
 };
 
 /**
- * The caller's values merged with service-set keys. Airtime and data: `data_type`, `plan_name`,
- * `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
- * `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
- * `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
- * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
- * (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
- * `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
- * is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
- * transaction has them, and a caller's values for them are dropped.
+ * The caller's values merged with service-set keys. **Every value is a string**, the service's too: numbers
+ * and flags arrive as text (`"512"`, `"true"`), so compare `partial === "true"` and parse `delivered_mb`
+ * as an integer; a key that is absent was not set.
+ *
+ * - Airtime and data: `data_type`, `plan_name`, `product_id`, `route`.
+ * - Electricity: `meter_number` and `phone_number` (masked), `meter_type`, `plan_name`, `product_id`,
+ * `route`, and on success `token`, `units`, `receipt_number`.
+ * - Cable: `smartcard_number` (masked), `plan_name`, `product_id`, `route`.
+ * - **Data delivery.** A data bundle the provider reported successful has `requested_mb` (the bundle's size), `delivered_mb` (what
+ * the provider reported delivered; the bundle's size when it reported nothing) and `partial`: `"true"`
+ * when `delivered_mb` is below `requested_mb`, else `"false"`. A partial delivery is still `successful`
+ * and charged at the bundle's price; show the customer `delivered_mb`. (Test mode: a phone number ending
+ * in `6666` gets half the bundle, rounded down, and `partial: "true"`.) Other services have none of the
+ * three.
+ * - **Failure.** A `failed` transaction (from this version on) has `failure_code` (one of `FailureCode`;
+ * branch on it, and treat a code you do not know as `provider_refused`) and `failure_message` (words
+ * for people, safe to show the end customer; do not parse it). They are set by the service when it fails
+ * and seen wherever the transaction is (its GET and `wait`, listings, a bulk order's orders, the
+ * `transaction.failed` webhook); no other transaction has them. An order support staff resolved by hand
+ * also has `resolved_by_operator: "true"` (with `failure_code: resolved_by_operator` when resolved as
+ * failed).
+ * - An order of a bulk order (`POST /api/v1/vend/batches`) has `batch_id`.
+ *
+ * The service-set keys above are the service's: a caller's values for them are dropped.
  *
  */
 export type TransactionMetadata = {
+    /**
+     * Data only: the bundle's size in MB, as text (`"1024"`).
+     */
+    requested_mb?: string;
+    /**
+     * Data only: MB the provider delivered, as text (`"512"`); below `requested_mb` when `partial` is `"true"`.
+     */
+    delivered_mb?: string;
+    /**
+     * Data only: `"true"` when less than the bundle was delivered (`delivered_mb` < `requested_mb`).
+     */
+    partial?: 'true' | 'false';
     failure_code?: FailureCode;
     /**
      * Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`.
      */
     failure_message?: string;
-    [key: string]: string | FailureCode | undefined;
+    /**
+     * Set when support staff resolved the order by hand.
+     */
+    resolved_by_operator?: 'true';
+    [key: string]: string | 'true' | 'false' | FailureCode | 'true' | undefined;
 };
 
 /**
@@ -563,12 +594,18 @@ export type MeterVerification = {
     min_amount_kobo: number;
 };
 
+/**
+ * Needs `biller` (or its alias `network`) and a smartcard number alias.
+ */
 export type SmartcardVerifyRequest = {
-    network?: string;
     /**
-     * Alias of network.
+     * Cable biller: dstv, gotv, startimes or showmax.
      */
     biller?: string;
+    /**
+     * Alias of biller.
+     */
+    network?: string;
     smartcard_number?: string;
     /**
      * Alias of smartcard_number.
@@ -580,7 +617,22 @@ export type SmartcardVerifyRequest = {
     destination?: string;
 };
 
+/**
+ * The customer behind a smartcard. The biller is answered as `biller`, the name the request uses. `network`
+ * carries the same value for clients written before `biller` was answered: it is deprecated, is still sent,
+ * and will be sent for as long as this major version lasts; read `biller`.
+ *
+ */
 export type SmartcardVerification = {
+    /**
+     * The cable biller: dstv, gotv, startimes or showmax.
+     */
+    biller: string;
+    /**
+     * Deprecated: the same value as `biller`, kept for clients that read it. Read `biller`.
+     *
+     * @deprecated
+     */
     network: string;
     /**
      * Masked.
