@@ -1217,7 +1217,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI document */
+        /**
+         * This OpenAPI document
+         * @description The contract as YAML: the whole of it, or with `view` the part one reference page shows. `view=client` is
+         *     what clients call (vending, verification, transactions, catalogue, wallet, webhooks and their events,
+         *     keys) and the webhook payloads; `view=admin` is the operator reference (admin API, provider callbacks,
+         *     operations) and answers `404` while the admin API is off. Each view holds the components its operations
+         *     use and no others. Compressed by `Accept-Encoding` like `/docs/scalar.js`; revalidate with `If-None-Match`.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -1235,10 +1242,33 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference page
-         * @description An HTML reference rendered from this document (Scalar).
+         * API reference page (clients)
+         * @description The reference for clients, rendered by Scalar from `/openapi.yaml?view=client`: the operations an API key
+         *     calls and the webhooks the service sends. The operator reference is `/docs/admin`.
          */
         get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference page (operators)
+         * @description The operator reference, rendered from `/openapi.yaml?view=admin`: the admin API, provider callbacks and
+         *     these operational routes. Served only while the admin API is on (`ADMIN_TOKEN` set, or an operator
+         *     exists); otherwise `404`, like the rest of the admin API.
+         */
+        get: operations["getAdminApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1255,8 +1285,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Script of the API reference page
-         * @description The Scalar renderer, served locally so the page works without internet access.
+         * Script of the API reference pages
+         * @description The Scalar renderer (about 4.4 MB), served locally so the pages work without internet access. Compressed
+         *     by `Accept-Encoding`: Brotli when the client takes `br`, else gzip when it takes `gzip`, else as it is;
+         *     each encoding has its own strong `ETag`, and `If-None-Match` naming it is answered `304`. Each encoding is
+         *     made once per process, on first request.
          */
         get: operations["getApiReferenceScript"];
         put?: never;
@@ -3208,6 +3241,20 @@ export interface components {
             };
             content?: never;
         };
+        /**
+         * @description Not modified: `If-None-Match` named the `ETag` of the representation this request would get (or was
+         *     `*`). No body; the `ETag`, `Cache-Control` and `Vary` are those of the `200`.
+         */
+        AssetNotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["AssetETag"];
+                "Cache-Control": components["headers"]["AssetCacheControl"];
+                Vary: components["headers"]["Vary"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
         /** @description Accepted; the transaction is `queued` (or, after `wait`, as it stands). Read `status`. */
         TransactionAccepted: {
             headers: {
@@ -3531,6 +3578,11 @@ export interface components {
         /** @description Service code from the catalogue. */
         ServiceFilter: components["schemas"]["ServiceCode"];
         /**
+         * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         */
+        AcceptEncoding: string;
+        /**
          * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
          *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
          *     body. A header that names no tag is ignored.
@@ -3568,6 +3620,21 @@ export interface components {
         ETag: string;
         /** @description `private, no-cache`: a client may keep the answer, and must revalidate it (`If-None-Match`) before using it again. */
         "Cache-Control": "private, no-cache";
+        /**
+         * @description A strong validator of the bytes sent: a hash of the document, suffixed `-br` or `-gzip` when it is sent
+         *     compressed, so each encoding has its own tag. Send it back in `If-None-Match` to be answered `304`.
+         * @example "p3Wk9mZb2xQ0bOq3sC8rJ1yL5fT7uV4nA6dE0hG2iK8-br"
+         */
+        AssetETag: string;
+        /**
+         * @description `public, max-age=3600, must-revalidate` for the renderer's script (kept an hour, then revalidated);
+         *     `public, no-cache` for the pages and the document (revalidated at each use, `304` while unchanged).
+         */
+        AssetCacheControl: "public, max-age=3600, must-revalidate" | "public, no-cache";
+        /** @description `Accept-Encoding`: the body depends on it. */
+        Vary: "Accept-Encoding";
+        /** @description `br` or `gzip` when the body is compressed; absent when it is not. */
+        "Content-Encoding": "br" | "gzip";
         /** @description `true` when the answer is a stored replay of an earlier request with the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying. */
@@ -5797,8 +5864,23 @@ export interface operations {
     };
     getOpenApiDocument: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description `client` or `admin`: only that reference's operations. Absent: the whole contract. */
+                view?: "client" | "admin";
+            };
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5808,13 +5890,36 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/yaml": string;
                 };
             };
+            304: components["responses"]["AssetNotModified"];
             400: components["responses"]["ValidationFailed"];
+            /** @description `view=admin` while the admin API is off (no `ADMIN_TOKEN`, no operator). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Route not found",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5822,7 +5927,19 @@ export interface operations {
     getApiReference: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5832,13 +5949,77 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            304: components["responses"]["AssetNotModified"];
             400: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminApiReference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            304: components["responses"]["AssetNotModified"];
+            400: components["responses"]["ValidationFailed"];
+            /** @description The admin API is off (no `ADMIN_TOKEN`, no operator). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Route not found",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5846,7 +6027,19 @@ export interface operations {
     getApiReferenceScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5856,12 +6049,17 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/javascript": string;
                 };
             };
+            304: components["responses"]["AssetNotModified"];
             400: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -2131,6 +2131,13 @@ export type NetworkFilter = string;
 export type ServiceFilter = ServiceCode;
 
 /**
+ * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+ * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+ *
+ */
+export type AcceptEncoding = string;
+
+/**
  * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
  * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
  * body. A header that names no tag is ignored.
@@ -6038,8 +6045,28 @@ export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * `client` or `admin`: only that reference's operations. Absent: the whole contract.
+         */
+        view?: 'client' | 'admin';
+    };
     url: '/openapi.yaml';
 };
 
@@ -6050,6 +6077,10 @@ export type GetOpenApiDocumentErrors = {
      *
      */
     400: ErrorEnvelope;
+    /**
+     * `view=admin` while the admin API is off (no `ADMIN_TOKEN`, no operator).
+     */
+    404: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -6073,6 +6104,21 @@ export type GetOpenApiDocumentResponse = GetOpenApiDocumentResponses[keyof GetOp
 
 export type GetApiReferenceData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/docs';
@@ -6106,8 +6152,77 @@ export type GetApiReferenceResponses = {
 
 export type GetApiReferenceResponse = GetApiReferenceResponses[keyof GetApiReferenceResponses];
 
+export type GetAdminApiReferenceData = {
+    body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/docs/admin';
+};
+
+export type GetAdminApiReferenceErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * The admin API is off (no `ADMIN_TOKEN`, no operator).
+     */
+    404: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetAdminApiReferenceError = GetAdminApiReferenceErrors[keyof GetAdminApiReferenceErrors];
+
+export type GetAdminApiReferenceResponses = {
+    /**
+     * HTML page.
+     */
+    200: string;
+};
+
+export type GetAdminApiReferenceResponse = GetAdminApiReferenceResponses[keyof GetAdminApiReferenceResponses];
+
 export type GetApiReferenceScriptData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/docs/scalar.js';

@@ -103,7 +103,7 @@ describe("operational endpoints", () => {
     expect(spec.text).toStartWith("openapi: 3.1");
     const docs = await server.anonymous.get("/docs");
     expect(docs.headers.get("content-type")).toContain("text/html");
-    expect(docs.text).toContain('"url":"/openapi.yaml"');
+    expect(docs.text).toContain('"url":"/openapi.yaml?view=client"');
     const script = await server.anonymous.get("/docs/scalar.js");
     expect(script.status).toBe(200);
     expect(script.text.length).toBeGreaterThan(100_000);
