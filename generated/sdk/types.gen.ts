@@ -210,10 +210,10 @@ export type WebhookEndpointDisabled = {
  * CUSTOMER_NOT_FOUND 404,
  * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
- * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
+ * PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -254,24 +254,55 @@ export type Metadata = {
 };
 
 /**
- * The caller's values merged with service-set keys. Airtime and data: `data_type`, `plan_name`,
- * `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
- * `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
- * `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
- * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
- * (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
- * `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
- * is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
- * transaction has them, and a caller's values for them are dropped.
+ * The caller's values merged with service-set keys. **Every value is a string**, the service's too: numbers
+ * and flags arrive as text (`"512"`, `"true"`), so compare `partial === "true"` and parse `delivered_mb`
+ * as an integer; a key that is absent was not set.
+ *
+ * - Airtime and data: `data_type`, `plan_name`, `product_id`, `route`.
+ * - Electricity: `meter_number` and `phone_number` (masked), `meter_type`, `plan_name`, `product_id`,
+ * `route`, and on success `token`, `units`, `receipt_number`.
+ * - Cable: `smartcard_number` (masked), `plan_name`, `product_id`, `route`.
+ * - **Data delivery.** A data bundle the provider reported successful has `requested_mb` (the bundle's size), `delivered_mb` (what
+ * the provider reported delivered; the bundle's size when it reported nothing) and `partial`: `"true"`
+ * when `delivered_mb` is below `requested_mb`, else `"false"`. A partial delivery is still `successful`
+ * and charged at the bundle's price; show the customer `delivered_mb`. (Test mode: a phone number ending
+ * in `6666` gets half the bundle, rounded down, and `partial: "true"`.) Other services have none of the
+ * three.
+ * - **Failure.** A `failed` transaction (from this version on) has `failure_code` (one of `FailureCode`;
+ * branch on it, and treat a code you do not know as `provider_refused`) and `failure_message` (words
+ * for people, safe to show the end customer; do not parse it). They are set by the service when it fails
+ * and seen wherever the transaction is (its GET and `wait`, listings, a bulk order's orders, the
+ * `transaction.failed` webhook); no other transaction has them. An order support staff resolved by hand
+ * also has `resolved_by_operator: "true"` (with `failure_code: resolved_by_operator` when resolved as
+ * failed).
+ * - An order of a bulk order (`POST /api/v1/vend/batches`) has `batch_id`.
+ *
+ * The service-set keys above are the service's: a caller's values for them are dropped.
  *
  */
 export type TransactionMetadata = {
+    /**
+     * Data only: the bundle's size in MB, as text (`"1024"`).
+     */
+    requested_mb?: string;
+    /**
+     * Data only: MB the provider delivered, as text (`"512"`); below `requested_mb` when `partial` is `"true"`.
+     */
+    delivered_mb?: string;
+    /**
+     * Data only: `"true"` when less than the bundle was delivered (`delivered_mb` < `requested_mb`).
+     */
+    partial?: 'true' | 'false';
     failure_code?: FailureCode;
     /**
      * Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`.
      */
     failure_message?: string;
-    [key: string]: string | FailureCode | undefined;
+    /**
+     * Set when support staff resolved the order by hand.
+     */
+    resolved_by_operator?: 'true';
+    [key: string]: string | 'true' | 'false' | FailureCode | 'true' | undefined;
 };
 
 /**
@@ -563,12 +594,18 @@ export type MeterVerification = {
     min_amount_kobo: number;
 };
 
+/**
+ * Needs `biller` (or its alias `network`) and a smartcard number alias.
+ */
 export type SmartcardVerifyRequest = {
-    network?: string;
     /**
-     * Alias of network.
+     * Cable biller: dstv, gotv, startimes or showmax.
      */
     biller?: string;
+    /**
+     * Alias of biller.
+     */
+    network?: string;
     smartcard_number?: string;
     /**
      * Alias of smartcard_number.
@@ -580,7 +617,22 @@ export type SmartcardVerifyRequest = {
     destination?: string;
 };
 
+/**
+ * The customer behind a smartcard. The biller is answered as `biller`, the name the request uses. `network`
+ * carries the same value for clients written before `biller` was answered: it is deprecated, is still sent,
+ * and will be sent for as long as this major version lasts; read `biller`.
+ *
+ */
 export type SmartcardVerification = {
+    /**
+     * The cable biller: dstv, gotv, startimes or showmax.
+     */
+    biller: string;
+    /**
+     * Deprecated: the same value as `biller`, kept for clients that read it. Read `biller`.
+     *
+     * @deprecated
+     */
     network: string;
     /**
      * Masked.
@@ -2079,6 +2131,13 @@ export type NetworkFilter = string;
 export type ServiceFilter = ServiceCode;
 
 /**
+ * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+ * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+ *
+ */
+export type AcceptEncoding = string;
+
+/**
  * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
  * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
  * body. A header that names no tag is ignored.
@@ -2177,10 +2236,6 @@ export type VendProductErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2261,10 +2316,6 @@ export type VendElectricityErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2323,10 +2374,6 @@ export type VerifyMeterErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -2412,10 +2459,6 @@ export type VendCableErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2474,10 +2517,6 @@ export type VerifySmartcardErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -2553,10 +2592,6 @@ export type ListVendBatchesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2626,10 +2661,6 @@ export type CreateVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2691,10 +2722,6 @@ export type GetVendBatchErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2802,10 +2829,6 @@ export type ListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2869,10 +2892,6 @@ export type GetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2934,10 +2953,6 @@ export type ListNetworksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2993,10 +3008,6 @@ export type ListServicesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3063,10 +3074,6 @@ export type ListProductsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3132,10 +3139,6 @@ export type GetPricingErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3182,10 +3185,6 @@ export type GetWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3245,10 +3244,6 @@ export type UpdateWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3319,10 +3314,6 @@ export type FundWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3391,10 +3382,6 @@ export type ListLedgerEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3441,10 +3428,6 @@ export type ListWebhookEndpointsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3500,10 +3483,6 @@ export type CreateWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3561,10 +3540,6 @@ export type DeleteWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3620,10 +3595,6 @@ export type GetWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3689,10 +3660,6 @@ export type UpdateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3757,10 +3724,6 @@ export type RotateWebhookEndpointSecretErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3816,10 +3779,6 @@ export type PingWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3881,10 +3840,6 @@ export type ListEventsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3941,10 +3896,6 @@ export type ResendEventErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3991,10 +3942,6 @@ export type ListKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4054,10 +4001,6 @@ export type RollKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4127,10 +4070,6 @@ export type UpdateKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4189,10 +4128,6 @@ export type ResendFailedDeliveriesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4267,10 +4202,6 @@ export type ReceiveProviderCallbackHintErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4343,10 +4274,6 @@ export type ReceiveProviderCallbackErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4527,10 +4454,6 @@ export type GetAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4586,10 +4509,6 @@ export type ListApiKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4655,10 +4574,6 @@ export type CreateApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4714,10 +4629,6 @@ export type RevokeApiKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4796,10 +4707,6 @@ export type CreditWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5167,10 +5074,6 @@ export type ReconcileWalletsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5234,10 +5137,6 @@ export type SettlementReportErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5351,10 +5250,6 @@ export type AdminListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5411,10 +5306,6 @@ export type AdminGetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5470,10 +5361,6 @@ export type RequeryTransactionErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -5547,10 +5434,6 @@ export type ResolveTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5619,10 +5502,6 @@ export type ListCallbacksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5679,10 +5558,6 @@ export type ReplayCallbackErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5733,10 +5608,6 @@ export type ListProvidersErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5802,10 +5673,6 @@ export type DisableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5862,10 +5729,6 @@ export type EnableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5921,10 +5784,6 @@ export type GetProviderStatsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5994,10 +5853,6 @@ export type ListAnomaliesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -6061,10 +5916,6 @@ export type UpdateProductErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -6197,8 +6048,28 @@ export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * `client` or `admin`: only that reference's operations. Absent: the whole contract.
+         */
+        view?: 'client' | 'admin';
+    };
     url: '/openapi.yaml';
 };
 
@@ -6209,6 +6080,10 @@ export type GetOpenApiDocumentErrors = {
      *
      */
     400: ErrorEnvelope;
+    /**
+     * `view=admin` while the admin API is off (no `ADMIN_TOKEN`, no operator).
+     */
+    404: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -6232,6 +6107,21 @@ export type GetOpenApiDocumentResponse = GetOpenApiDocumentResponses[keyof GetOp
 
 export type GetApiReferenceData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/docs';
@@ -6265,8 +6155,77 @@ export type GetApiReferenceResponses = {
 
 export type GetApiReferenceResponse = GetApiReferenceResponses[keyof GetApiReferenceResponses];
 
+export type GetAdminApiReferenceData = {
+    body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/docs/admin';
+};
+
+export type GetAdminApiReferenceErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * The admin API is off (no `ADMIN_TOKEN`, no operator).
+     */
+    404: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetAdminApiReferenceError = GetAdminApiReferenceErrors[keyof GetAdminApiReferenceErrors];
+
+export type GetAdminApiReferenceResponses = {
+    /**
+     * HTML page.
+     */
+    200: string;
+};
+
+export type GetAdminApiReferenceResponse = GetAdminApiReferenceResponses[keyof GetAdminApiReferenceResponses];
+
 export type GetApiReferenceScriptData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/docs/scalar.js';
