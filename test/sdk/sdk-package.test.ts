@@ -9,9 +9,9 @@
  * modules), so it is type-checked here, against the installed package, not by the repository's `tsc`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { fastProcessing } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { type FailingProxy, startFailingProxy } from "./failing-proxy.ts";
@@ -65,9 +65,20 @@ describe.skipIf(!npm)("the packed SDK in an integrator's project", () => {
   });
 
   test("npm pack builds a tarball with no runtime dependencies, and it installs offline into an empty project", async () => {
+    // Packed from a copy, so that two runs at once (CI runs both databases together) never share sdk/dist, and
+    // so that nothing built before (a stale dist/) can reach the tarball. The copy's `../node_modules` is the
+    // repository's, for the build's `tsc`; the project lives elsewhere and cannot resolve anything through it.
+    const build = join(work, "build");
+    const sdk = join(root, "sdk");
+    mkdirSync(build);
+    symlinkSync(join(root, "node_modules"), join(build, "node_modules"));
+    cpSync(sdk, join(build, "sdk"), {
+      recursive: true,
+      filter: (path) => !/^(dist|node_modules)(\/|$)|\.tgz$/.test(relative(sdk, path)),
+    });
     const packed = join(work, "packed");
     mkdirSync(packed);
-    await succeed([npm ?? "npm", "pack", "--pack-destination", packed, "--loglevel=error"], join(root, "sdk"));
+    await succeed([npm ?? "npm", "pack", "--pack-destination", packed, "--loglevel=error"], join(build, "sdk"));
     const [tarball] = readdirSync(packed).filter((name) => name.endsWith(".tgz"));
     expect(tarball).toBe("vend-sdk-0.1.0.tgz");
 
@@ -84,6 +95,7 @@ describe.skipIf(!npm)("the packed SDK in an integrator's project", () => {
     expect(installed).toMatchObject({ name: "@vend/sdk", version: "0.1.0", type: "module" });
     expect(installed.dependencies).toBeUndefined();
     expect(readdirSync(join(project, "node_modules"))).toEqual(["@vend", ".package-lock.json"].sort());
+    expect(readdirSync(join(project, "node_modules", "@vend", "sdk")).sort()).toEqual(["README.md", "dist", "package.json"]);
     const files = readdirSync(join(project, "node_modules", "@vend", "sdk", "dist"));
     expect(files).toEqual(expect.arrayContaining(["index.js", "index.d.ts", "admin.js", "admin.d.ts"]));
   });
