@@ -121,3 +121,22 @@ describe("errors", () => {
     expect(await vend.wallet.balance()).toEqual({ balance_kobo: 5, held_kobo: 0 } as never);
   });
 });
+
+describe("waitFor", () => {
+  test("long-polls until the transaction is final, then answers it", async () => {
+    const waits: (string | null)[] = [];
+    const states = ["processing", "successful"];
+    const vend = clientOf((request) => {
+      waits.push(new URL(request.url).searchParams.get("wait"));
+      return Response.json(envelope({ reference: "txn_x", status: states[waits.length - 1] ?? "successful" }));
+    });
+    expect((await vend.transactions.waitFor("txn_x", { timeout: 30 })).status).toBe("successful");
+    // Each poll asks for the longest wait (25 s), within what is left of the timeout.
+    expect(waits).toEqual(["25", "25"]);
+  });
+
+  test("when the timeout has passed it answers the transaction as it stands", async () => {
+    const vend = clientOf(() => Response.json(envelope({ reference: "txn_x", status: "pending" })));
+    expect((await vend.transactions.waitFor("txn_x", { timeout: 0 })).status).toBe("pending");
+  });
+});
