@@ -2536,6 +2536,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Operator"];
         };
@@ -2545,6 +2549,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["OperatorCreated"];
         };
@@ -2554,6 +2562,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["OperatorPage"];
         };
@@ -2563,6 +2575,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AuditEntryPage"];
         };
@@ -2845,6 +2861,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["VendBatch"];
         };
@@ -2854,6 +2874,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["VendBatchDetail"];
         };
@@ -2863,6 +2887,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["VendBatchPage"];
         };
@@ -2872,6 +2900,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Transaction"];
         };
@@ -2881,6 +2913,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["TransactionPage"];
         };
@@ -2890,6 +2926,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AdminTransaction"];
         };
@@ -2899,6 +2939,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AdminTransactionPage"];
         };
@@ -2908,6 +2952,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Wallet"];
         };
@@ -2917,6 +2965,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Network"][];
         };
@@ -2926,6 +2978,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Service"][];
         };
@@ -2935,6 +2991,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Product"][];
         };
@@ -2944,6 +3004,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Product"];
         };
@@ -2953,6 +3017,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["PricingItem"][];
         };
@@ -2962,6 +3030,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["MeterVerification"];
         };
@@ -2971,6 +3043,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["SmartcardVerification"];
         };
@@ -2980,6 +3056,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookEndpointCreated"];
         };
@@ -2989,6 +3069,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookEndpoint"][];
         };
@@ -2998,6 +3082,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookEndpoint"];
         };
@@ -3007,6 +3095,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookPingResult"];
         };
@@ -3016,6 +3108,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["FailedDeliveriesResend"];
         };
@@ -3025,6 +3121,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Event"];
         };
@@ -3034,6 +3134,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["EventPage"];
         };
@@ -3043,6 +3147,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AccountCreated"];
         };
@@ -3052,6 +3160,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AccountDetail"];
         };
@@ -3061,6 +3173,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AccountPage"];
         };
@@ -3070,6 +3186,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKey"];
         };
@@ -3079,6 +3199,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKeyCreated"];
         };
@@ -3088,6 +3212,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKeyRolled"];
         };
@@ -3097,6 +3225,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKey"][];
         };
@@ -3106,6 +3238,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WalletMovement"];
         };
@@ -3115,6 +3251,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["StatementPage"];
         };
@@ -3124,6 +3264,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["SettlementReport"];
         };
@@ -3133,6 +3277,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Reconciliation"];
         };
@@ -3142,6 +3290,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["StoredCallback"];
         };
@@ -3151,6 +3303,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ProviderOverview"];
         };
@@ -3160,6 +3316,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ProviderStatus"];
         };
@@ -3169,6 +3329,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ProviderStats"];
         };
@@ -3178,6 +3342,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AnomalyPage"];
         };
@@ -3187,6 +3355,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["CallbackHintResult"];
         };
@@ -3196,6 +3368,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["StoredCallbackPage"];
         };
@@ -3205,6 +3381,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Health"];
         };
@@ -3214,6 +3394,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Readiness"];
         };
@@ -3223,6 +3407,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Deleted"];
         };

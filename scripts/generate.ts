@@ -9,8 +9,9 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createClient } from "@hey-api/openapi-ts";
 import openapiTS, { astToString } from "openapi-typescript";
+import { parse } from "yaml";
+import { contractCut, viewTags } from "../src/system/spec-views.ts";
 import { enumConstantsSource } from "./enum-constants.ts";
-import { type OperationInfo, specSubset } from "./spec-subset.ts";
 
 const root = join(import.meta.dir, "..");
 const specPath = join(root, "openapi.yaml");
@@ -44,14 +45,11 @@ async function generateServiceCode(outDir: string): Promise<void> {
   });
 }
 
-/** The tags of the operations an API key calls; Callbacks (providers) and Operations (health, docs) are in neither SDK. */
-const clientTags = ["Vending", "Verification", "Transactions", "Catalogue", "Wallet", "Webhooks", "Keys"];
-/** A webhook to operators (`OPERATOR_WEBHOOK_URL`), listed under Webhooks: it belongs to the operator SDK. */
-const operatorWebhook = "operatorTransactionStuck";
-const sdkSubsets: Record<string, (operation: OperationInfo) => boolean> = {
-  client: (op) => op.operationId !== operatorWebhook && op.tags.some((tag) => clientTags.includes(tag)),
-  admin: (op) => op.operationId === operatorWebhook || op.tags.includes("Admin"),
-};
+/**
+ * The SDK's two clients: the operations an API key calls (the client reference page's) and the admin API. Callbacks
+ * (providers call them) and Operations (health, docs) are in neither.
+ */
+const sdkTags: Record<string, readonly string[]> = { client: viewTags.client, admin: ["Admin"] };
 
 /**
  * The SDK's generated code, one folder per subset of the contract. Imports carry `.js` so that `tsc` builds the
@@ -59,10 +57,10 @@ const sdkSubsets: Record<string, (operation: OperationInfo) => boolean> = {
  */
 async function generateSdkCode(outDir: string): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
-  const specText = readFileSync(specPath, "utf8");
-  for (const [name, keep] of Object.entries(sdkSubsets)) {
+  const document = parse(readFileSync(specPath, "utf8"));
+  for (const [name, tags] of Object.entries(sdkTags)) {
     await createClient({
-      input: specSubset(specText, keep),
+      input: contractCut(document, tags),
       output: { path: join(outDir, name), module: { extension: ".js" } },
       plugins: ["@hey-api/typescript", "@hey-api/sdk", { name: "@hey-api/client-fetch", baseUrl: false }],
       logs: { level: "silent" },

@@ -1246,6 +1246,9 @@ export type AuditEntryPage = {
 export type OperatorEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Operator;
 };
@@ -1256,6 +1259,9 @@ export type OperatorEnvelope = {
 export type OperatorCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: OperatorCreated;
 };
@@ -1266,6 +1272,9 @@ export type OperatorCreatedEnvelope = {
 export type OperatorPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: OperatorPage;
 };
@@ -1276,6 +1285,9 @@ export type OperatorPageEnvelope = {
 export type AuditEntryPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AuditEntryPage;
 };
@@ -1644,6 +1656,9 @@ export type Deleted = {
 export type VendBatchEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatch;
 };
@@ -1654,6 +1669,9 @@ export type VendBatchEnvelope = {
 export type VendBatchDetailEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatchDetail;
 };
@@ -1664,6 +1682,9 @@ export type VendBatchDetailEnvelope = {
 export type VendBatchPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatchPage;
 };
@@ -1674,6 +1695,9 @@ export type VendBatchPageEnvelope = {
 export type TransactionEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Transaction;
 };
@@ -1684,6 +1708,9 @@ export type TransactionEnvelope = {
 export type TransactionPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: TransactionPage;
 };
@@ -1694,6 +1721,9 @@ export type TransactionPageEnvelope = {
 export type AdminTransactionEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AdminTransaction;
 };
@@ -1704,6 +1734,9 @@ export type AdminTransactionEnvelope = {
 export type AdminTransactionPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AdminTransactionPage;
 };
@@ -1714,6 +1747,9 @@ export type AdminTransactionPageEnvelope = {
 export type WalletEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Wallet;
 };
@@ -1724,6 +1760,9 @@ export type WalletEnvelope = {
 export type NetworkListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Network>;
 };
@@ -1734,6 +1773,9 @@ export type NetworkListEnvelope = {
 export type ServiceListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Service>;
 };
@@ -1744,6 +1786,9 @@ export type ServiceListEnvelope = {
 export type ProductListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Product>;
 };
@@ -1754,6 +1799,9 @@ export type ProductListEnvelope = {
 export type ProductEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Product;
 };
@@ -1764,6 +1812,9 @@ export type ProductEnvelope = {
 export type PricingEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<PricingItem>;
 };
@@ -1774,6 +1825,9 @@ export type PricingEnvelope = {
 export type MeterVerificationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: MeterVerification;
 };
@@ -1784,6 +1838,9 @@ export type MeterVerificationEnvelope = {
 export type SmartcardVerificationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: SmartcardVerification;
 };
@@ -1794,6 +1851,9 @@ export type SmartcardVerificationEnvelope = {
 export type WebhookEndpointCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookEndpointCreated;
 };
@@ -1804,6 +1864,9 @@ export type WebhookEndpointCreatedEnvelope = {
 export type WebhookEndpointListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<WebhookEndpoint>;
 };
@@ -1814,6 +1877,9 @@ export type WebhookEndpointListEnvelope = {
 export type WebhookEndpointEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookEndpoint;
 };
@@ -1824,6 +1890,9 @@ export type WebhookEndpointEnvelope = {
 export type WebhookPingResultEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookPingResult;
 };
@@ -1834,6 +1903,9 @@ export type WebhookPingResultEnvelope = {
 export type FailedDeliveriesResendEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: FailedDeliveriesResend;
 };
@@ -1844,6 +1916,9 @@ export type FailedDeliveriesResendEnvelope = {
 export type EventEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Event;
 };
@@ -1854,6 +1929,9 @@ export type EventEnvelope = {
 export type EventPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: EventPage;
 };
@@ -1864,6 +1942,9 @@ export type EventPageEnvelope = {
 export type AccountCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountCreated;
 };
@@ -1874,6 +1955,9 @@ export type AccountCreatedEnvelope = {
 export type AccountEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountDetail;
 };
@@ -1884,6 +1968,9 @@ export type AccountEnvelope = {
 export type AccountPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountPage;
 };
@@ -1894,6 +1981,9 @@ export type AccountPageEnvelope = {
 export type ApiKeyEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKey;
 };
@@ -1904,6 +1994,9 @@ export type ApiKeyEnvelope = {
 export type ApiKeyCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKeyCreated;
 };
@@ -1914,6 +2007,9 @@ export type ApiKeyCreatedEnvelope = {
 export type ApiKeyRolledEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKeyRolled;
 };
@@ -1924,6 +2020,9 @@ export type ApiKeyRolledEnvelope = {
 export type ApiKeyListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<ApiKey>;
 };
@@ -1934,6 +2033,9 @@ export type ApiKeyListEnvelope = {
 export type LedgerEntryEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WalletMovement;
 };
@@ -1944,6 +2046,9 @@ export type LedgerEntryEnvelope = {
 export type StatementPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StatementPage;
 };
@@ -1954,6 +2059,9 @@ export type StatementPageEnvelope = {
 export type SettlementReportEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: SettlementReport;
 };
@@ -1964,6 +2072,9 @@ export type SettlementReportEnvelope = {
 export type ReconciliationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Reconciliation;
 };
@@ -1974,6 +2085,9 @@ export type ReconciliationEnvelope = {
 export type StoredCallbackEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StoredCallback;
 };
@@ -1984,6 +2098,9 @@ export type StoredCallbackEnvelope = {
 export type ProviderOverviewEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderOverview;
 };
@@ -1994,6 +2111,9 @@ export type ProviderOverviewEnvelope = {
 export type ProviderStatusEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderStatus;
 };
@@ -2004,6 +2124,9 @@ export type ProviderStatusEnvelope = {
 export type ProviderStatsEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderStats;
 };
@@ -2014,6 +2137,9 @@ export type ProviderStatsEnvelope = {
 export type AnomalyPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AnomalyPage;
 };
@@ -2024,6 +2150,9 @@ export type AnomalyPageEnvelope = {
 export type CallbackHintResultEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: CallbackHintResult;
 };
@@ -2034,6 +2163,9 @@ export type CallbackHintResultEnvelope = {
 export type StoredCallbackPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StoredCallbackPage;
 };
@@ -2044,6 +2176,9 @@ export type StoredCallbackPageEnvelope = {
 export type HealthEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Health;
 };
@@ -2054,6 +2189,9 @@ export type HealthEnvelope = {
 export type ReadinessEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Readiness;
 };
@@ -2064,6 +2202,9 @@ export type ReadinessEnvelope = {
 export type DeletedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Deleted;
 };

@@ -79,30 +79,35 @@ function reachableComponents(components: Json, roots: unknown): Json {
 }
 
 /**
- * The part of the contract one reference page shows: the operations and webhooks of its tags, and only the
- * components they use. The admin view has its own introduction (`info.x-admin-description`)
- * and the admin token as its default security; the client view keeps the document's.
+ * The contract cut to the operations and webhooks of `tags`, and only the components they (and `security`,
+ * the document's by default) use: for a reference page, and for each of the SDK's generated clients.
  */
-export function specView(document: Json, view: SpecViewName): Json {
-  const tags = viewTags[view];
-  const { "x-admin-description": adminDescription, ...info } = document.info as Json;
+export function contractCut(document: Json, tags: readonly string[], security: unknown = document.security): Json {
   const paths = filterItems(document.paths as Json, tags);
   const webhooks = filterItems(document.webhooks as Json | undefined, tags);
-  const security = view === "admin" ? [{ AdminToken: [] }] : document.security;
-  const roots = { paths, webhooks, security };
-  const viewInfo =
-    view === "admin" ? { ...info, title: `${String(info.title)}: operator reference`, description: adminDescription } : info;
   const result: Json = {
     ...document,
-    info: viewInfo,
     security,
     tags: ((document.tags ?? []) as Json[]).filter((tag) => tags.includes(String(tag.name))),
     paths,
-    components: reachableComponents(document.components as Json, roots),
+    components: reachableComponents(document.components as Json, { paths, webhooks, security }),
   };
   if (Object.keys(webhooks).length > 0) result.webhooks = webhooks;
   else delete result.webhooks;
   return result;
+}
+
+/**
+ * The part of the contract one reference page shows (`contractCut` of its tags). The admin view has its own
+ * introduction (`info.x-admin-description`) and the admin token as its default security; the client view
+ * keeps the document's.
+ */
+export function specView(document: Json, view: SpecViewName): Json {
+  const { "x-admin-description": adminDescription, ...info } = document.info as Json;
+  const security = view === "admin" ? [{ AdminToken: [] }] : document.security;
+  const viewInfo =
+    view === "admin" ? { ...info, title: `${String(info.title)}: operator reference`, description: adminDescription } : info;
+  return { ...contractCut(document, viewTags[view], security), info: viewInfo };
 }
 
 /** The view as YAML text, as `/openapi.yaml?view=` serves it. */

@@ -263,7 +263,7 @@ export const replayCallback = <ThrowOnError extends boolean = false>(options: Op
 /**
  * Live and test providers, their health and the effective routes
  *
- * Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process within `health_refresh_ms`; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
+ * Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process at once by a notification, and re-read every `health_refresh_ms` in case one was lost; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
  */
 export const listProviders = <ThrowOnError extends boolean = false>(options?: Options<ListProvidersData, ThrowOnError>) => (options?.client ?? client).get<ListProvidersResponses, ListProvidersErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -274,7 +274,7 @@ export const listProviders = <ThrowOnError extends boolean = false>(options?: Op
 /**
  * Take a provider out of every route
  *
- * Persisted: every process stops routing new orders to the provider within `health_refresh_ms` (2 s by default). Orders already with it stay with it (they are re-queried there; they are never re-sent elsewhere while their fate there is unknown). Disabling a disabled provider changes nothing.
+ * Persisted: every process stops routing new orders to the provider as soon as the change's notification reaches it (at the latest within `health_refresh_ms`, 30 s by default, should it be lost). Orders already with it stay with it (they are re-queried there; they are never re-sent elsewhere while their fate there is unknown). Disabling a disabled provider changes nothing.
  */
 export const disableProvider = <ThrowOnError extends boolean = false>(options: Options<DisableProviderData, ThrowOnError>) => (options.client ?? client).post<DisableProviderResponses, DisableProviderErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -289,7 +289,7 @@ export const disableProvider = <ThrowOnError extends boolean = false>(options: O
 /**
  * Put a disabled provider back into its routes
  *
- * Persisted, and followed by every process within `health_refresh_ms`. Enabling an enabled provider changes nothing.
+ * Persisted, and followed by every process as soon as the change's notification reaches it (at the latest within `health_refresh_ms`). Enabling an enabled provider changes nothing.
  */
 export const enableProvider = <ThrowOnError extends boolean = false>(options: Options<EnableProviderData, ThrowOnError>) => (options.client ?? client).post<EnableProviderResponses, EnableProviderErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

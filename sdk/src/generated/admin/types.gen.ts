@@ -30,10 +30,10 @@ export type ServiceCode = 'airtime' | 'data' | 'cable' | 'electricity';
  * CUSTOMER_NOT_FOUND 404,
  * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
- * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
+ * PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -62,24 +62,55 @@ export type ErrorEnvelope = {
 };
 
 /**
- * The caller's values merged with service-set keys. Airtime and data: `data_type`, `plan_name`,
- * `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
- * `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
- * `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
- * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
- * (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
- * `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
- * is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
- * transaction has them, and a caller's values for them are dropped.
+ * The caller's values merged with service-set keys. **Every value is a string**, the service's too: numbers
+ * and flags arrive as text (`"512"`, `"true"`), so compare `partial === "true"` and parse `delivered_mb`
+ * as an integer; a key that is absent was not set.
+ *
+ * - Airtime and data: `data_type`, `plan_name`, `product_id`, `route`.
+ * - Electricity: `meter_number` and `phone_number` (masked), `meter_type`, `plan_name`, `product_id`,
+ * `route`, and on success `token`, `units`, `receipt_number`.
+ * - Cable: `smartcard_number` (masked), `plan_name`, `product_id`, `route`.
+ * - **Data delivery.** A data bundle the provider reported successful has `requested_mb` (the bundle's size), `delivered_mb` (what
+ * the provider reported delivered; the bundle's size when it reported nothing) and `partial`: `"true"`
+ * when `delivered_mb` is below `requested_mb`, else `"false"`. A partial delivery is still `successful`
+ * and charged at the bundle's price; show the customer `delivered_mb`. (Test mode: a phone number ending
+ * in `6666` gets half the bundle, rounded down, and `partial: "true"`.) Other services have none of the
+ * three.
+ * - **Failure.** A `failed` transaction (from this version on) has `failure_code` (one of `FailureCode`;
+ * branch on it, and treat a code you do not know as `provider_refused`) and `failure_message` (words
+ * for people, safe to show the end customer; do not parse it). They are set by the service when it fails
+ * and seen wherever the transaction is (its GET and `wait`, listings, a bulk order's orders, the
+ * `transaction.failed` webhook); no other transaction has them. An order support staff resolved by hand
+ * also has `resolved_by_operator: "true"` (with `failure_code: resolved_by_operator` when resolved as
+ * failed).
+ * - An order of a bulk order (`POST /api/v1/vend/batches`) has `batch_id`.
+ *
+ * The service-set keys above are the service's: a caller's values for them are dropped.
  *
  */
 export type TransactionMetadata = {
+    /**
+     * Data only: the bundle's size in MB, as text (`"1024"`).
+     */
+    requested_mb?: string;
+    /**
+     * Data only: MB the provider delivered, as text (`"512"`); below `requested_mb` when `partial` is `"true"`.
+     */
+    delivered_mb?: string;
+    /**
+     * Data only: `"true"` when less than the bundle was delivered (`delivered_mb` < `requested_mb`).
+     */
+    partial?: 'true' | 'false';
     failure_code?: FailureCode;
     /**
      * Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`.
      */
     failure_message?: string;
-    [key: string]: string | FailureCode | undefined;
+    /**
+     * Set when support staff resolved the order by hand.
+     */
+    resolved_by_operator?: 'true';
+    [key: string]: string | 'true' | 'false' | FailureCode | 'true' | undefined;
 };
 
 /**
@@ -427,6 +458,9 @@ export type AuditEntryPage = {
 export type OperatorEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Operator;
 };
@@ -437,6 +471,9 @@ export type OperatorEnvelope = {
 export type OperatorCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: OperatorCreated;
 };
@@ -447,6 +484,9 @@ export type OperatorCreatedEnvelope = {
 export type OperatorPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: OperatorPage;
 };
@@ -457,6 +497,9 @@ export type OperatorPageEnvelope = {
 export type AuditEntryPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AuditEntryPage;
 };
@@ -804,6 +847,9 @@ export type ProductUpdateRequest = {
 export type AdminTransactionEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AdminTransaction;
 };
@@ -814,6 +860,9 @@ export type AdminTransactionEnvelope = {
 export type AdminTransactionPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AdminTransactionPage;
 };
@@ -824,6 +873,9 @@ export type AdminTransactionPageEnvelope = {
 export type ProductEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Product;
 };
@@ -834,6 +886,9 @@ export type ProductEnvelope = {
 export type AccountCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountCreated;
 };
@@ -844,6 +899,9 @@ export type AccountCreatedEnvelope = {
 export type AccountEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountDetail;
 };
@@ -854,6 +912,9 @@ export type AccountEnvelope = {
 export type AccountPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountPage;
 };
@@ -864,6 +925,9 @@ export type AccountPageEnvelope = {
 export type ApiKeyEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKey;
 };
@@ -874,6 +938,9 @@ export type ApiKeyEnvelope = {
 export type ApiKeyCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKeyCreated;
 };
@@ -884,6 +951,9 @@ export type ApiKeyCreatedEnvelope = {
 export type ApiKeyListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<ApiKey>;
 };
@@ -894,6 +964,9 @@ export type ApiKeyListEnvelope = {
 export type LedgerEntryEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WalletMovement;
 };
@@ -904,6 +977,9 @@ export type LedgerEntryEnvelope = {
 export type SettlementReportEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: SettlementReport;
 };
@@ -914,6 +990,9 @@ export type SettlementReportEnvelope = {
 export type ReconciliationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Reconciliation;
 };
@@ -924,6 +1003,9 @@ export type ReconciliationEnvelope = {
 export type StoredCallbackEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StoredCallback;
 };
@@ -934,6 +1016,9 @@ export type StoredCallbackEnvelope = {
 export type ProviderOverviewEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderOverview;
 };
@@ -944,6 +1029,9 @@ export type ProviderOverviewEnvelope = {
 export type ProviderStatusEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderStatus;
 };
@@ -954,6 +1042,9 @@ export type ProviderStatusEnvelope = {
 export type ProviderStatsEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderStats;
 };
@@ -964,6 +1055,9 @@ export type ProviderStatsEnvelope = {
 export type AnomalyPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AnomalyPage;
 };
@@ -974,6 +1068,9 @@ export type AnomalyPageEnvelope = {
 export type StoredCallbackPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StoredCallbackPage;
 };
@@ -1050,9 +1147,10 @@ export type ToFilter = string;
  * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
  * `%`, `_` and `\` are plain characters;
  * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
- * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
- * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
- * `08031234567`). Fewer than 4 digits match no destination.
+ * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; exactly 4 digits
+ * match the destination's last four ("the number ending 4567": `4567` finds `08031234567`, not
+ * `08045671234`); any other run of 5 digits or more (spaces and dashes ignored) matches anywhere in the
+ * destination (`31234` finds `08031234567`). Fewer than 4 digits match no destination.
  *
  * A transaction matching several of these is listed once.
  *
@@ -1222,10 +1320,6 @@ export type GetAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1281,10 +1375,6 @@ export type ListApiKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -1350,10 +1440,6 @@ export type CreateApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1409,10 +1495,6 @@ export type RevokeApiKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -1491,10 +1573,6 @@ export type CreditWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -1862,10 +1940,6 @@ export type ReconcileWalletsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1930,10 +2004,6 @@ export type SettlementReportErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1993,9 +2063,10 @@ export type AdminListTransactionsData = {
          * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
          * `%`, `_` and `\` are plain characters;
          * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
-         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
-         * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
-         * `08031234567`). Fewer than 4 digits match no destination.
+         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; exactly 4 digits
+         * match the destination's last four ("the number ending 4567": `4567` finds `08031234567`, not
+         * `08045671234`); any other run of 5 digits or more (spaces and dashes ignored) matches anywhere in the
+         * destination (`31234` finds `08031234567`). Fewer than 4 digits match no destination.
          *
          * A transaction matching several of these is listed once.
          *
@@ -2044,10 +2115,6 @@ export type AdminListTransactionsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2105,10 +2172,6 @@ export type AdminGetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2164,10 +2227,6 @@ export type RequeryTransactionErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -2241,10 +2300,6 @@ export type ResolveTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2313,10 +2368,6 @@ export type ListCallbacksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2373,10 +2424,6 @@ export type ReplayCallbackErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2427,10 +2474,6 @@ export type ListProvidersErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2496,10 +2539,6 @@ export type DisableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2556,10 +2595,6 @@ export type EnableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2615,10 +2650,6 @@ export type GetProviderStatsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2688,10 +2719,6 @@ export type ListAnomaliesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2755,10 +2782,6 @@ export type UpdateProductErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */

@@ -210,10 +210,10 @@ export type WebhookEndpointDisabled = {
  * CUSTOMER_NOT_FOUND 404,
  * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
- * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
+ * PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -254,24 +254,55 @@ export type Metadata = {
 };
 
 /**
- * The caller's values merged with service-set keys. Airtime and data: `data_type`, `plan_name`,
- * `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
- * `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
- * `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
- * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
- * (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
- * `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
- * is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
- * transaction has them, and a caller's values for them are dropped.
+ * The caller's values merged with service-set keys. **Every value is a string**, the service's too: numbers
+ * and flags arrive as text (`"512"`, `"true"`), so compare `partial === "true"` and parse `delivered_mb`
+ * as an integer; a key that is absent was not set.
+ *
+ * - Airtime and data: `data_type`, `plan_name`, `product_id`, `route`.
+ * - Electricity: `meter_number` and `phone_number` (masked), `meter_type`, `plan_name`, `product_id`,
+ * `route`, and on success `token`, `units`, `receipt_number`.
+ * - Cable: `smartcard_number` (masked), `plan_name`, `product_id`, `route`.
+ * - **Data delivery.** A data bundle the provider reported successful has `requested_mb` (the bundle's size), `delivered_mb` (what
+ * the provider reported delivered; the bundle's size when it reported nothing) and `partial`: `"true"`
+ * when `delivered_mb` is below `requested_mb`, else `"false"`. A partial delivery is still `successful`
+ * and charged at the bundle's price; show the customer `delivered_mb`. (Test mode: a phone number ending
+ * in `6666` gets half the bundle, rounded down, and `partial: "true"`.) Other services have none of the
+ * three.
+ * - **Failure.** A `failed` transaction (from this version on) has `failure_code` (one of `FailureCode`;
+ * branch on it, and treat a code you do not know as `provider_refused`) and `failure_message` (words
+ * for people, safe to show the end customer; do not parse it). They are set by the service when it fails
+ * and seen wherever the transaction is (its GET and `wait`, listings, a bulk order's orders, the
+ * `transaction.failed` webhook); no other transaction has them. An order support staff resolved by hand
+ * also has `resolved_by_operator: "true"` (with `failure_code: resolved_by_operator` when resolved as
+ * failed).
+ * - An order of a bulk order (`POST /api/v1/vend/batches`) has `batch_id`.
+ *
+ * The service-set keys above are the service's: a caller's values for them are dropped.
  *
  */
 export type TransactionMetadata = {
+    /**
+     * Data only: the bundle's size in MB, as text (`"1024"`).
+     */
+    requested_mb?: string;
+    /**
+     * Data only: MB the provider delivered, as text (`"512"`); below `requested_mb` when `partial` is `"true"`.
+     */
+    delivered_mb?: string;
+    /**
+     * Data only: `"true"` when less than the bundle was delivered (`delivered_mb` < `requested_mb`).
+     */
+    partial?: 'true' | 'false';
     failure_code?: FailureCode;
     /**
      * Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`.
      */
     failure_message?: string;
-    [key: string]: string | FailureCode | undefined;
+    /**
+     * Set when support staff resolved the order by hand.
+     */
+    resolved_by_operator?: 'true';
+    [key: string]: string | 'true' | 'false' | FailureCode | 'true' | undefined;
 };
 
 /**
@@ -525,12 +556,18 @@ export type MeterVerification = {
     min_amount_kobo: number;
 };
 
+/**
+ * Needs `biller` (or its alias `network`) and a smartcard number alias.
+ */
 export type SmartcardVerifyRequest = {
-    network?: string;
     /**
-     * Alias of network.
+     * Cable biller: dstv, gotv, startimes or showmax.
      */
     biller?: string;
+    /**
+     * Alias of biller.
+     */
+    network?: string;
     smartcard_number?: string;
     /**
      * Alias of smartcard_number.
@@ -542,7 +579,22 @@ export type SmartcardVerifyRequest = {
     destination?: string;
 };
 
+/**
+ * The customer behind a smartcard. The biller is answered as `biller`, the name the request uses. `network`
+ * carries the same value for clients written before `biller` was answered: it is deprecated, is still sent,
+ * and will be sent for as long as this major version lasts; read `biller`.
+ *
+ */
 export type SmartcardVerification = {
+    /**
+     * The cable biller: dstv, gotv, startimes or showmax.
+     */
+    biller: string;
+    /**
+     * Deprecated: the same value as `biller`, kept for clients that read it. Read `biller`.
+     *
+     * @deprecated
+     */
     network: string;
     /**
      * Masked.
@@ -1000,6 +1052,9 @@ export type Deleted = {
 export type VendBatchEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatch;
 };
@@ -1010,6 +1065,9 @@ export type VendBatchEnvelope = {
 export type VendBatchDetailEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatchDetail;
 };
@@ -1020,6 +1078,9 @@ export type VendBatchDetailEnvelope = {
 export type VendBatchPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatchPage;
 };
@@ -1030,6 +1091,9 @@ export type VendBatchPageEnvelope = {
 export type TransactionEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Transaction;
 };
@@ -1040,6 +1104,9 @@ export type TransactionEnvelope = {
 export type TransactionPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: TransactionPage;
 };
@@ -1050,6 +1117,9 @@ export type TransactionPageEnvelope = {
 export type WalletEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Wallet;
 };
@@ -1060,6 +1130,9 @@ export type WalletEnvelope = {
 export type NetworkListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Network>;
 };
@@ -1070,6 +1143,9 @@ export type NetworkListEnvelope = {
 export type ServiceListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Service>;
 };
@@ -1080,6 +1156,9 @@ export type ServiceListEnvelope = {
 export type ProductListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Product>;
 };
@@ -1090,6 +1169,9 @@ export type ProductListEnvelope = {
 export type PricingEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<PricingItem>;
 };
@@ -1100,6 +1182,9 @@ export type PricingEnvelope = {
 export type MeterVerificationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: MeterVerification;
 };
@@ -1110,6 +1195,9 @@ export type MeterVerificationEnvelope = {
 export type SmartcardVerificationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: SmartcardVerification;
 };
@@ -1120,6 +1208,9 @@ export type SmartcardVerificationEnvelope = {
 export type WebhookEndpointCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookEndpointCreated;
 };
@@ -1130,6 +1221,9 @@ export type WebhookEndpointCreatedEnvelope = {
 export type WebhookEndpointListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<WebhookEndpoint>;
 };
@@ -1140,6 +1234,9 @@ export type WebhookEndpointListEnvelope = {
 export type WebhookEndpointEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookEndpoint;
 };
@@ -1150,6 +1247,9 @@ export type WebhookEndpointEnvelope = {
 export type WebhookPingResultEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookPingResult;
 };
@@ -1160,6 +1260,9 @@ export type WebhookPingResultEnvelope = {
 export type FailedDeliveriesResendEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: FailedDeliveriesResend;
 };
@@ -1170,6 +1273,9 @@ export type FailedDeliveriesResendEnvelope = {
 export type EventEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Event;
 };
@@ -1180,6 +1286,9 @@ export type EventEnvelope = {
 export type EventPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: EventPage;
 };
@@ -1190,6 +1299,9 @@ export type EventPageEnvelope = {
 export type ApiKeyEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKey;
 };
@@ -1200,6 +1312,9 @@ export type ApiKeyEnvelope = {
 export type ApiKeyRolledEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKeyRolled;
 };
@@ -1210,6 +1325,9 @@ export type ApiKeyRolledEnvelope = {
 export type ApiKeyListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<ApiKey>;
 };
@@ -1220,6 +1338,9 @@ export type ApiKeyListEnvelope = {
 export type LedgerEntryEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WalletMovement;
 };
@@ -1230,6 +1351,9 @@ export type LedgerEntryEnvelope = {
 export type StatementPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StatementPage;
 };
@@ -1240,6 +1364,9 @@ export type StatementPageEnvelope = {
 export type DeletedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Deleted;
 };
@@ -1321,9 +1448,10 @@ export type ToFilter = string;
  * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
  * `%`, `_` and `\` are plain characters;
  * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
- * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
- * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
- * `08031234567`). Fewer than 4 digits match no destination.
+ * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; exactly 4 digits
+ * match the destination's last four ("the number ending 4567": `4567` finds `08031234567`, not
+ * `08045671234`); any other run of 5 digits or more (spaces and dashes ignored) matches anywhere in the
+ * destination (`31234` finds `08031234567`). Fewer than 4 digits match no destination.
  *
  * A transaction matching several of these is listed once.
  *
@@ -1393,10 +1521,6 @@ export type VendProductErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -1478,10 +1602,6 @@ export type VendElectricityErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1540,10 +1660,6 @@ export type VerifyMeterErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -1629,10 +1745,6 @@ export type VendCableErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1691,10 +1803,6 @@ export type VerifySmartcardErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -1770,10 +1878,6 @@ export type ListVendBatchesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1843,10 +1947,6 @@ export type CreateVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1909,10 +2009,6 @@ export type GetVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -1964,9 +2060,10 @@ export type ListTransactionsData = {
          * - its `client_reference` starts with the search (`INV-10` finds `INV-10` and `INV-1001`, not `inv-10`);
          * `%`, `_` and `\` are plain characters;
          * - its real (unmasked) destination matches: a whole Nigerian phone number in any accepted form
-         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; any other run of at
-         * least 4 digits (spaces and dashes ignored) matches anywhere in the destination (`4567` finds
-         * `08031234567`). Fewer than 4 digits match no destination.
+         * (`08031234567`, `2348031234567`, `+234 803 123 4567`) matches that phone exactly; exactly 4 digits
+         * match the destination's last four ("the number ending 4567": `4567` finds `08031234567`, not
+         * `08045671234`); any other run of 5 digits or more (spaces and dashes ignored) matches anywhere in the
+         * destination (`31234` finds `08031234567`). Fewer than 4 digits match no destination.
          *
          * A transaction matching several of these is listed once.
          *
@@ -2017,10 +2114,6 @@ export type ListTransactionsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2085,10 +2178,6 @@ export type GetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2150,10 +2239,6 @@ export type ListNetworksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2209,10 +2294,6 @@ export type ListServicesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2279,10 +2360,6 @@ export type ListProductsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2348,10 +2425,6 @@ export type GetPricingErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2398,10 +2471,6 @@ export type GetWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2461,10 +2530,6 @@ export type UpdateWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2535,10 +2600,6 @@ export type FundWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2607,10 +2668,6 @@ export type ListLedgerEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2657,10 +2714,6 @@ export type ListWebhookEndpointsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2716,10 +2769,6 @@ export type CreateWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2777,10 +2826,6 @@ export type DeleteWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2836,10 +2881,6 @@ export type GetWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2905,10 +2946,6 @@ export type UpdateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2973,10 +3010,6 @@ export type RotateWebhookEndpointSecretErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3032,10 +3065,6 @@ export type PingWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3097,10 +3126,6 @@ export type ListEventsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3157,10 +3182,6 @@ export type ResendEventErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3207,10 +3228,6 @@ export type ListKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3270,10 +3287,6 @@ export type RollKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3343,10 +3356,6 @@ export type UpdateKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3405,10 +3414,6 @@ export type ResendFailedDeliveriesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
