@@ -52,12 +52,15 @@ interface Outcome {
 
 /**
  * One client order: POST with its own Idempotency-Key, retried on the other API when a connection is
- * refused (a stopped API), exactly as a careful integrator would. Every request uses a fresh connection
- * so a refused connection is never confused with a cut one.
+ * refused (a stopped API), and after `Retry-After` on a 503 (the slow provider's breaker open: every API
+ * refuses new orders for its cool-down), exactly as a careful integrator would, for up to 30 s. Every
+ * request uses a fresh connection so a refused connection is never confused with a cut one.
  */
 async function placeOrder(urls: string[], key: string, index: number, outcome: Outcome): Promise<void> {
   const body = JSON.stringify({ product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 10_000 });
-  for (let attempt = 0; attempt < 6; attempt++) {
+  const deadline = Date.now() + 30_000;
+  for (let attempt = 0; Date.now() < deadline; attempt++) {
+    let waitMs = 100;
     const url = urls[(index + attempt) % urls.length];
     try {
       const res = await fetch(`${url}/api/v1/vend`, {
@@ -76,13 +79,14 @@ async function placeOrder(urls: string[], key: string, index: number, outcome: O
         return;
       }
       if (res.status !== 503 && res.status !== 409) throw new Error(`order ${index}: ${res.status}`);
+      if (res.status === 503) waitMs = Math.min(5, Number(res.headers.get("retry-after") ?? 0) || 0.1) * 1000;
     } catch (error) {
       const code = (error as { code?: string }).code ?? String(error);
       if (code !== "ConnectionRefused" && code !== "ECONNREFUSED") outcome.cut.push(`order ${index}: ${code}`);
     }
-    await Bun.sleep(100);
+    await Bun.sleep(waitMs);
   }
-  throw new Error(`order ${index} was never accepted`);
+  throw new Error(`order ${index} was never accepted within 30 s`);
 }
 
 describe.skipIf(!postgres)("drill: 2 APIs + 2 workers, a provider slower than the lease, SIGKILL and SIGTERM under load", () => {
