@@ -79,7 +79,12 @@ async function pickCases(url: string, accountId: string): Promise<Case[]> {
       { name: "status=pending + service=data", path: api, query: { status: "pending", service: "data" } },
       { name: "admin: unfiltered", path: admin, query: {}, admin: true },
       { name: "admin: search= reference", path: admin, query: { search: row.reference }, admin: true },
-      { name: "admin: search= destination substring (5 digits)", path: admin, query: { search: phone.slice(5, 10) }, admin: true },
+      {
+        name: "admin: search= destination substring (5 digits)",
+        path: admin,
+        query: { search: phone.slice(5, 10) },
+        admin: true,
+      },
       { name: "admin: search= last 4 digits", path: admin, query: { search: phone.slice(-4) }, admin: true },
       { name: "admin: search= client reference", path: admin, query: { search: row.client_reference }, admin: true },
       { name: "admin: destination=", path: admin, query: { destination: phone }, admin: true },

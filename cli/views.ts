@@ -124,7 +124,7 @@ export const meterColumns: Column<Schemas["MeterVerification"]>[] = [
 ];
 
 export const smartcardColumns: Column<Schemas["SmartcardVerification"]>[] = [
-  { key: "network", header: "BILLER" },
+  { key: "biller", header: "BILLER" },
   { key: "smartcard_number", header: "SMARTCARD" },
   { key: "customer_name", header: "CUSTOMER" },
   { key: "current_bouquet", header: "BOUQUET" },

@@ -17,7 +17,7 @@ export const eventTypes = ["transaction.successful", "transaction.failed", "batc
 export type EventType = (typeof eventTypes)[number];
 
 /** components.schemas.ErrorCode */
-export const errorCodes = ["VALIDATION_FAILED", "UNAUTHENTICATED", "WALLET_INSUFFICIENT_FUNDS", "TEST_MODE_ONLY", "FORBIDDEN", "IP_NOT_ALLOWED", "NOT_FOUND", "CUSTOMER_NOT_FOUND", "METHOD_NOT_ALLOWED", "IDEMPOTENCY_IN_PROGRESS", "CALLBACK_CONFLICT", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "NOT_IMPLEMENTED", "PROVIDER_ERROR", "SERVICE_UNAVAILABLE", "NO_ROUTE"] as const;
+export const errorCodes = ["VALIDATION_FAILED", "UNAUTHENTICATED", "WALLET_INSUFFICIENT_FUNDS", "TEST_MODE_ONLY", "FORBIDDEN", "IP_NOT_ALLOWED", "NOT_FOUND", "CUSTOMER_NOT_FOUND", "METHOD_NOT_ALLOWED", "IDEMPOTENCY_IN_PROGRESS", "CALLBACK_CONFLICT", "CONFLICT", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "IDEMPOTENCY_KEY_REUSED", "RATE_LIMITED", "INTERNAL_ERROR", "PROVIDER_ERROR", "SERVICE_UNAVAILABLE", "NO_ROUTE"] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 
 /** components.schemas.FailureCode */
@@ -39,6 +39,14 @@ export type BreakerState = (typeof breakerStates)[number];
 /** components.schemas.AnomalyKind */
 export const anomalyKinds = ["double_delivery", "low_balance"] as const;
 export type AnomalyKind = (typeof anomalyKinds)[number];
+
+/** components.schemas.TransactionMetadata.partial */
+export const transactionMetadataPartials = ["true", "false"] as const;
+export type TransactionMetadataPartial = (typeof transactionMetadataPartials)[number];
+
+/** components.schemas.TransactionMetadata.resolved_by_operator */
+export const transactionMetadataResolvedByOperators = ["true"] as const;
+export type TransactionMetadataResolvedByOperator = (typeof transactionMetadataResolvedByOperators)[number];
 
 /** components.schemas.ElectricityVendRequest.meter_type, components.schemas.MeterVerifyRequest.meter_type, components.schemas.MeterVerification.meter_type, components.schemas.Product.meter_type */
 export const meterTypes = ["prepaid", "postpaid"] as const;

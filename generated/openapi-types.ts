@@ -1217,7 +1217,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI document */
+        /**
+         * This OpenAPI document
+         * @description The contract as YAML: the whole of it, or with `view` the part one reference page shows. `view=client` is
+         *     what clients call (vending, verification, transactions, catalogue, wallet, webhooks and their events,
+         *     keys) and the webhook payloads; `view=admin` is the operator reference (admin API, provider callbacks,
+         *     operations) and answers `404` while the admin API is off. Each view holds the components its operations
+         *     use and no others. Compressed by `Accept-Encoding` like `/docs/scalar.js`; revalidate with `If-None-Match`.
+         */
         get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
@@ -1235,10 +1242,33 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * API reference page
-         * @description An HTML reference rendered from this document (Scalar).
+         * API reference page (clients)
+         * @description The reference for clients, rendered by Scalar from `/openapi.yaml?view=client`: the operations an API key
+         *     calls and the webhooks the service sends. The operator reference is `/docs/admin`.
          */
         get: operations["getApiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * API reference page (operators)
+         * @description The operator reference, rendered from `/openapi.yaml?view=admin`: the admin API, provider callbacks and
+         *     these operational routes. Served only while the admin API is on (`ADMIN_TOKEN` set, or an operator
+         *     exists); otherwise `404`, like the rest of the admin API.
+         */
+        get: operations["getAdminApiReference"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1255,8 +1285,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Script of the API reference page
-         * @description The Scalar renderer, served locally so the page works without internet access.
+         * Script of the API reference pages
+         * @description The Scalar renderer (about 4.4 MB), served locally so the pages work without internet access. Compressed
+         *     by `Accept-Encoding`: Brotli when the client takes `br`, else gzip when it takes `gzip`, else as it is;
+         *     each encoding has its own strong `ETag`, and `If-None-Match` naming it is answered `304`. Each encoding is
+         *     made once per process, on first request.
          */
         get: operations["getApiReferenceScript"];
         put?: never;
@@ -1615,10 +1648,10 @@ export interface components {
          *     CUSTOMER_NOT_FOUND 404,
          *     METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
          *     UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
-         *     NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
+         *     PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "NOT_IMPLEMENTED" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
+        ErrorCode: "VALIDATION_FAILED" | "UNAUTHENTICATED" | "WALLET_INSUFFICIENT_FUNDS" | "TEST_MODE_ONLY" | "FORBIDDEN" | "IP_NOT_ALLOWED" | "NOT_FOUND" | "CUSTOMER_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "IDEMPOTENCY_IN_PROGRESS" | "CALLBACK_CONFLICT" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_KEY_REUSED" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_ERROR" | "SERVICE_UNAVAILABLE" | "NO_ROUTE";
         /** @description One problem with the request. */
         ValidationError: {
             /** @description Body field (properties dotted, array items by index: `orders[0].service`), query or path parameter, header name, `body` or `cursor`. */
@@ -1647,20 +1680,58 @@ export interface components {
             [key: string]: string;
         };
         /**
-         * @description The caller's values merged with service-set keys. Airtime and data: `data_type`, `plan_name`,
-         *     `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
-         *     `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
-         *     `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
-         *     `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
-         *     (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
-         *     `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
-         *     is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
-         *     transaction has them, and a caller's values for them are dropped.
+         * @description The caller's values merged with service-set keys. **Every value is a string**, the service's too: numbers
+         *     and flags arrive as text (`"512"`, `"true"`), so compare `partial === "true"` and parse `delivered_mb`
+         *     as an integer; a key that is absent was not set.
+         *
+         *     - Airtime and data: `data_type`, `plan_name`, `product_id`, `route`.
+         *     - Electricity: `meter_number` and `phone_number` (masked), `meter_type`, `plan_name`, `product_id`,
+         *       `route`, and on success `token`, `units`, `receipt_number`.
+         *     - Cable: `smartcard_number` (masked), `plan_name`, `product_id`, `route`.
+         *     - **Data delivery.** A data bundle the provider reported successful has `requested_mb` (the bundle's size), `delivered_mb` (what
+         *       the provider reported delivered; the bundle's size when it reported nothing) and `partial`: `"true"`
+         *       when `delivered_mb` is below `requested_mb`, else `"false"`. A partial delivery is still `successful`
+         *       and charged at the bundle's price; show the customer `delivered_mb`. (Test mode: a phone number ending
+         *       in `6666` gets half the bundle, rounded down, and `partial: "true"`.) Other services have none of the
+         *       three.
+         *     - **Failure.** A `failed` transaction (from this version on) has `failure_code` (one of `FailureCode`;
+         *       branch on it, and treat a code you do not know as `provider_refused`) and `failure_message` (words
+         *       for people, safe to show the end customer; do not parse it). They are set by the service when it fails
+         *       and seen wherever the transaction is (its GET and `wait`, listings, a bulk order's orders, the
+         *       `transaction.failed` webhook); no other transaction has them. An order support staff resolved by hand
+         *       also has `resolved_by_operator: "true"` (with `failure_code: resolved_by_operator` when resolved as
+         *       failed).
+         *     - An order of a bulk order (`POST /api/v1/vend/batches`) has `batch_id`.
+         *
+         *     The service-set keys above are the service's: a caller's values for them are dropped.
+         * @example {
+         *       "data_type": "data",
+         *       "plan_name": "MTN 1GB (1 day)",
+         *       "product_id": "5c1d2e3f-0000-4000-8000-000000000007",
+         *       "route": "sandbox",
+         *       "requested_mb": "1024",
+         *       "delivered_mb": "512",
+         *       "partial": "true"
+         *     }
          */
         TransactionMetadata: {
+            /** @description Data only: the bundle's size in MB, as text (`"1024"`). */
+            requested_mb?: string;
+            /** @description Data only: MB the provider delivered, as text (`"512"`); below `requested_mb` when `partial` is `"true"`. */
+            delivered_mb?: string;
+            /**
+             * @description Data only: `"true"` when less than the bundle was delivered (`delivered_mb` < `requested_mb`).
+             * @enum {string}
+             */
+            partial?: "true" | "false";
             failure_code?: components["schemas"]["FailureCode"];
             /** @description Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`. */
             failure_message?: string;
+            /**
+             * @description Set when support staff resolved the order by hand.
+             * @enum {string}
+             */
+            resolved_by_operator?: "true";
         } & {
             [key: string]: string;
         };
@@ -1910,17 +1981,30 @@ export interface components {
             address: string | null;
             min_amount_kobo: number;
         };
+        /** @description Needs `biller` (or its alias `network`) and a smartcard number alias. */
         SmartcardVerifyRequest: {
-            network?: string;
-            /** @description Alias of network. */
+            /** @description Cable biller: dstv, gotv, startimes or showmax. */
             biller?: string;
+            /** @description Alias of biller. */
+            network?: string;
             smartcard_number?: string;
             /** @description Alias of smartcard_number. */
             account_number?: string;
             /** @description Alias of smartcard_number. */
             destination?: string;
         };
+        /**
+         * @description The customer behind a smartcard. The biller is answered as `biller`, the name the request uses. `network`
+         *     carries the same value for clients written before `biller` was answered: it is deprecated, is still sent,
+         *     and will be sent for as long as this major version lasts; read `biller`.
+         */
         SmartcardVerification: {
+            /** @description The cable biller: dstv, gotv, startimes or showmax. */
+            biller: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the same value as `biller`, kept for clients that read it. Read `biller`.
+             */
             network: string;
             /** @description Masked. */
             smartcard_number: string;
@@ -2452,6 +2536,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Operator"];
         };
@@ -2461,6 +2549,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["OperatorCreated"];
         };
@@ -2470,6 +2562,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["OperatorPage"];
         };
@@ -2479,6 +2575,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AuditEntryPage"];
         };
@@ -2761,6 +2861,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["VendBatch"];
         };
@@ -2770,6 +2874,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["VendBatchDetail"];
         };
@@ -2779,6 +2887,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["VendBatchPage"];
         };
@@ -2788,6 +2900,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Transaction"];
         };
@@ -2797,6 +2913,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["TransactionPage"];
         };
@@ -2806,6 +2926,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AdminTransaction"];
         };
@@ -2815,6 +2939,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AdminTransactionPage"];
         };
@@ -2824,6 +2952,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Wallet"];
         };
@@ -2833,6 +2965,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Network"][];
         };
@@ -2842,6 +2978,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Service"][];
         };
@@ -2851,6 +2991,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Product"][];
         };
@@ -2860,6 +3004,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Product"];
         };
@@ -2869,6 +3017,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["PricingItem"][];
         };
@@ -2878,6 +3030,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["MeterVerification"];
         };
@@ -2887,6 +3043,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["SmartcardVerification"];
         };
@@ -2896,6 +3056,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookEndpointCreated"];
         };
@@ -2905,6 +3069,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookEndpoint"][];
         };
@@ -2914,6 +3082,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookEndpoint"];
         };
@@ -2923,6 +3095,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WebhookPingResult"];
         };
@@ -2932,6 +3108,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["FailedDeliveriesResend"];
         };
@@ -2941,6 +3121,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Event"];
         };
@@ -2950,6 +3134,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["EventPage"];
         };
@@ -2959,6 +3147,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AccountCreated"];
         };
@@ -2968,6 +3160,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AccountDetail"];
         };
@@ -2977,6 +3173,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AccountPage"];
         };
@@ -2986,6 +3186,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKey"];
         };
@@ -2995,6 +3199,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKeyCreated"];
         };
@@ -3004,6 +3212,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKeyRolled"];
         };
@@ -3013,6 +3225,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ApiKey"][];
         };
@@ -3022,6 +3238,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["WalletMovement"];
         };
@@ -3031,6 +3251,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["StatementPage"];
         };
@@ -3040,6 +3264,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["SettlementReport"];
         };
@@ -3049,6 +3277,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Reconciliation"];
         };
@@ -3058,6 +3290,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["StoredCallback"];
         };
@@ -3067,6 +3303,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ProviderOverview"];
         };
@@ -3076,6 +3316,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ProviderStatus"];
         };
@@ -3085,6 +3329,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["ProviderStats"];
         };
@@ -3094,6 +3342,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["AnomalyPage"];
         };
@@ -3103,6 +3355,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["CallbackHintResult"];
         };
@@ -3112,6 +3368,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["StoredCallbackPage"];
         };
@@ -3121,6 +3381,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Health"];
         };
@@ -3130,6 +3394,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Readiness"];
         };
@@ -3139,6 +3407,10 @@ export interface components {
             success: true;
             /** @constant */
             code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
             message: string;
             data: components["schemas"]["Deleted"];
         };
@@ -3153,6 +3425,20 @@ export interface components {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 ETag: components["headers"]["ETag"];
                 "Cache-Control": components["headers"]["Cache-Control"];
+                [name: string]: unknown;
+            };
+            content?: never;
+        };
+        /**
+         * @description Not modified: `If-None-Match` named the `ETag` of the representation this request would get (or was
+         *     `*`). No body; the `ETag`, `Cache-Control` and `Vary` are those of the `200`.
+         */
+        AssetNotModified: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                ETag: components["headers"]["AssetETag"];
+                "Cache-Control": components["headers"]["AssetCacheControl"];
+                Vary: components["headers"]["Vary"];
                 [name: string]: unknown;
             };
             content?: never;
@@ -3188,14 +3474,6 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "success": false,
-                 *       "code": "UNAUTHENTICATED",
-                 *       "message": "API key is unknown or revoked",
-                 *       "data": null
-                 *     }
-                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3235,6 +3513,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "FORBIDDEN",
+                 *       "message": "creditWallet needs the operator role; jane is viewer",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3273,6 +3559,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "CUSTOMER_NOT_FOUND",
+                 *       "message": "No customer found for smartcard 7031***000 at DStv (dstv)",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3284,6 +3578,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "IDEMPOTENCY_IN_PROGRESS",
+                 *       "message": "A request with this Idempotency-Key is still being processed; retry shortly",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3294,6 +3596,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "CALLBACK_CONFLICT",
+                 *       "message": "Transaction txn_4kq9Zr2mXc81LwPb7sTfYhQe is already successful; a failed callback contradicts it",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3314,6 +3624,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "PAYLOAD_TOO_LARGE",
+                 *       "message": "Request body exceeds 65536 bytes",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3324,6 +3642,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                 *       "message": "Request body must be JSON with Content-Type: application/json",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3334,6 +3660,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "IDEMPOTENCY_KEY_REUSED",
+                 *       "message": "This Idempotency-Key was already used with a different request body; use a new key for a new order",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3359,16 +3693,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
-        /** @description The operation is part of the contract but not implemented by this server version. */
-        NotImplemented: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                [name: string]: unknown;
-            };
-            content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "INTERNAL_ERROR",
+                 *       "message": "Internal error; quote request id req_8Jk2mQx4Lb7sTfYhQeR1 to support",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3379,6 +3711,14 @@ export interface components {
                 [name: string]: unknown;
             };
             content: {
+                /**
+                 * @example {
+                 *       "success": false,
+                 *       "code": "PROVIDER_ERROR",
+                 *       "message": "Verification at dstv failed at the provider; try again",
+                 *       "data": null
+                 *     }
+                 */
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
@@ -3426,6 +3766,11 @@ export interface components {
         /** @description Service code from the catalogue. */
         ServiceFilter: components["schemas"]["ServiceCode"];
         /**
+         * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         */
+        AcceptEncoding: string;
+        /**
          * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
          *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
          *     body. A header that names no tag is ignored.
@@ -3464,6 +3809,21 @@ export interface components {
         ETag: string;
         /** @description `private, no-cache`: a client may keep the answer, and must revalidate it (`If-None-Match`) before using it again. */
         "Cache-Control": "private, no-cache";
+        /**
+         * @description A strong validator of the bytes sent: a hash of the document, suffixed `-br` or `-gzip` when it is sent
+         *     compressed, so each encoding has its own tag. Send it back in `If-None-Match` to be answered `304`.
+         * @example "p3Wk9mZb2xQ0bOq3sC8rJ1yL5fT7uV4nA6dE0hG2iK8-br"
+         */
+        AssetETag: string;
+        /**
+         * @description `public, max-age=3600, must-revalidate` for the renderer's script (kept an hour, then revalidated);
+         *     `public, no-cache` for the pages and the document (revalidated at each use, `304` while unchanged).
+         */
+        AssetCacheControl: "public, max-age=3600, must-revalidate" | "public, no-cache";
+        /** @description `Accept-Encoding`: the body depends on it. */
+        Vary: "Accept-Encoding";
+        /** @description `br` or `gzip` when the body is compressed; absent when it is not. */
+        "Content-Encoding": "br" | "gzip";
         /** @description `true` when the answer is a stored replay of an earlier request with the same Idempotency-Key. */
         "Idempotent-Replayed": "true";
         /** @description Seconds to wait before retrying. */
@@ -3517,7 +3877,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3557,7 +3916,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3592,7 +3950,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             502: components["responses"]["ProviderError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3633,7 +3990,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3668,7 +4024,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             502: components["responses"]["ProviderError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3711,7 +4066,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3754,7 +4108,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3790,7 +4143,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3857,7 +4209,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3895,7 +4246,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3936,7 +4286,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -3974,7 +4323,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4017,7 +4365,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4060,7 +4407,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4088,7 +4434,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4123,7 +4468,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4166,7 +4510,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4205,7 +4548,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4233,7 +4575,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4267,7 +4608,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4299,7 +4639,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4331,7 +4670,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4369,7 +4707,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4407,7 +4744,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4439,7 +4775,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4474,7 +4809,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4506,7 +4840,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4534,7 +4867,6 @@ export interface operations {
             403: components["responses"]["IpNotAllowed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4569,7 +4901,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4608,7 +4939,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4643,7 +4973,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4686,7 +5015,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4731,7 +5059,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4832,7 +5159,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4864,7 +5190,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4902,7 +5227,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4934,7 +5258,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -4981,7 +5304,6 @@ export interface operations {
             422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5183,7 +5505,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5219,7 +5540,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5286,7 +5606,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5318,7 +5637,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5350,7 +5668,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             502: components["responses"]["ProviderError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5390,7 +5707,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5428,7 +5744,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5460,7 +5775,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5489,7 +5803,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5527,7 +5840,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5559,7 +5871,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5591,7 +5902,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5629,7 +5939,6 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5667,7 +5976,6 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
-            501: components["responses"]["NotImplemented"];
             503: components["responses"]["ServiceUnavailable"];
         };
     };
@@ -5747,8 +6055,23 @@ export interface operations {
     };
     getOpenApiDocument: {
         parameters: {
-            query?: never;
-            header?: never;
+            query?: {
+                /** @description `client` or `admin`: only that reference's operations. Absent: the whole contract. */
+                view?: "client" | "admin";
+            };
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5758,13 +6081,36 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/yaml": string;
                 };
             };
+            304: components["responses"]["AssetNotModified"];
             400: components["responses"]["ValidationFailed"];
+            /** @description `view=admin` while the admin API is off (no `ADMIN_TOKEN`, no operator). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Route not found",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5772,7 +6118,19 @@ export interface operations {
     getApiReference: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5782,13 +6140,77 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            304: components["responses"]["AssetNotModified"];
             400: components["responses"]["ValidationFailed"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAdminApiReference: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            304: components["responses"]["AssetNotModified"];
+            400: components["responses"]["ValidationFailed"];
+            /** @description The admin API is off (no `ADMIN_TOKEN`, no operator). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "code": "NOT_FOUND",
+                     *       "message": "Route not found",
+                     *       "data": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5796,7 +6218,19 @@ export interface operations {
     getApiReferenceScript: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+                 *     else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+                 */
+                "Accept-Encoding"?: components["parameters"]["AcceptEncoding"];
+                /**
+                 * @description The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+                 *     answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+                 *     body. A header that names no tag is ignored.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5806,12 +6240,17 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    ETag: components["headers"]["AssetETag"];
+                    "Cache-Control": components["headers"]["AssetCacheControl"];
+                    Vary: components["headers"]["Vary"];
+                    "Content-Encoding": components["headers"]["Content-Encoding"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/javascript": string;
                 };
             };
+            304: components["responses"]["AssetNotModified"];
             400: components["responses"]["ValidationFailed"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

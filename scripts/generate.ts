@@ -1,13 +1,16 @@
 /**
- * Writes generated/ from openapi.yaml: openapi-typescript types, an openapi-fetch
- * client factory, the @hey-api/openapi-ts SDK, and the string enumerations as
- * constants. `--check` regenerates into a scratch folder and fails when generated/ differs.
+ * Writes generated code from openapi.yaml: into generated/ openapi-typescript types, an openapi-fetch client
+ * factory, the @hey-api/openapi-ts SDK and the string enumerations as constants; into sdk/src/generated/ the
+ * @hey-api/openapi-ts code of the installable SDK, `client/` from the operations an API key calls and
+ * `admin/` from the admin API. `--check` regenerates into a scratch folder and fails when either differs.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createClient } from "@hey-api/openapi-ts";
 import openapiTS, { astToString } from "openapi-typescript";
+import { parse } from "yaml";
+import { contractCut, viewTags } from "../src/system/spec-views.ts";
 import { enumConstantsSource } from "./enum-constants.ts";
 
 const root = join(import.meta.dir, "..");
@@ -27,7 +30,7 @@ export function createVendClient(options: ClientOptions = {}) {
 export type VendClient = ReturnType<typeof createVendClient>;
 `;
 
-async function generate(outDir: string): Promise<void> {
+async function generateServiceCode(outDir: string): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const ast = await openapiTS(new URL(`file://${specPath}`), { exportType: false, alphabetize: false });
@@ -42,6 +45,34 @@ async function generate(outDir: string): Promise<void> {
   });
 }
 
+/**
+ * The SDK's two clients: the operations an API key calls (the client reference page's) and the admin API. Callbacks
+ * (providers call them) and Operations (health, docs) are in neither.
+ */
+const sdkTags: Record<string, readonly string[]> = { client: viewTags.client, admin: ["Admin"] };
+
+/**
+ * The SDK's generated code, one folder per subset of the contract. Imports carry `.js` so that `tsc` builds the
+ * package for Node's ESM resolution; no base URL is baked in (the SDK requires one).
+ */
+async function generateSdkCode(outDir: string): Promise<void> {
+  rmSync(outDir, { recursive: true, force: true });
+  const document = parse(readFileSync(specPath, "utf8"));
+  for (const [name, tags] of Object.entries(sdkTags)) {
+    await createClient({
+      input: contractCut(document, tags),
+      output: { path: join(outDir, name), module: { extension: ".js" } },
+      plugins: ["@hey-api/typescript", "@hey-api/sdk", { name: "@hey-api/client-fetch", baseUrl: false }],
+      logs: { level: "silent" },
+    });
+  }
+}
+
+const targets = [
+  { name: "generated/", dir: join(root, "generated"), generate: generateServiceCode },
+  { name: "sdk/src/generated/", dir: join(root, "sdk", "src", "generated"), generate: generateSdkCode },
+];
+
 function listFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
@@ -54,27 +85,37 @@ function listFiles(dir: string): string[] {
 
 function snapshot(dir: string): Map<string, string> {
   const files = new Map<string, string>();
-  for (const file of listFiles(dir)) files.set(relative(dir, file), readFileSync(file, "utf8"));
+  try {
+    for (const file of listFiles(dir)) files.set(relative(dir, file), readFileSync(file, "utf8"));
+  } catch {
+    // A folder that does not exist yet is empty: every fresh file differs.
+  }
   return files;
 }
 
-const target = join(root, "generated");
 if (process.argv.includes("--check")) {
   const scratch = mkdtempSync(join(tmpdir(), "vend-generated-"));
   try {
-    await generate(scratch);
-    const fresh = snapshot(scratch);
-    const committed = snapshot(target);
-    const stale = [...new Set([...fresh.keys(), ...committed.keys()])].filter((file) => fresh.get(file) !== committed.get(file));
-    if (stale.length > 0) {
-      console.error(`generated/ is stale; run \`bun run generate\`. Differs: ${stale.join(", ")}`);
-      process.exit(1);
+    let stale = false;
+    for (const [index, target] of targets.entries()) {
+      const scratchDir = join(scratch, String(index));
+      await target.generate(scratchDir);
+      const fresh = snapshot(scratchDir);
+      const committed = snapshot(target.dir);
+      const differs = [...new Set([...fresh.keys(), ...committed.keys()])].filter(
+        (file) => fresh.get(file) !== committed.get(file),
+      );
+      if (differs.length > 0) {
+        console.error(`${target.name} is stale; run \`bun run generate\`. Differs: ${differs.join(", ")}`);
+        stale = true;
+      }
     }
-    console.log("generated/ is up to date");
+    if (stale) process.exit(1);
+    console.log(`${targets.map((target) => target.name).join(" and ")} are up to date`);
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
 } else {
-  await generate(target);
-  console.log("generated/ written");
+  for (const target of targets) await target.generate(target.dir);
+  console.log(`${targets.map((target) => target.name).join(" and ")} written`);
 }

@@ -210,10 +210,10 @@ export type WebhookEndpointDisabled = {
  * CUSTOMER_NOT_FOUND 404,
  * METHOD_NOT_ALLOWED 405, IDEMPOTENCY_IN_PROGRESS 409, CALLBACK_CONFLICT 409, CONFLICT 409, PAYLOAD_TOO_LARGE 413,
  * UNSUPPORTED_MEDIA_TYPE 415, IDEMPOTENCY_KEY_REUSED 422, RATE_LIMITED 429, INTERNAL_ERROR 500,
- * NOT_IMPLEMENTED 501, PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
+ * PROVIDER_ERROR 502, SERVICE_UNAVAILABLE 503, NO_ROUTE 503.
  *
  */
-export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'NOT_IMPLEMENTED' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
+export type ErrorCode = 'VALIDATION_FAILED' | 'UNAUTHENTICATED' | 'WALLET_INSUFFICIENT_FUNDS' | 'TEST_MODE_ONLY' | 'FORBIDDEN' | 'IP_NOT_ALLOWED' | 'NOT_FOUND' | 'CUSTOMER_NOT_FOUND' | 'METHOD_NOT_ALLOWED' | 'IDEMPOTENCY_IN_PROGRESS' | 'CALLBACK_CONFLICT' | 'CONFLICT' | 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'IDEMPOTENCY_KEY_REUSED' | 'RATE_LIMITED' | 'INTERNAL_ERROR' | 'PROVIDER_ERROR' | 'SERVICE_UNAVAILABLE' | 'NO_ROUTE';
 
 /**
  * One problem with the request.
@@ -254,24 +254,55 @@ export type Metadata = {
 };
 
 /**
- * The caller's values merged with service-set keys. Airtime and data: `data_type`, `plan_name`,
- * `product_id`, `route`. Electricity: `meter_number` and `phone_number` (masked), `meter_type`,
- * `plan_name`, `product_id`, `route`, and on success `token`, `units`, `receipt_number`. Cable:
- * `smartcard_number` (masked), `plan_name`, `product_id`, `route`. Partial data delivery sets
- * `delivered_mb`, `requested_mb` and `partial` (`"true"`/`"false"`). An order of a bulk order
- * (`POST /api/v1/vend/batches`) has `batch_id`. A `failed` transaction (from this version on) has
- * `failure_code` and `failure_message`, set by the service when it fails and seen wherever the transaction
- * is (its GET and `wait`, listings, a bulk order's orders, the `transaction.failed` webhook); no other
- * transaction has them, and a caller's values for them are dropped.
+ * The caller's values merged with service-set keys. **Every value is a string**, the service's too: numbers
+ * and flags arrive as text (`"512"`, `"true"`), so compare `partial === "true"` and parse `delivered_mb`
+ * as an integer; a key that is absent was not set.
+ *
+ * - Airtime and data: `data_type`, `plan_name`, `product_id`, `route`.
+ * - Electricity: `meter_number` and `phone_number` (masked), `meter_type`, `plan_name`, `product_id`,
+ * `route`, and on success `token`, `units`, `receipt_number`.
+ * - Cable: `smartcard_number` (masked), `plan_name`, `product_id`, `route`.
+ * - **Data delivery.** A data bundle the provider reported successful has `requested_mb` (the bundle's size), `delivered_mb` (what
+ * the provider reported delivered; the bundle's size when it reported nothing) and `partial`: `"true"`
+ * when `delivered_mb` is below `requested_mb`, else `"false"`. A partial delivery is still `successful`
+ * and charged at the bundle's price; show the customer `delivered_mb`. (Test mode: a phone number ending
+ * in `6666` gets half the bundle, rounded down, and `partial: "true"`.) Other services have none of the
+ * three.
+ * - **Failure.** A `failed` transaction (from this version on) has `failure_code` (one of `FailureCode`;
+ * branch on it, and treat a code you do not know as `provider_refused`) and `failure_message` (words
+ * for people, safe to show the end customer; do not parse it). They are set by the service when it fails
+ * and seen wherever the transaction is (its GET and `wait`, listings, a bulk order's orders, the
+ * `transaction.failed` webhook); no other transaction has them. An order support staff resolved by hand
+ * also has `resolved_by_operator: "true"` (with `failure_code: resolved_by_operator` when resolved as
+ * failed).
+ * - An order of a bulk order (`POST /api/v1/vend/batches`) has `batch_id`.
+ *
+ * The service-set keys above are the service's: a caller's values for them are dropped.
  *
  */
 export type TransactionMetadata = {
+    /**
+     * Data only: the bundle's size in MB, as text (`"1024"`).
+     */
+    requested_mb?: string;
+    /**
+     * Data only: MB the provider delivered, as text (`"512"`); below `requested_mb` when `partial` is `"true"`.
+     */
+    delivered_mb?: string;
+    /**
+     * Data only: `"true"` when less than the bundle was delivered (`delivered_mb` < `requested_mb`).
+     */
+    partial?: 'true' | 'false';
     failure_code?: FailureCode;
     /**
      * Why it failed, in words the service chooses per `failure_code`, safe to show to the end customer (never the provider's own message, ids or addresses). Worded for people; match on `failure_code`.
      */
     failure_message?: string;
-    [key: string]: string | FailureCode | undefined;
+    /**
+     * Set when support staff resolved the order by hand.
+     */
+    resolved_by_operator?: 'true';
+    [key: string]: string | 'true' | 'false' | FailureCode | 'true' | undefined;
 };
 
 /**
@@ -563,12 +594,18 @@ export type MeterVerification = {
     min_amount_kobo: number;
 };
 
+/**
+ * Needs `biller` (or its alias `network`) and a smartcard number alias.
+ */
 export type SmartcardVerifyRequest = {
-    network?: string;
     /**
-     * Alias of network.
+     * Cable biller: dstv, gotv, startimes or showmax.
      */
     biller?: string;
+    /**
+     * Alias of biller.
+     */
+    network?: string;
     smartcard_number?: string;
     /**
      * Alias of smartcard_number.
@@ -580,7 +617,22 @@ export type SmartcardVerifyRequest = {
     destination?: string;
 };
 
+/**
+ * The customer behind a smartcard. The biller is answered as `biller`, the name the request uses. `network`
+ * carries the same value for clients written before `biller` was answered: it is deprecated, is still sent,
+ * and will be sent for as long as this major version lasts; read `biller`.
+ *
+ */
 export type SmartcardVerification = {
+    /**
+     * The cable biller: dstv, gotv, startimes or showmax.
+     */
+    biller: string;
+    /**
+     * Deprecated: the same value as `biller`, kept for clients that read it. Read `biller`.
+     *
+     * @deprecated
+     */
     network: string;
     /**
      * Masked.
@@ -1194,6 +1246,9 @@ export type AuditEntryPage = {
 export type OperatorEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Operator;
 };
@@ -1204,6 +1259,9 @@ export type OperatorEnvelope = {
 export type OperatorCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: OperatorCreated;
 };
@@ -1214,6 +1272,9 @@ export type OperatorCreatedEnvelope = {
 export type OperatorPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: OperatorPage;
 };
@@ -1224,6 +1285,9 @@ export type OperatorPageEnvelope = {
 export type AuditEntryPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AuditEntryPage;
 };
@@ -1592,6 +1656,9 @@ export type Deleted = {
 export type VendBatchEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatch;
 };
@@ -1602,6 +1669,9 @@ export type VendBatchEnvelope = {
 export type VendBatchDetailEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatchDetail;
 };
@@ -1612,6 +1682,9 @@ export type VendBatchDetailEnvelope = {
 export type VendBatchPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: VendBatchPage;
 };
@@ -1622,6 +1695,9 @@ export type VendBatchPageEnvelope = {
 export type TransactionEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Transaction;
 };
@@ -1632,6 +1708,9 @@ export type TransactionEnvelope = {
 export type TransactionPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: TransactionPage;
 };
@@ -1642,6 +1721,9 @@ export type TransactionPageEnvelope = {
 export type AdminTransactionEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AdminTransaction;
 };
@@ -1652,6 +1734,9 @@ export type AdminTransactionEnvelope = {
 export type AdminTransactionPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AdminTransactionPage;
 };
@@ -1662,6 +1747,9 @@ export type AdminTransactionPageEnvelope = {
 export type WalletEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Wallet;
 };
@@ -1672,6 +1760,9 @@ export type WalletEnvelope = {
 export type NetworkListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Network>;
 };
@@ -1682,6 +1773,9 @@ export type NetworkListEnvelope = {
 export type ServiceListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Service>;
 };
@@ -1692,6 +1786,9 @@ export type ServiceListEnvelope = {
 export type ProductListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<Product>;
 };
@@ -1702,6 +1799,9 @@ export type ProductListEnvelope = {
 export type ProductEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Product;
 };
@@ -1712,6 +1812,9 @@ export type ProductEnvelope = {
 export type PricingEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<PricingItem>;
 };
@@ -1722,6 +1825,9 @@ export type PricingEnvelope = {
 export type MeterVerificationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: MeterVerification;
 };
@@ -1732,6 +1838,9 @@ export type MeterVerificationEnvelope = {
 export type SmartcardVerificationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: SmartcardVerification;
 };
@@ -1742,6 +1851,9 @@ export type SmartcardVerificationEnvelope = {
 export type WebhookEndpointCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookEndpointCreated;
 };
@@ -1752,6 +1864,9 @@ export type WebhookEndpointCreatedEnvelope = {
 export type WebhookEndpointListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<WebhookEndpoint>;
 };
@@ -1762,6 +1877,9 @@ export type WebhookEndpointListEnvelope = {
 export type WebhookEndpointEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookEndpoint;
 };
@@ -1772,6 +1890,9 @@ export type WebhookEndpointEnvelope = {
 export type WebhookPingResultEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WebhookPingResult;
 };
@@ -1782,6 +1903,9 @@ export type WebhookPingResultEnvelope = {
 export type FailedDeliveriesResendEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: FailedDeliveriesResend;
 };
@@ -1792,6 +1916,9 @@ export type FailedDeliveriesResendEnvelope = {
 export type EventEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Event;
 };
@@ -1802,6 +1929,9 @@ export type EventEnvelope = {
 export type EventPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: EventPage;
 };
@@ -1812,6 +1942,9 @@ export type EventPageEnvelope = {
 export type AccountCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountCreated;
 };
@@ -1822,6 +1955,9 @@ export type AccountCreatedEnvelope = {
 export type AccountEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountDetail;
 };
@@ -1832,6 +1968,9 @@ export type AccountEnvelope = {
 export type AccountPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AccountPage;
 };
@@ -1842,6 +1981,9 @@ export type AccountPageEnvelope = {
 export type ApiKeyEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKey;
 };
@@ -1852,6 +1994,9 @@ export type ApiKeyEnvelope = {
 export type ApiKeyCreatedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKeyCreated;
 };
@@ -1862,6 +2007,9 @@ export type ApiKeyCreatedEnvelope = {
 export type ApiKeyRolledEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ApiKeyRolled;
 };
@@ -1872,6 +2020,9 @@ export type ApiKeyRolledEnvelope = {
 export type ApiKeyListEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Array<ApiKey>;
 };
@@ -1882,6 +2033,9 @@ export type ApiKeyListEnvelope = {
 export type LedgerEntryEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: WalletMovement;
 };
@@ -1892,6 +2046,9 @@ export type LedgerEntryEnvelope = {
 export type StatementPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StatementPage;
 };
@@ -1902,6 +2059,9 @@ export type StatementPageEnvelope = {
 export type SettlementReportEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: SettlementReport;
 };
@@ -1912,6 +2072,9 @@ export type SettlementReportEnvelope = {
 export type ReconciliationEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Reconciliation;
 };
@@ -1922,6 +2085,9 @@ export type ReconciliationEnvelope = {
 export type StoredCallbackEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StoredCallback;
 };
@@ -1932,6 +2098,9 @@ export type StoredCallbackEnvelope = {
 export type ProviderOverviewEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderOverview;
 };
@@ -1942,6 +2111,9 @@ export type ProviderOverviewEnvelope = {
 export type ProviderStatusEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderStatus;
 };
@@ -1952,6 +2124,9 @@ export type ProviderStatusEnvelope = {
 export type ProviderStatsEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: ProviderStats;
 };
@@ -1962,6 +2137,9 @@ export type ProviderStatsEnvelope = {
 export type AnomalyPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: AnomalyPage;
 };
@@ -1972,6 +2150,9 @@ export type AnomalyPageEnvelope = {
 export type CallbackHintResultEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: CallbackHintResult;
 };
@@ -1982,6 +2163,9 @@ export type CallbackHintResultEnvelope = {
 export type StoredCallbackPageEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: StoredCallbackPage;
 };
@@ -1992,6 +2176,9 @@ export type StoredCallbackPageEnvelope = {
 export type HealthEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Health;
 };
@@ -2002,6 +2189,9 @@ export type HealthEnvelope = {
 export type ReadinessEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Readiness;
 };
@@ -2012,6 +2202,9 @@ export type ReadinessEnvelope = {
 export type DeletedEnvelope = {
     success: true;
     code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
     message: string;
     data: Deleted;
 };
@@ -2077,6 +2270,13 @@ export type NetworkFilter = string;
  * Service code from the catalogue.
  */
 export type ServiceFilter = ServiceCode;
+
+/**
+ * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+ * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+ *
+ */
+export type AcceptEncoding = string;
 
 /**
  * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
@@ -2177,10 +2377,6 @@ export type VendProductErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2261,10 +2457,6 @@ export type VendElectricityErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2323,10 +2515,6 @@ export type VerifyMeterErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -2412,10 +2600,6 @@ export type VendCableErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2474,10 +2658,6 @@ export type VerifySmartcardErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -2553,10 +2733,6 @@ export type ListVendBatchesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2626,10 +2802,6 @@ export type CreateVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2691,10 +2863,6 @@ export type GetVendBatchErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -2802,10 +2970,6 @@ export type ListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2869,10 +3033,6 @@ export type GetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2934,10 +3094,6 @@ export type ListNetworksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -2993,10 +3149,6 @@ export type ListServicesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3063,10 +3215,6 @@ export type ListProductsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3132,10 +3280,6 @@ export type GetPricingErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3182,10 +3326,6 @@ export type GetWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3245,10 +3385,6 @@ export type UpdateWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3319,10 +3455,6 @@ export type FundWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3391,10 +3523,6 @@ export type ListLedgerEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3441,10 +3569,6 @@ export type ListWebhookEndpointsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3500,10 +3624,6 @@ export type CreateWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3561,10 +3681,6 @@ export type DeleteWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3620,10 +3736,6 @@ export type GetWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3689,10 +3801,6 @@ export type UpdateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3757,10 +3865,6 @@ export type RotateWebhookEndpointSecretErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3816,10 +3920,6 @@ export type PingWebhookEndpointErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -3881,10 +3981,6 @@ export type ListEventsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3941,10 +4037,6 @@ export type ResendEventErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -3991,10 +4083,6 @@ export type ListKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4054,10 +4142,6 @@ export type RollKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4127,10 +4211,6 @@ export type UpdateKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4189,10 +4269,6 @@ export type ResendFailedDeliveriesErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4267,10 +4343,6 @@ export type ReceiveProviderCallbackHintErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4343,10 +4415,6 @@ export type ReceiveProviderCallbackErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4527,10 +4595,6 @@ export type GetAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4586,10 +4650,6 @@ export type ListApiKeysErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4655,10 +4715,6 @@ export type CreateApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -4714,10 +4770,6 @@ export type RevokeApiKeyErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -4796,10 +4848,6 @@ export type CreditWalletErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5167,10 +5215,6 @@ export type ReconcileWalletsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5234,10 +5278,6 @@ export type SettlementReportErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5351,10 +5391,6 @@ export type AdminListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5411,10 +5447,6 @@ export type AdminGetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5470,10 +5502,6 @@ export type RequeryTransactionErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * The upstream provider failed to answer.
      */
@@ -5547,10 +5575,6 @@ export type ResolveTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5619,10 +5643,6 @@ export type ListCallbacksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5679,10 +5699,6 @@ export type ReplayCallbackErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5733,10 +5749,6 @@ export type ListProvidersErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5802,10 +5814,6 @@ export type DisableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5862,10 +5870,6 @@ export type EnableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -5921,10 +5925,6 @@ export type GetProviderStatsErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -5994,10 +5994,6 @@ export type ListAnomaliesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
-    /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
@@ -6061,10 +6057,6 @@ export type UpdateProductErrors = {
      * A bug; logged with the request id. No internals are returned.
      */
     500: ErrorEnvelope;
-    /**
-     * The operation is part of the contract but not implemented by this server version.
-     */
-    501: ErrorEnvelope;
     /**
      * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
@@ -6197,8 +6189,28 @@ export type GetMetricsResponse = GetMetricsResponses[keyof GetMetricsResponses];
 
 export type GetOpenApiDocumentData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
-    query?: never;
+    query?: {
+        /**
+         * `client` or `admin`: only that reference's operations. Absent: the whole contract.
+         */
+        view?: 'client' | 'admin';
+    };
     url: '/openapi.yaml';
 };
 
@@ -6209,6 +6221,10 @@ export type GetOpenApiDocumentErrors = {
      *
      */
     400: ErrorEnvelope;
+    /**
+     * `view=admin` while the admin API is off (no `ADMIN_TOKEN`, no operator).
+     */
+    404: ErrorEnvelope;
     /**
      * A bug; logged with the request id. No internals are returned.
      */
@@ -6232,6 +6248,21 @@ export type GetOpenApiDocumentResponse = GetOpenApiDocumentResponses[keyof GetOp
 
 export type GetApiReferenceData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/docs';
@@ -6265,8 +6296,77 @@ export type GetApiReferenceResponses = {
 
 export type GetApiReferenceResponse = GetApiReferenceResponses[keyof GetApiReferenceResponses];
 
+export type GetAdminApiReferenceData = {
+    body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/docs/admin';
+};
+
+export type GetAdminApiReferenceErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * The admin API is off (no `ADMIN_TOKEN`, no operator).
+     */
+    404: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetAdminApiReferenceError = GetAdminApiReferenceErrors[keyof GetAdminApiReferenceErrors];
+
+export type GetAdminApiReferenceResponses = {
+    /**
+     * HTML page.
+     */
+    200: string;
+};
+
+export type GetAdminApiReferenceResponse = GetAdminApiReferenceResponses[keyof GetAdminApiReferenceResponses];
+
 export type GetApiReferenceScriptData = {
     body?: never;
+    headers?: {
+        /**
+         * The encodings the client takes (`br, gzip`, with `;q=` weights). The answer is Brotli when `br` is taken,
+         * else gzip when `gzip` is, else not compressed; a higher weight for gzip picks gzip.
+         *
+         */
+        'Accept-Encoding'?: string;
+        /**
+         * The `ETag`s of answers the client holds, comma-separated (`"a", W/"b"`), or `*`. When one matches the current
+         * answer's `ETag` (weak comparison: a `W/` prefix is ignored), or the header is `*`, the answer is `304` with no
+         * body. A header that names no tag is ignored.
+         *
+         */
+        'If-None-Match'?: string;
+    };
     path?: never;
     query?: never;
     url: '/docs/scalar.js';

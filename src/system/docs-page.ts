@@ -21,20 +21,29 @@ const offlineSettings = {
   showDeveloperTools: "never",
 };
 
+export interface DocsPage {
+  /** The document the page renders (`/openapi.yaml?view=client`). */
+  specUrl: string;
+  title: string;
+  /** The server the reference shows; the page's own origin when unset. */
+  publicBaseUrl: string | undefined;
+}
+
 /**
- * The /docs page. The reference's server is `publicBaseUrl` when set, else the origin the browser loaded the
- * page from (so it is right behind a proxy too), never the `servers` entry of openapi.yaml.
+ * A reference page (`/docs`, `/docs/admin`). The reference's server is `publicBaseUrl` when set, else the origin
+ * the browser loaded the page from (so it is right behind a proxy too), never the `servers` entry of openapi.yaml.
  */
-export function renderDocsPage(publicBaseUrl: string | undefined): string {
+export function renderDocsPage({ specUrl, title, publicBaseUrl }: DocsPage): string {
   // Escaping "<" keeps the JSON from closing the script element whatever the URL holds.
-  const settings = JSON.stringify({ url: "/openapi.yaml", ...offlineSettings }).replaceAll("<", "\\u003c");
+  const settings = JSON.stringify({ url: specUrl, ...offlineSettings }).replaceAll("<", "\\u003c");
   const server = JSON.stringify(publicBaseUrl ?? null).replaceAll("<", "\\u003c");
+  const escapedTitle = title.replaceAll("&", "&amp;").replaceAll("<", "&lt;");
   return `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>Vend API reference</title>
+    <title>${escapedTitle}</title>
     <link rel="icon" href="data:," />
   </head>
   <body>

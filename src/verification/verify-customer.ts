@@ -186,6 +186,8 @@ export const verifySmartcard: Verification<SmartcardVerifyRequest, SmartcardVeri
   const customer = await lookUpCustomer(providers, mode, { service: "cable", network: biller.code, number: card.value }, calls);
   if (!customer) throw customerNotFound("smartcard", card.value, biller);
   return {
+    biller: biller.code,
+    // Deprecated alias of `biller`, still answered for clients that read it.
     network: biller.code,
     smartcard_number: maskDestination(card.value),
     customer_name: customer.customerName,

@@ -230,6 +230,8 @@ describe("POST /api/v1/bills/cable/verify", () => {
     const names = bouquets.json.data.map((p: { name: string }) => p.name);
     const res = await verifyCard({ biller: "gotv", smartcard_number: "7031234567" });
     expect(res.status).toBe(200);
+    expect(res.json.data.biller).toBe("gotv");
+    // The deprecated alias keeps clients that read `network` working.
     expect(res.json.data.network).toBe("gotv");
     expect(res.json.data.smartcard_number).toBe("7031***567");
     expect(res.json.data.customer_name).toMatch(/^[A-Z][a-z]+ [A-Z][a-z]+$/);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { type SpecViewName, specView, viewTags } from "../../src/system/spec-views.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 /** Debian's Chromium (`apt-get install chromium`); .ci/run installs it when it can. */
@@ -44,7 +45,7 @@ describe.skipIf(!haveChromium)("/docs in a headless browser", () => {
     await proxied?.close();
   });
 
-  async function openDocs(base: string): Promise<LoadedDocs> {
+  async function openDocs(base: string, path = "/docs"): Promise<LoadedDocs> {
     if (!browser) throw new Error("the browser did not start");
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -57,7 +58,7 @@ describe.skipIf(!haveChromium)("/docs in a headless browser", () => {
     });
     page.on("request", (request) => requested.push(request.url()));
     page.on("websocket", (socket) => requested.push(socket.url()));
-    await page.goto(`${base}/docs`, { waitUntil: "networkidle" });
+    await page.goto(`${base}${path}`, { waitUntil: "networkidle" });
     await page.locator('[data-sidebar-id*="/tag/"]').first().waitFor();
     await page.waitForLoadState("networkidle");
     // Network events may arrive after the page settles: a last request of our own marks the end of the record.
@@ -70,11 +71,15 @@ describe.skipIf(!haveChromium)("/docs in a headless browser", () => {
     return { page, requested };
   }
 
-  /** The page from the test server, loaded once and shared by the tests that only look at it. */
-  let served: Promise<LoadedDocs> | undefined;
-  const servedDocs = () => {
-    served ??= openDocs(server.url);
-    return served;
+  /** The pages from the test server, each loaded once and shared by the tests that only look at it. */
+  const served = new Map<SpecViewName, Promise<LoadedDocs>>();
+  const servedDocs = (view: SpecViewName = "client") => {
+    let loaded = served.get(view);
+    if (!loaded) {
+      loaded = openDocs(server.url, view === "client" ? "/docs" : "/docs/admin");
+      served.set(view, loaded);
+    }
+    return loaded;
   };
 
   function outside(requested: string[], base: string): string[] {
@@ -90,10 +95,30 @@ describe.skipIf(!haveChromium)("/docs in a headless browser", () => {
     await page.locator(".scalar-reference-intro-server").getByText(server.url, { exact: true }).waitFor();
     expect(await page.locator("body").innerText()).not.toContain("localhost:8080");
 
-    const own = [...new Set(requested)].map((url) => new URL(url).pathname);
+    const own = [...new Set(requested)].map((url) => {
+      const { pathname, search } = new URL(url);
+      return pathname + search;
+    });
     expect(own).toContain("/docs/scalar.js");
-    expect(own).toContain("/openapi.yaml");
+    expect(own).toContain("/openapi.yaml?view=client");
     expect(outside(requested, server.url)).toEqual([]);
+  });
+
+  test("the client page opens with the Quick start, and error answers show the messages the service sends", async () => {
+    const { page } = await servedDocs();
+    await page.getByRole("heading", { name: "Quick start" }).first().waitFor();
+    expect(await page.locator("body").innerText()).toContain('import { VendClient } from "@vend/sdk"');
+    // Each status's example is an answer the service sends, not a generated `"message": "string"`.
+    await page.locator('[data-sidebar-id$="/POST/api/v1/vend"] a').first().click();
+    const vend = page.locator('[id$="/POST/api/v1/vend"]').first();
+    for (const [status, message] of [
+      ["401", '"message": "API key is unknown or revoked"'],
+      ["402", '"message": "Insufficient wallet balance: available NGN 150.00, required NGN 500.00"'],
+      ["503", '"message": "The service is temporarily unavailable; retry shortly"'],
+    ] as const) {
+      await vend.getByRole("tab", { name: new RegExp(`^Status:\\s*${status}$`, "i") }).click();
+      await vend.getByText(message).first().waitFor();
+    }
   });
 
   test("no Ask AI, MCP, developer tools, Share or Deploy", async () => {
@@ -104,28 +129,31 @@ describe.skipIf(!haveChromium)("/docs in a headless browser", () => {
     expect(await page.locator(".agent-button-container, .scalar-mcp-layer, .references-developer-tools").count()).toBe(0);
   });
 
-  test("lists every operation group of openapi.yaml, and every operation in it", async () => {
-    const { page, requested } = await servedDocs();
-    const groups = operationGroups(server.deps.spec.document);
-    expect(groups.size).toBeGreaterThan(3);
-    const shown = await page.locator("[data-sidebar-id]").evaluateAll((items) =>
-      items
-        .filter((item) => /\/tag\/[^/]+$/.test(item.getAttribute("data-sidebar-id") ?? ""))
-        .map((item) => ({
-          id: item.getAttribute("data-sidebar-id") ?? "",
-          label: item.querySelector("a")?.textContent?.trim() ?? "",
-        })),
-    );
-    expect(shown.map((group) => group.label).sort()).toEqual([...groups.keys()].sort());
+  test.each(["client", "admin"] as const)(
+    "the %s page lists its operation groups and every operation in them, and no other",
+    async (view) => {
+      const { page, requested } = await servedDocs(view);
+      const groups = operationGroups(specView(server.deps.spec.document, view));
+      expect([...groups.keys()].sort()).toEqual([...viewTags[view]].sort());
+      const shown = await page.locator("[data-sidebar-id]").evaluateAll((items) =>
+        items
+          .filter((item) => /\/tag\/[^/]+$/.test(item.getAttribute("data-sidebar-id") ?? ""))
+          .map((item) => ({
+            id: item.getAttribute("data-sidebar-id") ?? "",
+            label: item.querySelector("a")?.textContent?.trim() ?? "",
+          })),
+      );
+      expect(shown.map((group) => group.label).sort()).toEqual([...groups.keys()].sort());
 
-    for (const { id, label } of shown) {
-      const group = page.locator(`[data-sidebar-id="${id}"]`);
-      const toggle = group.locator("button[aria-expanded]").first();
-      if ((await toggle.getAttribute("aria-expanded")) === "false") await toggle.click();
-      for (const summary of groups.get(label) ?? []) await group.getByText(summary, { exact: true }).first().waitFor();
-    }
-    expect(outside(requested, server.url)).toEqual([]);
-  });
+      for (const { id, label } of shown) {
+        const group = page.locator(`[data-sidebar-id="${id}"]`);
+        const toggle = group.locator("button[aria-expanded]").first();
+        if ((await toggle.getAttribute("aria-expanded")) === "false") await toggle.click();
+        for (const summary of groups.get(label) ?? []) await group.getByText(summary, { exact: true }).first().waitFor();
+      }
+      expect(outside(requested, server.url)).toEqual([]);
+    },
+  );
 
   test("PUBLIC_BASE_URL, when set, is the server shown", async () => {
     const { page, requested } = await openDocs(proxied.url);

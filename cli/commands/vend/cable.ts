@@ -19,7 +19,7 @@ async function payCable(flags: CableFlags, command: Command): Promise<void> {
   const smartcard = flags.smartcard ?? (await askSmartcard());
   let customer = "";
   if (vend.canAsk) {
-    const body = { network: biller, smartcard_number: smartcard };
+    const body = { biller, smartcard_number: smartcard };
     const found = await unwrap(vend.client.POST("/api/v1/bills/cable/verify", { body }));
     customer = ` (${found.customer_name}${found.current_bouquet ? `, now on ${found.current_bouquet}` : ""})`;
   }

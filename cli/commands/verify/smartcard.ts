@@ -17,7 +17,7 @@ export const verifySmartcardCommand = (): Command =>
       .requiredOption("--smartcard <number>", "smartcard or IUC number"),
     ["vendctl verify smartcard --biller dstv --smartcard 7031234567"],
     async (ctx, flags: SmartcardFlags) => {
-      const body = { network: flags.biller, smartcard_number: flags.smartcard };
+      const body = { biller: flags.biller, smartcard_number: flags.smartcard };
       const found = await unwrap(ctx.clients.api().POST("/api/v1/bills/cable/verify", { body }));
       await ctx.printer.record(found, smartcardColumns);
     },

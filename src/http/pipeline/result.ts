@@ -15,7 +15,7 @@ export interface AuditDetail {
 /** What a handler answers, whatever its operation: `Data` in the success envelope, a raw body, or none. */
 export type Outcome<Data> =
   | { status: number; data: Data; message?: string; headers?: Record<string, string>; audit?: AuditDetail }
-  | { status: number; raw: string | Blob; contentType: string; headers?: Record<string, string> }
+  | { status: number; raw: string | Blob | Uint8Array<ArrayBuffer>; contentType: string; headers?: Record<string, string> }
   /** No body at all (`304 Not Modified`). */
   | { status: number; empty: true; headers?: Record<string, string> };
 
