@@ -3,7 +3,7 @@ import type { Executor } from "../db/transaction.ts";
 import { type Audience, enqueueSubscribedEvents } from "../ledger/outbox.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
 import { presentProductOn } from "./catalogue-listing.ts";
-import { type PlanPricing, planDiscountFor } from "./plan-pricing.ts";
+import type { PlanPricing } from "./plan-pricing.ts";
 
 type Product = components["schemas"]["Product"];
 type ProductChange = components["schemas"]["CatalogueProductChange"];

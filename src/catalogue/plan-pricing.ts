@@ -61,7 +61,11 @@ export function planPricingOf(
   updatedAt: Date,
   rows: readonly { scope: PriceDiscountScope; key: string; discountBps: number }[],
 ): PlanPricing {
-  const discounts = { service: new Map<string, number>(), network: new Map<string, number>(), product: new Map<string, number>() };
+  const discounts = {
+    service: new Map<string, number>(),
+    network: new Map<string, number>(),
+    product: new Map<string, number>(),
+  };
   for (const row of rows) discounts[row.scope].set(row.key, row.discountBps);
   return { name, updatedAt, discounts };
 }
