@@ -115,8 +115,11 @@ export async function createPricePlan(db: Executor, body: PricePlanCreate): Prom
   });
 }
 
-const sameDiscounts = (a: readonly PriceDiscount[], b: readonly PriceDiscount[]): boolean =>
-  JSON.stringify([...a].sort(byScopeThenKey)) === JSON.stringify([...b].sort(byScopeThenKey));
+const sameDiscounts = (a: readonly PriceDiscount[], b: readonly PriceDiscount[]): boolean => {
+  const canonical = (list: readonly PriceDiscount[]) =>
+    JSON.stringify([...list].sort(byScopeThenKey).map((d) => [d.scope, d.key, d.discount_bps]));
+  return canonical(a) === canonical(b);
+};
 
 /** The active and inactive products, for working out what a plan change does to each. */
 const allProducts = (tx: Executor) => tx.select().from(products);
