@@ -2446,13 +2446,13 @@ export interface components {
         /** @description Lower-case letters, digits, `-` and `_`, at most 40 characters. */
         PricePlanName: string;
         /**
-         * @description What `key` names: a service code (`data`), a network, disco or biller code (`mtn`), or a product code.
+         * @description What `code` names: a service (`data`), a network, disco or biller (`mtn`), or a product (`mtn-airtime`).
          * @enum {string}
          */
         PriceDiscountScope: "service" | "network" | "product";
         PriceDiscount: {
             scope: components["schemas"]["PriceDiscountScope"];
-            key: string;
+            code: string;
             /** @description Basis points off face value (250 = 2.5%). */
             discount_bps: number;
         };
@@ -2469,7 +2469,7 @@ export interface components {
         PricePlan: {
             name: components["schemas"]["PricePlanName"];
             description: string;
-            /** @description Ordered by scope (service, network, product), then key. */
+            /** @description Ordered by scope (service, network, product), then code. */
             discounts: components["schemas"]["PriceDiscount"][];
             /** @description Accounts on the plan. */
             account_count: number;
@@ -2484,12 +2484,12 @@ export interface components {
         PricePlanCreateRequest: {
             name: components["schemas"]["PricePlanName"];
             description?: string;
-            /** @description At most one per scope and key; keys must exist (a service, a network, a product code). */
+            /** @description At most one per scope and code; codes must exist (a service, a network, a product). */
             discounts?: components["schemas"]["PriceDiscount"][];
         };
         PricePlanUpdateRequest: {
             description?: string;
-            /** @description Replaces the plan's whole list. At most one per scope and key; keys must exist. */
+            /** @description Replaces the plan's whole list. At most one per scope and code; codes must exist. */
             discounts?: components["schemas"]["PriceDiscount"][];
             /** @description Recorded in the audit entry. */
             note?: string;

@@ -17,10 +17,10 @@ type DiscountRow = typeof pricePlanDiscounts.$inferSelect;
 
 const scopeOrder: Record<PriceDiscountScope, number> = { service: 0, network: 1, product: 2 };
 const byScopeThenKey = (a: PriceDiscount, b: PriceDiscount) =>
-  scopeOrder[a.scope] - scopeOrder[b.scope] || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  scopeOrder[a.scope] - scopeOrder[b.scope] || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 
 const presentDiscounts = (rows: readonly DiscountRow[]): PriceDiscount[] =>
-  rows.map((row) => ({ scope: row.scope, key: row.key, discount_bps: row.discountBps })).sort(byScopeThenKey);
+  rows.map((row) => ({ scope: row.scope, code: row.key, discount_bps: row.discountBps })).sort(byScopeThenKey);
 
 const presentPlan = (row: PlanRow, discounts: readonly DiscountRow[], accountCount: number): PricePlan => ({
   name: row.name,
@@ -61,10 +61,10 @@ async function readPlan(db: Executor, name: string): Promise<PricePlan> {
   return presentPlan(plan, discounts, (await accountCounts(db, [name])).get(name) ?? 0);
 }
 
-/** Each discount's problems: a scope and key given twice, or a key its scope does not know. */
+/** Each discount's problems: a scope and code given twice, or a code its scope does not know. */
 async function discountErrors(db: Executor, discounts: readonly PriceDiscount[]): Promise<FieldError[]> {
   const keysOf = async (scope: PriceDiscountScope): Promise<Set<string>> => {
-    const wanted = discounts.filter((d) => d.scope === scope).map((d) => d.key);
+    const wanted = discounts.filter((d) => d.scope === scope).map((d) => d.code);
     if (wanted.length === 0) return new Set();
     if (scope === "service") return new Set(serviceCodes);
     const rows =
@@ -78,13 +78,13 @@ async function discountErrors(db: Executor, discounts: readonly PriceDiscount[])
   const errors: FieldError[] = [];
   const seen = new Map<string, number>();
   discounts.forEach((discount, index) => {
-    const id = `${discount.scope}\u0000${discount.key}`;
+    const id = `${discount.scope}\u0000${discount.code}`;
     const first = seen.get(id);
     if (first !== undefined) {
-      errors.push({ field: `discounts[${index}]`, message: `repeats discounts[${first}] (${discount.scope} ${discount.key})` });
+      errors.push({ field: `discounts[${index}]`, message: `repeats discounts[${first}] (${discount.scope} ${discount.code})` });
     } else seen.set(id, index);
-    if (!known[discount.scope].has(discount.key)) {
-      errors.push({ field: `discounts[${index}].key`, message: `is not a known ${what[discount.scope]}` });
+    if (!known[discount.scope].has(discount.code)) {
+      errors.push({ field: `discounts[${index}].code`, message: `is not a known ${what[discount.scope]}` });
     }
   });
   return errors;
@@ -95,10 +95,10 @@ async function replaceDiscounts(tx: Executor, plan: string, discounts: readonly 
   if (discounts.length === 0) return;
   await tx
     .insert(pricePlanDiscounts)
-    .values(discounts.map((d) => ({ plan, scope: d.scope, key: d.key, discountBps: d.discount_bps })));
+    .values(discounts.map((d) => ({ plan, scope: d.scope, key: d.code, discountBps: d.discount_bps })));
 }
 
-/** A new plan (no accounts yet); a name that exists is 409, an unknown or repeated discount key 400. */
+/** A new plan (no accounts yet); a name that exists is 409, an unknown or repeated discount code 400. */
 export async function createPricePlan(db: Executor, body: PricePlanCreate): Promise<PricePlan> {
   return withTransaction(db, async (tx) => {
     const discounts = body.discounts ?? [];
@@ -117,7 +117,7 @@ export async function createPricePlan(db: Executor, body: PricePlanCreate): Prom
 
 const sameDiscounts = (a: readonly PriceDiscount[], b: readonly PriceDiscount[]): boolean => {
   const canonical = (list: readonly PriceDiscount[]) =>
-    JSON.stringify([...list].sort(byScopeThenKey).map((d) => [d.scope, d.key, d.discount_bps]));
+    JSON.stringify([...list].sort(byScopeThenKey).map((d) => [d.scope, d.code, d.discount_bps]));
   return canonical(a) === canonical(b);
 };
 
@@ -157,7 +157,7 @@ export async function updatePricePlan(
       const newPricing = planPricingOf(
         name,
         updated.updatedAt,
-        patch.discounts.map((d) => ({ scope: d.scope, key: d.key, discountBps: d.discount_bps })),
+        patch.discounts.map((d) => ({ scope: d.scope, key: d.code, discountBps: d.discount_bps })),
       );
       await announcePlanChange(tx, await allProducts(tx), {
         before: oldPricing,

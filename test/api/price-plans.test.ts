@@ -51,9 +51,9 @@ async function reseller(name: string, path: string): Promise<Reseller> {
 
 /** The plan the test gives `gold`, and the list discounts the seed gives the products it vends. */
 const gold = [
-  { scope: "service", key: "data", discount_bps: 300 },
-  { scope: "network", key: "mtn", discount_bps: 200 },
-  { scope: "product", key: "mtn-airtime", discount_bps: 450 },
+  { scope: "service", code: "data", discount_bps: 300 },
+  { scope: "network", code: "mtn", discount_bps: 200 },
+  { scope: "product", code: "mtn-airtime", discount_bps: 450 },
 ];
 const listBps = { "mtn-airtime": 300, "ikedc-prepaid": 50 } as const;
 /** What the wallet pays: face value less `bps` basis points, the discount rounded down to whole kobo. */
@@ -107,21 +107,21 @@ function expectInvalid(res: HttpResult, field: string) {
 }
 
 describe("refusals: 400 naming the field (or 404, 409), nothing written", () => {
-  const discount = (scope: string, key: string, discount_bps: number) => ({ scope, key, discount_bps });
+  const discount = (scope: string, code: string, discount_bps: number) => ({ scope, code, discount_bps });
   test.each([
     ["bps above 10000", { name: "bad", discounts: [discount("service", "data", 10_001)] }, "discounts[0].discount_bps"],
     ["negative bps", { name: "bad", discounts: [discount("service", "data", -1)] }, "discounts[0].discount_bps"],
     ["bps not an integer", { name: "bad", discounts: [discount("service", "data", 1.5)] }, "discounts[0].discount_bps"],
     ["unknown scope", { name: "bad", discounts: [discount("region", "lagos", 100)] }, "discounts[0].scope"],
-    ["unknown service key", { name: "bad", discounts: [discount("service", "gas", 100)] }, "discounts[0].key"],
+    ["unknown service code", { name: "bad", discounts: [discount("service", "gas", 100)] }, "discounts[0].code"],
     [
-      "unknown network key",
+      "unknown network code",
       { name: "bad", discounts: [discount("service", "data", 1), discount("network", "etisalat", 100)] },
-      "discounts[1].key",
+      "discounts[1].code",
     ],
-    ["unknown product key", { name: "bad", discounts: [discount("product", "mtn-data-99tb", 100)] }, "discounts[0].key"],
+    ["unknown product code", { name: "bad", discounts: [discount("product", "mtn-data-99tb", 100)] }, "discounts[0].code"],
     [
-      "a scope and key twice",
+      "a scope and code twice",
       { name: "bad", discounts: [discount("network", "mtn", 1), discount("network", "mtn", 2)] },
       "discounts[1]",
     ],
@@ -134,7 +134,7 @@ describe("refusals: 400 naming the field (or 404, 409), nothing written", () => 
   test("update and move refusals; nothing changed, nothing audited", async () => {
     expectInvalid(
       await admin("PATCH", "/admin/v1/price-plans/standard", { discounts: [discount("product", "nope", 1)] }),
-      "discounts[0].key",
+      "discounts[0].code",
     );
     expect((await admin("PATCH", "/admin/v1/price-plans/standard", {})).status).toBe(400);
     expect((await admin("PATCH", "/admin/v1/price-plans/no-such-plan", { description: "x" })).status).toBe(404);
@@ -293,6 +293,7 @@ describe("plans priced at acceptance", () => {
         expected[plan] += price;
       }
     }
+    expect(expected.gold).toBeLessThan(expected.standard);
     // A batch is priced the same way: gold's airtime at 450 bps.
     const batch = await onGold.live.post(
       "/api/v1/vend/batches",
@@ -301,7 +302,6 @@ describe("plans priced at acceptance", () => {
     );
     expect(batch.status).toBe(202);
     expected.gold += expectedPrice(20_001, 450);
-    expect(expected.gold).toBeLessThan(expected.standard);
 
     await processAll();
     for (const [plan, who] of [
@@ -336,11 +336,11 @@ describe("plans priced at acceptance", () => {
     const goldBefore = (await catalogueEventsOf(onGold.id)).length;
     const standardBefore = (await catalogueEventsOf(onStandard.id)).length;
     const updated = await admin("PATCH", "/admin/v1/price-plans/gold", {
-      discounts: [...gold.filter((d) => d.key !== "mtn-airtime"), { scope: "product", key: "mtn-airtime", discount_bps: 500 }],
+      discounts: [...gold.filter((d) => d.code !== "mtn-airtime"), { scope: "product", code: "mtn-airtime", discount_bps: 500 }],
       note: "October volume",
     });
     expect(updated.status).toBe(200);
-    expect(updated.json.data.discounts).toContainEqual({ scope: "product", key: "mtn-airtime", discount_bps: 500 });
+    expect(updated.json.data.discounts).toContainEqual({ scope: "product", code: "mtn-airtime", discount_bps: 500 });
 
     const goldEvents = await catalogueEventsOf(onGold.id);
     expect(goldEvents).toHaveLength(goldBefore + 1);
@@ -357,7 +357,7 @@ describe("plans priced at acceptance", () => {
     expect(audit).toMatchObject({ targetType: "price_plan", targetId: "gold", note: "October volume" });
     expect((audit?.before as { discounts?: unknown[] } | undefined)?.discounts).toContainEqual({
       scope: "product",
-      key: "mtn-airtime",
+      code: "mtn-airtime",
       discount_bps: 450,
     });
 

@@ -33,8 +33,8 @@ describe("vendctl plans", () => {
       name: "silver",
       description: "Mid resellers",
       discounts: [
-        { scope: "service", key: "airtime", discount_bps: 400 },
-        { scope: "product", key: "glo-airtime", discount_bps: 100 },
+        { scope: "service", code: "airtime", discount_bps: 400 },
+        { scope: "product", code: "glo-airtime", discount_bps: 100 },
       ],
       account_count: 0,
     });
@@ -49,8 +49,8 @@ describe("vendctl plans", () => {
       admin(),
     );
     expect(updated.discounts).toEqual([
-      { scope: "service", key: "airtime", discount_bps: 400 },
-      { scope: "network", key: "mtn", discount_bps: 250 },
+      { scope: "service", code: "airtime", discount_bps: 400 },
+      { scope: "network", code: "mtn", discount_bps: 250 },
     ]);
     expect(await runJson<PricePlan>(["plans", "show", "silver"], admin())).toEqual(updated);
 
@@ -83,7 +83,7 @@ describe("vendctl plans", () => {
 
     const unknownKey = await runCli(["plans", "create", "bronze", "--discount", "product:no-such-product=10"], admin());
     expect(unknownKey.code).toBe(1);
-    expect(unknownKey.stderr).toContain("discounts[0].key");
+    expect(unknownKey.stderr).toContain("discounts[0].code");
     const unknownPlan = await runCli(["plans", "assign", cli.account.id, "platinum", "--yes"], admin());
     expect(unknownPlan.code).toBe(1);
     expect(unknownPlan.stderr).toContain("plan");

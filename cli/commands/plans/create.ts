@@ -18,7 +18,7 @@ export const plansCreateCommand = (): Command =>
       .argument("<name>", "plan name: lower-case letters, digits, - and _")
       .option("--description <text>", "what the plan is for (asked on a terminal when not given)")
       .option(
-        "--discount <scope:key=bps>",
+        "--discount <scope:code=bps>",
         "a discount, repeatable: service:data=300, network:mtn=200, product:mtn-airtime=450",
         collectDiscount,
       ),

@@ -3,19 +3,20 @@ import { unwrap } from "../../client.ts";
 import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
 import { actionCommand } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
-import { collectDiscount, collectScopeKey, describeDiscounts, type PriceDiscount } from "./discounts.ts";
+import { collectDiscount, collectScopeCode, describeDiscounts, type PriceDiscount } from "./discounts.ts";
 import { planColumns } from "./list.ts";
 
 interface UpdateFlags {
   description?: string;
   set?: PriceDiscount[];
-  unset?: { scope: string; key: string }[];
+  unset?: { scope: string; code: string }[];
   clear?: boolean;
   note?: string;
   yes?: boolean;
 }
 
-const sameKey = (a: { scope: string; key: string }, b: { scope: string; key: string }) => a.scope === b.scope && a.key === b.key;
+const sameCode = (a: { scope: string; code: string }, b: { scope: string; code: string }) =>
+  a.scope === b.scope && a.code === b.code;
 
 /**
  * Changes a plan's description or discounts: the plan's list is read, --clear / --unset / --set applied to it in
@@ -30,8 +31,8 @@ export const plansUpdateCommand = (): Command =>
       )
       .argument("<name>", "plan name")
       .option("--description <text>", "new description")
-      .option("--set <scope:key=bps>", "add or change a discount, repeatable (service:data=300)", collectDiscount)
-      .option("--unset <scope:key>", "remove a discount, repeatable (product:mtn-airtime)", collectScopeKey)
+      .option("--set <scope:code=bps>", "add or change a discount, repeatable (service:data=300)", collectDiscount)
+      .option("--unset <scope:code>", "remove a discount, repeatable (product:mtn-airtime)", collectScopeCode)
       .option("--clear", "remove every discount first (the products' list discounts apply)")
       .option("--note <text>", "recorded in the audit entry")
       .addOption(yesOption("when discounts change")),
@@ -49,8 +50,8 @@ export const plansUpdateCommand = (): Command =>
       if (changesDiscounts) {
         const current = (await unwrap(client.GET("/admin/v1/price-plans"))).find((p) => p.name === name);
         discounts = flags.clear ? [] : [...(current?.discounts ?? [])];
-        discounts = discounts.filter((d) => !(flags.unset ?? []).some((u) => sameKey(u, d)));
-        for (const set of flags.set ?? []) discounts = [...discounts.filter((d) => !sameKey(d, set)), set];
+        discounts = discounts.filter((d) => !(flags.unset ?? []).some((u) => sameCode(u, d)));
+        for (const set of flags.set ?? []) discounts = [...discounts.filter((d) => !sameCode(d, set)), set];
         await confirmDestructive(
           ctx,
           flags.yes,

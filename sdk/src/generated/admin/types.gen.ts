@@ -291,13 +291,13 @@ export type AccountDetail = {
 export type PricePlanName = string;
 
 /**
- * What `key` names: a service code (`data`), a network, disco or biller code (`mtn`), or a product code.
+ * What `code` names: a service (`data`), a network, disco or biller (`mtn`), or a product (`mtn-airtime`).
  */
 export type PriceDiscountScope = 'service' | 'network' | 'product';
 
 export type PriceDiscount = {
     scope: PriceDiscountScope;
-    key: string;
+    code: string;
     /**
      * Basis points off face value (250 = 2.5%).
      */
@@ -319,7 +319,7 @@ export type PricePlan = {
     name: PricePlanName;
     description: string;
     /**
-     * Ordered by scope (service, network, product), then key.
+     * Ordered by scope (service, network, product), then code.
      */
     discounts: Array<PriceDiscount>;
     /**
@@ -337,7 +337,7 @@ export type PricePlanCreateRequest = {
     name: PricePlanName;
     description?: string;
     /**
-     * At most one per scope and key; keys must exist (a service, a network, a product code).
+     * At most one per scope and code; codes must exist (a service, a network, a product).
      */
     discounts?: Array<PriceDiscount>;
 };
@@ -345,7 +345,7 @@ export type PricePlanCreateRequest = {
 export type PricePlanUpdateRequest = {
     description?: string;
     /**
-     * Replaces the plan's whole list. At most one per scope and key; keys must exist.
+     * Replaces the plan's whole list. At most one per scope and code; codes must exist.
      */
     discounts?: Array<PriceDiscount>;
     /**
