@@ -345,7 +345,9 @@ export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Op
  * Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
  * catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
  * `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
- * enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+ * enabled endpoint subscribed to it, showing the product as the account's price plan prices it (an account
+ * whose plan sets its own discount for the product is not told of a change of `discount_bps`, which it does not
+ * pay). An edit that changes nothing moves nothing and sends nothing.
  *
  */
 export const updateProduct = <ThrowOnError extends boolean = false>(options: Options<UpdateProductData, ThrowOnError>) => (options.client ?? client).patch<UpdateProductResponses, UpdateProductErrors, ThrowOnError>({
