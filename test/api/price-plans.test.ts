@@ -373,4 +373,22 @@ describe("plans priced at acceptance", () => {
     await processAll();
     expect(await reconcileWallets(db())).toEqual([]);
   });
+
+  test("a product's list discount change is announced to accounts that pay it, not to gold's, whose plan sets its own", async () => {
+    const goldBefore = (await catalogueEventsOf(onGold.id)).length;
+    const standardBefore = (await catalogueEventsOf(onStandard.id)).length;
+    const changed = await admin("PATCH", "/admin/v1/products/mtn-airtime", { discount_bps: 310 });
+    expect(changed.status).toBe(200);
+    const standardEvents = await catalogueEventsOf(onStandard.id);
+    expect(standardEvents).toHaveLength(standardBefore + 1);
+    expect(announced(standardEvents.at(-1))).toEqual([
+      expect.objectContaining({
+        product: expect.objectContaining({ code: "mtn-airtime", discount_bps: 310 }),
+        changes: ["discount_bps"],
+      }),
+    ]);
+    expect(await catalogueEventsOf(onGold.id)).toHaveLength(goldBefore);
+    const price = (await onGold.live.get("/api/v1/pricing", { query: { network: "mtn", service: "airtime" } })).json.data[0];
+    expect(price).toMatchObject({ product_code: "mtn-airtime", discount_bps: 500 });
+  });
 });
