@@ -17,6 +17,7 @@ import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logoutCommand } from "./commands/logout.ts";
 import { operatorsCommand } from "./commands/operators.ts";
+import { plansCommand } from "./commands/plans.ts";
 import { pricingCommand } from "./commands/pricing.ts";
 import { productsCommand } from "./commands/products.ts";
 import { providersCommand } from "./commands/providers.ts";
@@ -104,6 +105,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
     catalogueCommand(),
     pricingCommand(),
     productsCommand(),
+    plansCommand(),
     verifyCommand(),
     callbacksCommand(),
     webhooksCommand(),

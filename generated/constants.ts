@@ -28,6 +28,10 @@ export type FailureCode = (typeof failureCodes)[number];
 export const webhookDisabledReasons = ["disabled_by_client", "failing_deliveries"] as const;
 export type WebhookDisabledReason = (typeof webhookDisabledReasons)[number];
 
+/** components.schemas.PriceDiscountScope */
+export const priceDiscountScopes = ["service", "network", "product"] as const;
+export type PriceDiscountScope = (typeof priceDiscountScopes)[number];
+
 /** components.schemas.OperatorRole */
 export const operatorRoles = ["viewer", "operator", "admin"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];

@@ -298,8 +298,10 @@ export interface paths {
         /**
          * List products
          * @description The whole list of active products, optionally filtered; no paging. Each product's `updated_at` moves
-         *     when anything it shows changes. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
-         *     changes of price, discount or availability.
+         *     when anything it shows changes. `discount_bps` is the calling account's discount on its price plan (see
+         *     `PricePlan`); `price_kobo` of a fixed product stays its face value (the amount an order may name), and the
+         *     wallet pays it less that discount. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
+         *     changes of price, discount or availability, including a change of the account's plan or of the plan's discounts.
          */
         get: operations["listProducts"];
         put?: never;
@@ -319,9 +321,12 @@ export interface paths {
         };
         /**
          * Prices and discounts
-         * @description What the wallet pays per product: for a fixed product the bundle price; for a range product the face
-         *     value less `discount_bps` basis points, the discount rounded down to whole kobo. The same for every
-         *     account. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
+         * @description What the calling account's wallet pays per product, on the account's price plan (see `PricePlan`):
+         *     `discount_bps` is the plan's discount for the product; for a fixed product `price_kobo` is what the wallet
+         *     pays (the bundle's face value, `price_kobo` in the catalogue, less that discount); for a range product the
+         *     face value ordered less `discount_bps` basis points, the discount rounded down to whole kobo. Accounts on
+         *     the same plan see the same answer. Carries an `ETag` (a hash of the exact body, so it differs between
+         *     plans whose prices differ); with `If-None-Match` naming it, `304` and no body.
          */
         get: operations["getPricing"];
         put?: never;
@@ -719,6 +724,30 @@ export interface paths {
         /** One account with its wallets */
         get: operations["getAccount"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/accounts/{account_id}/price-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Move an account to a price plan
+         * @description The account's next order (test and live) is priced by this plan. When the move changes what the account
+         *     pays for any product, each of its modes with an enabled endpoint subscribed to `catalogue.updated`
+         *     receives one event, in the same database transaction, listing those products as the account now sees them
+         *     (`changes: [discount_bps]`, `previous` its discount on the old plan). No other account receives anything.
+         *     A plan that does not exist is `400` naming `plan`; a move to the plan the account is on changes nothing.
+         */
+        put: operations["setAccountPricePlan"];
         post?: never;
         delete?: never;
         options?: never;
@@ -1151,9 +1180,61 @@ export interface paths {
          * @description Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
          *     catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
          *     `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
-         *     enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+         *     enabled endpoint subscribed to it, showing the product as the account's price plan prices it (an account
+         *     whose plan sets its own discount for the product is not told of a change of `discount_bps`, which it does not
+         *     pay). An edit that changes nothing moves nothing and sends nothing.
          */
         patch: operations["updateProduct"];
+        trace?: never;
+    };
+    "/admin/v1/price-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List price plans
+         * @description Every price plan with its discounts and how many accounts are on it, by name; no paging.
+         */
+        get: operations["listPricePlans"];
+        put?: never;
+        /**
+         * Create a price plan
+         * @description A new named plan, with no accounts on it yet. A name that exists is `409 CONFLICT`. See `PricePlan` for
+         *     how a plan's discounts price a product.
+         */
+        post: operations["createPricePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/price-plans/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a price plan
+         * @description Changes the fields given: `description`, and `discounts`, which replaces the plan's whole list (send the
+         *     list as it should be; `[]` leaves only the products' list discounts). When the discounts change what an
+         *     account on the plan pays for any product, every account on the plan with an enabled endpoint subscribed to
+         *     `catalogue.updated` receives one event, in the same database transaction, listing those products as the
+         *     account now sees them (`changes: [discount_bps]`, `previous` its discount before). Other accounts receive
+         *     nothing. An edit that changes nothing writes nothing.
+         */
+        patch: operations["updatePricePlan"];
         trace?: never;
     };
     "/healthz": {
@@ -1596,7 +1677,9 @@ export interface components {
         };
         /**
          * @description The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
-         *     `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now.
+         *     `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now. A change of a
+         *     price plan's discounts, or an account's move to another plan, is announced to the accounts concerned
+         *     only, with the discounts they now get.
          */
         CatalogueUpdated: {
             products: components["schemas"]["CatalogueProductChange"][];
@@ -2037,6 +2120,10 @@ export interface components {
             price_kobo: number | null;
             min_amount_kobo: number | null;
             max_amount_kobo: number | null;
+            /**
+             * @description In the catalogue and in `catalogue.updated`, the receiving account's discount on its price plan (see
+             *     `PricePlan`); in an operator's product edit, the product's own list discount.
+             */
             discount_bps: number;
             requested_mb: number | null;
             validity_days: number | null;
@@ -2057,7 +2144,7 @@ export interface components {
             /** @enum {string} */
             kind: "fixed" | "range";
             discount_bps: number;
-            /** @description The price of a fixed product. */
+            /** @description What the wallet pays for a fixed product on the caller's plan: face value less `discount_bps`. */
             price_kobo: number | null;
             min_amount_kobo: number | null;
             max_amount_kobo: number | null;
@@ -2343,6 +2430,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /** @description The price plan its orders are priced by (`standard` unless moved). */
+            price_plan: string;
             /** Format: date-time */
             created_at: string;
         };
@@ -2350,9 +2439,68 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /** @description The price plan its orders are priced by (`standard` unless moved). */
+            price_plan: string;
             /** Format: date-time */
             created_at: string;
             wallets: components["schemas"]["Wallet"][];
+        };
+        /** @description Lower-case letters, digits, `-` and `_`, at most 40 characters. */
+        PricePlanName: string;
+        /**
+         * @description What `code` names: a service (`data`), a network, disco or biller (`mtn`), or a product (`mtn-airtime`).
+         * @enum {string}
+         */
+        PriceDiscountScope: "service" | "network" | "product";
+        PriceDiscount: {
+            scope: components["schemas"]["PriceDiscountScope"];
+            code: string;
+            /** @description Basis points off face value (250 = 2.5%). */
+            discount_bps: number;
+        };
+        /**
+         * @description A named set of discounts; every account is on one (`standard` by default). The wallet pays, for a product
+         *     on a plan, `face − floor(face × d / 10000)` kobo: `face` is the amount ordered for a range product and
+         *     `price_kobo` for a fixed one, `d` the plan's discount for the product's code if it has one, else for its
+         *     network, else for its service, else the product's own `discount_bps` (its list discount, which is what
+         *     `standard` charges with no discounts of its own: today's prices, `0` on fixed products). The discount is
+         *     rounded down to whole kobo, so the price never rounds in the seller's favour by more than a kobo. The
+         *     price is computed when the order is accepted and stored on the transaction (`price_kobo`); a later change
+         *     of plan does not touch accepted orders.
+         */
+        PricePlan: {
+            name: components["schemas"]["PricePlanName"];
+            description: string;
+            /** @description Ordered by scope (service, network, product), then code. */
+            discounts: components["schemas"]["PriceDiscount"][];
+            /** @description Accounts on the plan. */
+            account_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its description or discounts last changed.
+             */
+            updated_at: string;
+        };
+        PricePlanCreateRequest: {
+            name: components["schemas"]["PricePlanName"];
+            description?: string;
+            /** @description At most one per scope and code; codes must exist (a service, a network, a product). */
+            discounts?: components["schemas"]["PriceDiscount"][];
+        };
+        PricePlanUpdateRequest: {
+            description?: string;
+            /** @description Replaces the plan's whole list. At most one per scope and code; codes must exist. */
+            discounts?: components["schemas"]["PriceDiscount"][];
+            /** @description Recorded in the audit entry. */
+            note?: string;
+        };
+        AccountPricePlanRequest: {
+            /** @description The plan's name. */
+            plan: string;
+            /** @description Recorded in the audit entry. */
+            note?: string;
         };
         AccountPage: {
             items: components["schemas"]["Account"][];
@@ -2515,7 +2663,7 @@ export interface components {
             operator: string;
             /** @description The admin operation, e.g. `creditWallet`. */
             action: string;
-            /** @description account, api_key, wallet, transaction, callback, provider, product or operator. */
+            /** @description account, api_key, wallet, transaction, callback, provider, product, price_plan or operator. */
             target_type: string;
             target_id: string;
             request_id: string;
@@ -3167,6 +3315,32 @@ export interface components {
             message: string;
             data: components["schemas"]["AccountDetail"];
         };
+        /** @description Success envelope carrying a PricePlan. */
+        PricePlanEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["PricePlan"];
+        };
+        /** @description Success envelope carrying a list of PricePlan. */
+        PricePlanListEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["PricePlan"][];
+        };
         /** @description Success envelope carrying a AccountPage. */
         AccountPageEnvelope: {
             /** @constant */
@@ -3757,6 +3931,8 @@ export interface components {
         ResourceId: string;
         /** @description Account id. */
         AccountId: string;
+        /** @description Price plan name. */
+        PricePlanName: string;
         /** @description Only transactions in this status. */
         StatusFilter: components["schemas"]["TransactionStatus"];
         /** @description Only this recipient (phone number, meter or smartcard; the real value, phone numbers in any accepted form). */
@@ -5162,6 +5338,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    setAccountPricePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountPricePlanRequest"];
+            };
+        };
+        responses: {
+            /** @description The account on its plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;
@@ -5966,6 +6179,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProductEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPricePlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The price plans. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricePlanListEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPricePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PricePlanCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricePlanEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePricePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Price plan name. */
+                name: components["parameters"]["PricePlanName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PricePlanUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricePlanEnvelope"];
                 };
             };
             400: components["responses"]["ValidationFailed"];

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAdminApiReferenceData, GetAdminApiReferenceErrors, GetAdminApiReferenceResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListVendBatchesData, ListVendBatchesErrors, ListVendBatchesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResendFailedDeliveriesData, ResendFailedDeliveriesErrors, ResendFailedDeliveriesResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, RollKeyData, RollKeyErrors, RollKeyResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAdminApiReferenceData, GetAdminApiReferenceErrors, GetAdminApiReferenceResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListVendBatchesData, ListVendBatchesErrors, ListVendBatchesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResendFailedDeliveriesData, ResendFailedDeliveriesErrors, ResendFailedDeliveriesResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, RollKeyData, RollKeyErrors, RollKeyResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -249,8 +249,10 @@ export const listServices = <ThrowOnError extends boolean = false>(options?: Opt
  * List products
  *
  * The whole list of active products, optionally filtered; no paging. Each product's `updated_at` moves
- * when anything it shows changes. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
- * changes of price, discount or availability.
+ * when anything it shows changes. `discount_bps` is the calling account's discount on its price plan (see
+ * `PricePlan`); `price_kobo` of a fixed product stays its face value (the amount an order may name), and the
+ * wallet pays it less that discount. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
+ * changes of price, discount or availability, including a change of the account's plan or of the plan's discounts.
  *
  */
 export const listProducts = <ThrowOnError extends boolean = false>(options?: Options<ListProductsData, ThrowOnError>) => (options?.client ?? client).get<ListProductsResponses, ListProductsErrors, ThrowOnError>({
@@ -262,9 +264,12 @@ export const listProducts = <ThrowOnError extends boolean = false>(options?: Opt
 /**
  * Prices and discounts
  *
- * What the wallet pays per product: for a fixed product the bundle price; for a range product the face
- * value less `discount_bps` basis points, the discount rounded down to whole kobo. The same for every
- * account. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
+ * What the calling account's wallet pays per product, on the account's price plan (see `PricePlan`):
+ * `discount_bps` is the plan's discount for the product; for a fixed product `price_kobo` is what the wallet
+ * pays (the bundle's face value, `price_kobo` in the catalogue, less that discount); for a range product the
+ * face value ordered less `discount_bps` basis points, the discount rounded down to whole kobo. Accounts on
+ * the same plan see the same answer. Carries an `ETag` (a hash of the exact body, so it differs between
+ * plans whose prices differ); with `If-None-Match` naming it, `304` and no body.
  *
  */
 export const getPricing = <ThrowOnError extends boolean = false>(options?: Options<GetPricingData, ThrowOnError>) => (options?.client ?? client).get<GetPricingResponses, GetPricingErrors, ThrowOnError>({
@@ -619,6 +624,26 @@ export const getAccount = <ThrowOnError extends boolean = false>(options: Option
 });
 
 /**
+ * Move an account to a price plan
+ *
+ * The account's next order (test and live) is priced by this plan. When the move changes what the account
+ * pays for any product, each of its modes with an enabled endpoint subscribed to `catalogue.updated`
+ * receives one event, in the same database transaction, listing those products as the account now sees them
+ * (`changes: [discount_bps]`, `previous` its discount on the old plan). No other account receives anything.
+ * A plan that does not exist is `400` naming `plan`; a move to the plan the account is on changes nothing.
+ *
+ */
+export const setAccountPricePlan = <ThrowOnError extends boolean = false>(options: Options<SetAccountPricePlanData, ThrowOnError>) => (options.client ?? client).put<SetAccountPricePlanResponses, SetAccountPricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/accounts/{account_id}/price-plan',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * List an account's API keys
  */
 export const listApiKeys = <ThrowOnError extends boolean = false>(options: Options<ListApiKeysData, ThrowOnError>) => (options.client ?? client).get<ListApiKeysResponses, ListApiKeysErrors, ThrowOnError>({
@@ -892,12 +917,63 @@ export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Op
  * Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
  * catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
  * `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
- * enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+ * enabled endpoint subscribed to it, showing the product as the account's price plan prices it (an account
+ * whose plan sets its own discount for the product is not told of a change of `discount_bps`, which it does not
+ * pay). An edit that changes nothing moves nothing and sends nothing.
  *
  */
 export const updateProduct = <ThrowOnError extends boolean = false>(options: Options<UpdateProductData, ThrowOnError>) => (options.client ?? client).patch<UpdateProductResponses, UpdateProductErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/admin/v1/products/{code}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List price plans
+ *
+ * Every price plan with its discounts and how many accounts are on it, by name; no paging.
+ */
+export const listPricePlans = <ThrowOnError extends boolean = false>(options?: Options<ListPricePlansData, ThrowOnError>) => (options?.client ?? client).get<ListPricePlansResponses, ListPricePlansErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans',
+    ...options
+});
+
+/**
+ * Create a price plan
+ *
+ * A new named plan, with no accounts on it yet. A name that exists is `409 CONFLICT`. See `PricePlan` for
+ * how a plan's discounts price a product.
+ *
+ */
+export const createPricePlan = <ThrowOnError extends boolean = false>(options: Options<CreatePricePlanData, ThrowOnError>) => (options.client ?? client).post<CreatePricePlanResponses, CreatePricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Edit a price plan
+ *
+ * Changes the fields given: `description`, and `discounts`, which replaces the plan's whole list (send the
+ * list as it should be; `[]` leaves only the products' list discounts). When the discounts change what an
+ * account on the plan pays for any product, every account on the plan with an enabled endpoint subscribed to
+ * `catalogue.updated` receives one event, in the same database transaction, listing those products as the
+ * account now sees them (`changes: [discount_bps]`, `previous` its discount before). Other accounts receive
+ * nothing. An edit that changes nothing writes nothing.
+ *
+ */
+export const updatePricePlan = <ThrowOnError extends boolean = false>(options: Options<UpdatePricePlanData, ThrowOnError>) => (options.client ?? client).patch<UpdatePricePlanResponses, UpdatePricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans/{name}',
     ...options,
     headers: {
         'Content-Type': 'application/json',

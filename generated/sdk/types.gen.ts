@@ -149,7 +149,9 @@ export type WalletBalanceLow = {
 
 /**
  * The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
- * `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now.
+ * `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now. A change of a
+ * price plan's discounts, or an account's move to another plan, is announced to the accounts concerned
+ * only, with the discounts they now get.
  *
  */
 export type CatalogueUpdated = {
@@ -667,6 +669,11 @@ export type Product = {
     price_kobo: number | null;
     min_amount_kobo: number | null;
     max_amount_kobo: number | null;
+    /**
+     * In the catalogue and in `catalogue.updated`, the receiving account's discount on its price plan (see
+     * `PricePlan`); in an operator's product edit, the product's own list discount.
+     *
+     */
     discount_bps: number;
     requested_mb: number | null;
     validity_days: number | null;
@@ -687,7 +694,7 @@ export type PricingItem = {
     kind: 'fixed' | 'range';
     discount_bps: number;
     /**
-     * The price of a fixed product.
+     * What the wallet pays for a fixed product on the caller's plan: face value less `discount_bps`.
      */
     price_kobo: number | null;
     min_amount_kobo: number | null;
@@ -1025,14 +1032,102 @@ export type AccountCreateRequest = {
 export type Account = {
     id: string;
     name: string;
+    /**
+     * The price plan its orders are priced by (`standard` unless moved).
+     */
+    price_plan: string;
     created_at: string;
 };
 
 export type AccountDetail = {
     id: string;
     name: string;
+    /**
+     * The price plan its orders are priced by (`standard` unless moved).
+     */
+    price_plan: string;
     created_at: string;
     wallets: Array<Wallet>;
+};
+
+/**
+ * Lower-case letters, digits, `-` and `_`, at most 40 characters.
+ */
+export type PricePlanName = string;
+
+/**
+ * What `code` names: a service (`data`), a network, disco or biller (`mtn`), or a product (`mtn-airtime`).
+ */
+export type PriceDiscountScope = 'service' | 'network' | 'product';
+
+export type PriceDiscount = {
+    scope: PriceDiscountScope;
+    code: string;
+    /**
+     * Basis points off face value (250 = 2.5%).
+     */
+    discount_bps: number;
+};
+
+/**
+ * A named set of discounts; every account is on one (`standard` by default). The wallet pays, for a product
+ * on a plan, `face − floor(face × d / 10000)` kobo: `face` is the amount ordered for a range product and
+ * `price_kobo` for a fixed one, `d` the plan's discount for the product's code if it has one, else for its
+ * network, else for its service, else the product's own `discount_bps` (its list discount, which is what
+ * `standard` charges with no discounts of its own: today's prices, `0` on fixed products). The discount is
+ * rounded down to whole kobo, so the price never rounds in the seller's favour by more than a kobo. The
+ * price is computed when the order is accepted and stored on the transaction (`price_kobo`); a later change
+ * of plan does not touch accepted orders.
+ *
+ */
+export type PricePlan = {
+    name: PricePlanName;
+    description: string;
+    /**
+     * Ordered by scope (service, network, product), then code.
+     */
+    discounts: Array<PriceDiscount>;
+    /**
+     * Accounts on the plan.
+     */
+    account_count: number;
+    created_at: string;
+    /**
+     * When its description or discounts last changed.
+     */
+    updated_at: string;
+};
+
+export type PricePlanCreateRequest = {
+    name: PricePlanName;
+    description?: string;
+    /**
+     * At most one per scope and code; codes must exist (a service, a network, a product).
+     */
+    discounts?: Array<PriceDiscount>;
+};
+
+export type PricePlanUpdateRequest = {
+    description?: string;
+    /**
+     * Replaces the plan's whole list. At most one per scope and code; codes must exist.
+     */
+    discounts?: Array<PriceDiscount>;
+    /**
+     * Recorded in the audit entry.
+     */
+    note?: string;
+};
+
+export type AccountPricePlanRequest = {
+    /**
+     * The plan's name.
+     */
+    plan: string;
+    /**
+     * Recorded in the audit entry.
+     */
+    note?: string;
 };
 
 export type AccountPage = {
@@ -1216,7 +1311,7 @@ export type AuditEntry = {
      */
     action: string;
     /**
-     * account, api_key, wallet, transaction, callback, provider, product or operator.
+     * account, api_key, wallet, transaction, callback, provider, product, price_plan or operator.
      */
     target_type: string;
     target_id: string;
@@ -1963,6 +2058,32 @@ export type AccountEnvelope = {
 };
 
 /**
+ * Success envelope carrying a PricePlan.
+ */
+export type PricePlanEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: PricePlan;
+};
+
+/**
+ * Success envelope carrying a list of PricePlan.
+ */
+export type PricePlanListEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: Array<PricePlan>;
+};
+
+/**
  * Success envelope carrying a AccountPage.
  */
 export type AccountPageEnvelope = {
@@ -2250,6 +2371,11 @@ export type ResourceId = string;
  * Account id.
  */
 export type AccountId = string;
+
+/**
+ * Price plan name.
+ */
+export type PricePlanName2 = string;
 
 /**
  * Only transactions in this status.
@@ -4611,6 +4737,70 @@ export type GetAccountResponses = {
 
 export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
 
+export type SetAccountPricePlanData = {
+    body: AccountPricePlanRequest;
+    path: {
+        /**
+         * Account id.
+         */
+        account_id: string;
+    };
+    query?: never;
+    url: '/admin/v1/accounts/{account_id}/price-plan';
+};
+
+export type SetAccountPricePlanErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type SetAccountPricePlanError = SetAccountPricePlanErrors[keyof SetAccountPricePlanErrors];
+
+export type SetAccountPricePlanResponses = {
+    /**
+     * The account on its plan.
+     */
+    200: AccountEnvelope;
+};
+
+export type SetAccountPricePlanResponse = SetAccountPricePlanResponses[keyof SetAccountPricePlanResponses];
+
 export type ListApiKeysData = {
     body?: never;
     path: {
@@ -6073,6 +6263,184 @@ export type UpdateProductResponses = {
 };
 
 export type UpdateProductResponse = UpdateProductResponses[keyof UpdateProductResponses];
+
+export type ListPricePlansData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/price-plans';
+};
+
+export type ListPricePlansErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListPricePlansError = ListPricePlansErrors[keyof ListPricePlansErrors];
+
+export type ListPricePlansResponses = {
+    /**
+     * The price plans.
+     */
+    200: PricePlanListEnvelope;
+};
+
+export type ListPricePlansResponse = ListPricePlansResponses[keyof ListPricePlansResponses];
+
+export type CreatePricePlanData = {
+    body: PricePlanCreateRequest;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/price-plans';
+};
+
+export type CreatePricePlanErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreatePricePlanError = CreatePricePlanErrors[keyof CreatePricePlanErrors];
+
+export type CreatePricePlanResponses = {
+    /**
+     * The plan.
+     */
+    201: PricePlanEnvelope;
+};
+
+export type CreatePricePlanResponse = CreatePricePlanResponses[keyof CreatePricePlanResponses];
+
+export type UpdatePricePlanData = {
+    body: PricePlanUpdateRequest;
+    path: {
+        /**
+         * Price plan name.
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/price-plans/{name}';
+};
+
+export type UpdatePricePlanErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdatePricePlanError = UpdatePricePlanErrors[keyof UpdatePricePlanErrors];
+
+export type UpdatePricePlanResponses = {
+    /**
+     * The plan after the change.
+     */
+    200: PricePlanEnvelope;
+};
+
+export type UpdatePricePlanResponse = UpdatePricePlanResponses[keyof UpdatePricePlanResponses];
 
 export type GetHealthData = {
     body?: never;

@@ -5,7 +5,8 @@ import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
 import { presentProduct } from "./catalogue-listing.ts";
-import { announceCatalogueChanges, announcedChange, changesAnything } from "./changes.ts";
+import { announceProductEdit, changesAnything } from "./changes.ts";
+import { loadAllPlanPricing } from "./plan-pricing.ts";
 
 type Product = components["schemas"]["Product"];
 type ProductUpdate = components["schemas"]["ProductUpdateRequest"];
@@ -44,7 +45,7 @@ function updateErrors(row: ProductRow, patch: ProductUpdate): FieldError[] {
  * Operator edit of one product, answered with the product before and after; unknown code is 404, an edit
  * that does not fit the product's kind is 400. An edit that changes nothing writes nothing (`updated_at`
  * stays); a change of price, range, discount or availability sends `catalogue.updated` in the same
- * transaction.
+ * transaction, to each plan's accounts as they see the product (none where their plan's discount hides it).
  */
 export async function updateProduct(
   db: Executor,
@@ -72,9 +73,7 @@ export async function updateProduct(
       .where(eq(products.code, code))
       .returning();
     if (!updated) throw new Error("product update returned nothing");
-    const after = presentProduct(updated);
-    const change = announcedChange(before, after);
-    if (change) await announceCatalogueChanges(tx, [change]);
-    return { before, after, changed: true };
+    await announceProductEdit(tx, await loadAllPlanPricing(tx), row, updated);
+    return { before, after: presentProduct(updated), changed: true };
   });
 }

@@ -23,6 +23,27 @@ class Accounts {
   get(accountId: string, options: CallOptions = {}) {
     return this.requester.unwrap(api.getAccount({ ...this.requester.with(options), path: { account_id: accountId } }));
   }
+  /** Moves the account to a price plan; its next orders are priced by it. */
+  setPricePlan(accountId: string, body: types.AccountPricePlanRequest, options: CallOptions = {}) {
+    return this.requester.unwrap(
+      api.setAccountPricePlan({ ...this.requester.with(options), path: { account_id: accountId }, body }),
+    );
+  }
+}
+
+class PricePlans {
+  constructor(private readonly requester: Requester) {}
+  /** Every price plan with its discounts and account count. */
+  list(options: CallOptions = {}) {
+    return this.requester.unwrap(api.listPricePlans({ ...this.requester.with(options) }));
+  }
+  create(body: types.PricePlanCreateRequest, options: CallOptions = {}) {
+    return this.requester.unwrap(api.createPricePlan({ ...this.requester.with(options), body }));
+  }
+  /** Changes a plan's description, or replaces its whole list of discounts. */
+  update(name: string, body: types.PricePlanUpdateRequest, options: CallOptions = {}) {
+    return this.requester.unwrap(api.updatePricePlan({ ...this.requester.with(options), path: { name }, body }));
+  }
 }
 
 class ApiKeys {
@@ -160,6 +181,7 @@ export class VendAdmin {
   readonly callbacks: Callbacks;
   readonly providers: Providers;
   readonly operators: Operators;
+  readonly pricePlans: PricePlans;
 
   constructor(options: VendAdminOptions) {
     if (typeof options?.token !== "string" || options.token === "") throw new TypeError("token is required");
@@ -171,5 +193,6 @@ export class VendAdmin {
     this.callbacks = new Callbacks(requester);
     this.providers = new Providers(requester);
     this.operators = new Operators(requester);
+    this.pricePlans = new PricePlans(requester);
   }
 }

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -49,6 +49,26 @@ export const getAccount = <ThrowOnError extends boolean = false>(options: Option
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/admin/v1/accounts/{account_id}',
     ...options
+});
+
+/**
+ * Move an account to a price plan
+ *
+ * The account's next order (test and live) is priced by this plan. When the move changes what the account
+ * pays for any product, each of its modes with an enabled endpoint subscribed to `catalogue.updated`
+ * receives one event, in the same database transaction, listing those products as the account now sees them
+ * (`changes: [discount_bps]`, `previous` its discount on the old plan). No other account receives anything.
+ * A plan that does not exist is `400` naming `plan`; a move to the plan the account is on changes nothing.
+ *
+ */
+export const setAccountPricePlan = <ThrowOnError extends boolean = false>(options: Options<SetAccountPricePlanData, ThrowOnError>) => (options.client ?? client).put<SetAccountPricePlanResponses, SetAccountPricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/accounts/{account_id}/price-plan',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
 });
 
 /**
@@ -325,12 +345,63 @@ export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Op
  * Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
  * catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
  * `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
- * enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+ * enabled endpoint subscribed to it, showing the product as the account's price plan prices it (an account
+ * whose plan sets its own discount for the product is not told of a change of `discount_bps`, which it does not
+ * pay). An edit that changes nothing moves nothing and sends nothing.
  *
  */
 export const updateProduct = <ThrowOnError extends boolean = false>(options: Options<UpdateProductData, ThrowOnError>) => (options.client ?? client).patch<UpdateProductResponses, UpdateProductErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/admin/v1/products/{code}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List price plans
+ *
+ * Every price plan with its discounts and how many accounts are on it, by name; no paging.
+ */
+export const listPricePlans = <ThrowOnError extends boolean = false>(options?: Options<ListPricePlansData, ThrowOnError>) => (options?.client ?? client).get<ListPricePlansResponses, ListPricePlansErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans',
+    ...options
+});
+
+/**
+ * Create a price plan
+ *
+ * A new named plan, with no accounts on it yet. A name that exists is `409 CONFLICT`. See `PricePlan` for
+ * how a plan's discounts price a product.
+ *
+ */
+export const createPricePlan = <ThrowOnError extends boolean = false>(options: Options<CreatePricePlanData, ThrowOnError>) => (options.client ?? client).post<CreatePricePlanResponses, CreatePricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Edit a price plan
+ *
+ * Changes the fields given: `description`, and `discounts`, which replaces the plan's whole list (send the
+ * list as it should be; `[]` leaves only the products' list discounts). When the discounts change what an
+ * account on the plan pays for any product, every account on the plan with an enabled endpoint subscribed to
+ * `catalogue.updated` receives one event, in the same database transaction, listing those products as the
+ * account now sees them (`changes: [discount_bps]`, `previous` its discount before). Other accounts receive
+ * nothing. An edit that changes nothing writes nothing.
+ *
+ */
+export const updatePricePlan = <ThrowOnError extends boolean = false>(options: Options<UpdatePricePlanData, ThrowOnError>) => (options.client ?? client).patch<UpdatePricePlanResponses, UpdatePricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans/{name}',
     ...options,
     headers: {
         'Content-Type': 'application/json',
