@@ -40,41 +40,65 @@ function updateErrors(row: ProductRow, patch: ProductUpdate): FieldError[] {
   return errors;
 }
 
+type ProductChange = components["schemas"]["CatalogueProductChange"];
+
+interface UpdatedProduct {
+  before: Product;
+  after: Product;
+  changed: boolean;
+}
+
+/** One product's edit on `tx`, its row locked; the change to announce, null when nothing announced moved. */
+async function editProduct(tx: Executor, code: string, patch: ProductUpdate): Promise<UpdatedProduct & { change: ProductChange | null }> {
+  const [row] = await tx.select().from(products).where(eq(products.code, code)).for("update");
+  if (!row) throw notFound(`Product ${code}`);
+  const errors = updateErrors(row, patch);
+  if (errors.length > 0) throw validationError(errors);
+  const before = presentProduct(row);
+  if (!changesAnything(before, patch)) return { before, after: before, changed: false, change: null };
+  const [updated] = await tx
+    .update(products)
+    .set({
+      name: patch.name,
+      priceKobo: patch.price_kobo,
+      discountBps: patch.discount_bps,
+      active: patch.active,
+      minAmountKobo: patch.min_amount_kobo,
+      maxAmountKobo: patch.max_amount_kobo,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(products.code, code))
+    .returning();
+  if (!updated) throw new Error("product update returned nothing");
+  const after = presentProduct(updated);
+  return { before, after, changed: true, change: announcedChange(before, after) };
+}
+
 /**
  * Operator edit of one product, answered with the product before and after; unknown code is 404, an edit
  * that does not fit the product's kind is 400. An edit that changes nothing writes nothing (`updated_at`
  * stays); a change of price, range, discount or availability sends `catalogue.updated` in the same
  * transaction.
  */
-export async function updateProduct(
+export async function updateProduct(db: Executor, code: string, patch: ProductUpdate): Promise<UpdatedProduct> {
+  const [updated] = await updateProducts(db, [{ code, patch }]);
+  if (!updated) throw new Error("product update returned nothing");
+  return updated;
+}
+
+/**
+ * Several edits as one: all in one transaction (any refusal changes none), each as `updateProduct` makes it, and
+ * one `catalogue.updated` carrying every announced change.
+ */
+export async function updateProducts(
   db: Executor,
-  code: string,
-  patch: ProductUpdate,
-): Promise<{ before: Product; after: Product; changed: boolean }> {
+  edits: readonly { code: string; patch: ProductUpdate }[],
+): Promise<UpdatedProduct[]> {
   return withTransaction(db, async (tx) => {
-    const [row] = await tx.select().from(products).where(eq(products.code, code)).for("update");
-    if (!row) throw notFound(`Product ${code}`);
-    const errors = updateErrors(row, patch);
-    if (errors.length > 0) throw validationError(errors);
-    const before = presentProduct(row);
-    if (!changesAnything(before, patch)) return { before, after: before, changed: false };
-    const [updated] = await tx
-      .update(products)
-      .set({
-        name: patch.name,
-        priceKobo: patch.price_kobo,
-        discountBps: patch.discount_bps,
-        active: patch.active,
-        minAmountKobo: patch.min_amount_kobo,
-        maxAmountKobo: patch.max_amount_kobo,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(products.code, code))
-      .returning();
-    if (!updated) throw new Error("product update returned nothing");
-    const after = presentProduct(updated);
-    const change = announcedChange(before, after);
-    if (change) await announceCatalogueChanges(tx, [change]);
-    return { before, after, changed: true };
+    const results = [];
+    for (const { code, patch } of edits) results.push(await editProduct(tx, code, patch));
+    const changes = results.flatMap((result) => (result.change ? [result.change] : []));
+    if (changes.length > 0) await announceCatalogueChanges(tx, changes);
+    return results.map(({ before, after, changed }) => ({ before, after, changed }));
   });
 }
