@@ -22,6 +22,7 @@ import { productsCommand } from "./commands/products.ts";
 import { providersCommand } from "./commands/providers.ts";
 import { reconcileCommand } from "./commands/reconcile.ts";
 import { reportCommand } from "./commands/report.ts";
+import { topCommand } from "./commands/top.ts";
 import { transactionsCommand } from "./commands/transactions.ts";
 import { triggerCommand } from "./commands/trigger.ts";
 import { vendCommand } from "./commands/vend.ts";
@@ -114,6 +115,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
     reconcileCommand(),
     reportCommand(),
     providersCommand(),
+    topCommand(),
     anomaliesCommand(),
     operatorsCommand(),
     auditCommand(),

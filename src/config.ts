@@ -162,7 +162,8 @@ function readInterval(env: Env, name: string, min: number, max: number): number 
   const raw = env[name]?.trim();
   if (raw === undefined || raw === "" || raw === "0" || raw === "off") return undefined;
   const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
-  if (!match) throw new ConfigError(name, `must be a duration such as 30m, 6h or 1d (a bare number is minutes), or off; got "${raw}"`);
+  if (!match)
+    throw new ConfigError(name, `must be a duration such as 30m, 6h or 1d (a bare number is minutes), or off; got "${raw}"`);
   const ms = Number(match[1]) * (intervalUnits[match[2] || "m"] ?? 60_000);
   if (ms < min || ms > max) throw new ConfigError(name, `must be between 1m and 7d, got "${raw}"`);
   return ms;

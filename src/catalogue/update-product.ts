@@ -49,7 +49,11 @@ interface UpdatedProduct {
 }
 
 /** One product's edit on `tx`, its row locked; the change to announce, null when nothing announced moved. */
-async function editProduct(tx: Executor, code: string, patch: ProductUpdate): Promise<UpdatedProduct & { change: ProductChange | null }> {
+async function editProduct(
+  tx: Executor,
+  code: string,
+  patch: ProductUpdate,
+): Promise<UpdatedProduct & { change: ProductChange | null }> {
   const [row] = await tx.select().from(products).where(eq(products.code, code)).for("update");
   if (!row) throw notFound(`Product ${code}`);
   const errors = updateErrors(row, patch);

@@ -119,7 +119,12 @@ export async function compareCatalogue(
     const plan = listed.get(key);
     if (plan) {
       if (row.kind !== "fixed" || row.priceKobo === plan.faceValueKobo) continue;
-      sync.price_changes.push({ product_code: row.code, plan_code: code, price_kobo: row.priceKobo ?? 0, face_value_kobo: plan.faceValueKobo });
+      sync.price_changes.push({
+        product_code: row.code,
+        plan_code: code,
+        price_kobo: row.priceKobo ?? 0,
+        face_value_kobo: plan.faceValueKobo,
+      });
       edits.push({ code: row.code, patch: { price_kobo: plan.faceValueKobo } });
       continue;
     }
@@ -133,7 +138,13 @@ export async function compareCatalogue(
   sync.new_plans = list.plans
     .filter((plan) => !mappedKeys.has(planKey(plan)))
     .sort((a, b) => planKey(a).localeCompare(planKey(b)))
-    .map((plan) => ({ plan_code: plan.code, name: plan.name, service: plan.service, network: plan.network, face_value_kobo: plan.faceValueKobo }));
+    .map((plan) => ({
+      plan_code: plan.code,
+      name: plan.name,
+      service: plan.service,
+      network: plan.network,
+      face_value_kobo: plan.faceValueKobo,
+    }));
   const fingerprint = createHash("sha256").update(JSON.stringify(sync)).digest("hex");
   return { sync: { ...sync, in_sync: edits.length === 0, fingerprint, checked_at: new Date().toISOString() }, edits };
 }

@@ -3,8 +3,8 @@ import { type Handlers, preparedHandler } from "../http/operations.ts";
 import { evictEverywhere } from "../lib/caches.ts";
 import { applyCatalogueSync, compareCatalogue, fetchSyncLists } from "./catalogue-sync.ts";
 import { listAnomalies } from "./list-anomalies.ts";
-import { providerStats } from "./provider-stats.ts";
 import { operationsSnapshot } from "./operations-snapshot.ts";
+import { providerStats } from "./provider-stats.ts";
 import { providerOverview, switchProvider } from "./provider-status.ts";
 
 export function providerAdminRoutes(deps: AppDeps) {

@@ -4,7 +4,13 @@ import type { ProviderPlan } from "../types.ts";
 import { networkOfCode } from "./mapping.ts";
 
 /** Network names ClubKonnect may use as keys, for lists whose entries carry no `ID`. */
-const networkNames: Readonly<Record<string, string>> = { mtn: "mtn", glo: "glo", airtel: "airtel", "9mobile": "9mobile", m_9mobile: "9mobile" };
+const networkNames: Readonly<Record<string, string>> = {
+  mtn: "mtn",
+  glo: "glo",
+  airtel: "airtel",
+  "9mobile": "9mobile",
+  m_9mobile: "9mobile",
+};
 
 /**
  * Reads the data plan list (`APIDatabundlePlansV2.asp`): `{MOBILE_NETWORK: {MTN: [{ID: "01", PRODUCT: [{PRODUCT_ID:

@@ -84,8 +84,16 @@ export interface VtuPlanSource {
 
 /** Every serviceID whose `service-variations` list fixed-price plans: data per network, bouquets per cable biller. */
 export function vtuPlanSources(): VtuPlanSource[] {
-  const data = Object.entries(networkServiceIds).map(([network, id]) => ({ serviceID: `${id}-data`, service: "data" as const, network }));
-  const cable = Object.entries(cableServiceIds).map(([network, serviceID]) => ({ serviceID, service: "cable" as const, network }));
+  const data = Object.entries(networkServiceIds).map(([network, id]) => ({
+    serviceID: `${id}-data`,
+    service: "data" as const,
+    network,
+  }));
+  const cable = Object.entries(cableServiceIds).map(([network, serviceID]) => ({
+    serviceID,
+    service: "cable" as const,
+    network,
+  }));
   return [...data, ...cable];
 }
 
