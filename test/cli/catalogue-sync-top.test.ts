@@ -71,10 +71,10 @@ describe("vendctl catalogue sync", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("vtu: 1 plans listed (data, cable)");
     expect(result.stdout).toContain("Price changes (1):");
-    expect(result.stdout).toMatch(/mtn-data-1gb-1d\s+mtn-1gb-daily\s+500\.00\s+550\.00/);
+    expect(result.stdout).toMatch(/mtn-data-1gb-1d\s+mtn-1gb-daily\s+NGN 500\.00\s+NGN 550\.00/);
     expect(result.stdout).toContain("Applied: 1 product(s) changed.");
     expect(await priceOf("mtn-data-1gb-1d")).toBe(55_000);
-    const again = await runCli(["catalogue", "sync", "--provider", "vtu", "--table"], admin());
+    const again = await runCli(["catalogue", "sync", "--provider", "vtu", "--yes", "--table"], admin());
     expect(again).toMatchObject({ code: 0 });
     expect(again.stdout).toContain("Nothing to apply");
   });
@@ -164,6 +164,19 @@ describe("vendctl top", () => {
       const all = rows();
       expect(new Set(all.map((r) => `${r.accepts}/${r.completions}`)).size).toBeGreaterThan(1);
       terminal.type("q");
+      expect(await terminal.exited()).toBe(0);
+      // The terminal is given back: the cursor shown and the main screen restored.
+      expect(terminal.rawScreen()).toContain("\x1b[?25h\x1b[?1049l");
+    },
+    60_000,
+  );
+
+  test.skipIf(!script)(
+    "on a terminal: Ctrl-C quits with 0 too",
+    async () => {
+      const terminal = onTerminal(["top", "--interval", "1"], { ...admin(), TERM: "xterm" }, { rows: 30, cols: 160 });
+      await terminal.expectPrompt("WEBHOOKS");
+      terminal.type("\x03");
       expect(await terminal.exited()).toBe(0);
     },
     60_000,
