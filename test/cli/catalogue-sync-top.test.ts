@@ -99,6 +99,21 @@ describe("GET /admin/v1/operations/snapshot", () => {
     expect(res.json.data.errors).toEqual([{ field: "since", message }]);
   });
 
+  test("since the previous snapshot: exactly what happened in between, by the database's clock", async () => {
+    const first = await cli.server.admin.get("/admin/v1/operations/snapshot");
+    expect(first.status).toBe(200);
+    expect(first.json.data.interval_seconds).toBe(60);
+    await vendAirtime(cli.account.client, "08031110002");
+    await tick();
+    const since = first.json.data.generated_at as string;
+    const next = await cli.server.admin.get(`/admin/v1/operations/snapshot?since=${encodeURIComponent(since)}`);
+    expect(next.status).toBe(200);
+    const snapshot = next.json.data as Schemas["OperationsSnapshot"];
+    expect(snapshot.since).toBe(since);
+    expect(snapshot.interval_seconds).toBe((Date.parse(snapshot.generated_at) - Date.parse(since)) / 1000);
+    expect(snapshot.providers.find((p) => p.provider === "sandbox")).toMatchObject({ accepted: 1, successful: 1, failed: 0 });
+  });
+
   test("since that is not a date-time: 400 naming since", async () => {
     const res = await cli.server.admin.get("/admin/v1/operations/snapshot?since=yesterday");
     expect(res.status).toBe(400);
@@ -118,8 +133,8 @@ describe("vendctl top", () => {
     expect(snapshot.providers[0]).toMatchObject({
       provider: "sandbox",
       mode: "test",
-      accepted: 1,
-      successful: 1,
+      accepted: 2,
+      successful: 2,
       failed: 0,
       success_rate_5m: 1,
     });
