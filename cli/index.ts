@@ -23,6 +23,7 @@ import { productsCommand } from "./commands/products.ts";
 import { providersCommand } from "./commands/providers.ts";
 import { reconcileCommand } from "./commands/reconcile.ts";
 import { reportCommand } from "./commands/report.ts";
+import { topCommand } from "./commands/top.ts";
 import { transactionsCommand } from "./commands/transactions.ts";
 import { triggerCommand } from "./commands/trigger.ts";
 import { vendCommand } from "./commands/vend.ts";
@@ -116,6 +117,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
     reconcileCommand(),
     reportCommand(),
     providersCommand(),
+    topCommand(),
     anomaliesCommand(),
     operatorsCommand(),
     auditCommand(),

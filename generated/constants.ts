@@ -41,7 +41,7 @@ export const breakerStates = ["closed", "open", "half_open"] as const;
 export type BreakerState = (typeof breakerStates)[number];
 
 /** components.schemas.AnomalyKind */
-export const anomalyKinds = ["double_delivery", "low_balance"] as const;
+export const anomalyKinds = ["double_delivery", "low_balance", "catalogue_drift"] as const;
 export type AnomalyKind = (typeof anomalyKinds)[number];
 
 /** components.schemas.TransactionMetadata.partial */
@@ -99,6 +99,14 @@ export type ReadinessStatus = (typeof readinessStatuses)[number];
 /** components.schemas.ProviderBreaker.service, components.schemas.EffectiveRoute.service */
 export const services = ["airtime", "data", "cable", "electricity"] as const;
 export type Service = (typeof services)[number];
+
+/** components.schemas.CatalogueSyncDrop.action */
+export const catalogueSyncDropActions = ["take_off_sale", "keep"] as const;
+export type CatalogueSyncDropAction = (typeof catalogueSyncDropActions)[number];
+
+/** components.schemas.OperationsSnapshotProvider.mode */
+export const operationsSnapshotProviderModes = ["test", "live"] as const;
+export type OperationsSnapshotProviderMode = (typeof operationsSnapshotProviderModes)[number];
 
 /** components.schemas.Readiness.database */
 export const readinessDatabases = ["ok", "unavailable"] as const;

@@ -1142,6 +1142,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/providers/{name}/catalogue-sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare a provider's plan list with the catalogue (dry run)
+         * @description Asks the provider for its plans (VTpass-style `service-variations`, ClubKonnect's data plan list) and compares them with the catalogue through the providers file's mapping (`providers.<name>.products`: catalogue product → the provider's plan code): `new_plans` the provider lists that no product maps (reported only: a product is never created by a sync; map it in the providers file), `price_changes` (a mapped fixed-price product whose `price_kobo` differs from the plan's face value) and `dropped` (a mapped product on sale whose plan the provider no longer lists: taken off sale when no other live provider on its route can deliver it, never deleted). Nothing changes. `fingerprint` identifies this set of differences; pass it to the POST so a list that changed in between is refused rather than applied blind. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR`.
+         */
+        get: operations["getCatalogueSync"];
+        put?: never;
+        /**
+         * Apply the differences between a provider's plan list and the catalogue
+         * @description Asks the provider again, then, in one database transaction with its audit entry, changes each price that differs and takes off sale each dropped product no other live provider can deliver, through the product update: `updated_at` moves and one `catalogue.updated` event carries every change. New plans are reported, never created. With `fingerprint` (from the dry run) a set of differences that is no longer the same is refused with `409 CONFLICT` and nothing is applied. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR` and nothing is applied.
+         */
+        post: operations["applyCatalogueSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operations/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live figures for `vendctl top`
+         * @description Database-wide figures, the same whichever process answers: per provider the vends accepted and completed (successful, failed) since `since` (default: the last 60 seconds), its success rate and p95 answer time over the last 5 minutes (as `GET /admin/v1/providers/{name}/stats` counts them) and its open orders; the work queue's due depth and oldest due age, pending and stuck orders, and the webhook backlog. Rates are the counts over `interval_seconds`: pass the previous snapshot's `generated_at` as `since` for exact rates between two snapshots.
+         */
+        get: operations["getOperationsSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/anomalies": {
         parameters: {
             query?: never;
@@ -1151,7 +1195,7 @@ export interface paths {
         };
         /**
          * What operators must look at, newest first
-         * @description `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. Each is also logged (a double delivery at level error).
+         * @description `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. Each is also logged (a double delivery at level error).
          */
         get: operations["listAnomalies"];
         put?: never;
@@ -2938,6 +2982,105 @@ export interface components {
             /** Format: date-time */
             generated_at: string;
         };
+        /** @description One plan as the provider lists it. */
+        ProviderPlan: {
+            /** @description The provider's own code (VTpass `variation_code`, ClubKonnect `PRODUCT_ID`). */
+            plan_code: string;
+            name: string;
+            service: components["schemas"]["ServiceCode"];
+            network: string;
+            face_value_kobo: number;
+        };
+        CatalogueSyncPriceChange: {
+            product_code: string;
+            plan_code: string;
+            /** @description The product's price now. */
+            price_kobo: number;
+            /** @description The plan's face value at the provider: the product's price once applied. */
+            face_value_kobo: number;
+        };
+        CatalogueSyncDrop: {
+            product_code: string;
+            /** @description The plan code the providers file maps the product to, which the provider no longer lists. */
+            plan_code: string;
+            /**
+             * @description `take_off_sale`: no other live provider on the product's route can deliver it (`active` becomes false); `keep`: `delivered_by` still can.
+             * @enum {string}
+             */
+            action: "take_off_sale" | "keep";
+            /** @description Other live providers on the product's route that can still deliver it. */
+            delivered_by: string[];
+        };
+        CatalogueSync: {
+            provider: string;
+            /** @description The services whose plans the provider lists; other products are left alone. */
+            services: components["schemas"]["ServiceCode"][];
+            plans_listed: number;
+            /** @description Plans no catalogue product maps to; reported only. */
+            new_plans: components["schemas"]["ProviderPlan"][];
+            price_changes: components["schemas"]["CatalogueSyncPriceChange"][];
+            dropped: components["schemas"]["CatalogueSyncDrop"][];
+            /** @description True when there is nothing to apply: no price change and no product to take off sale (new plans may still be listed). */
+            in_sync: boolean;
+            /** @description SHA-256 (hex) of the differences; the same differences give the same fingerprint. */
+            fingerprint: string;
+            /** Format: date-time */
+            checked_at: string;
+        };
+        CatalogueSyncApplyRequest: {
+            /** @description The dry run's fingerprint: refused with 409 when the differences are no longer the same. */
+            fingerprint?: string;
+            /** @description Kept in the audit entry. */
+            note?: string;
+        };
+        CatalogueSyncResult: {
+            sync: components["schemas"]["CatalogueSync"];
+            /** @description The products the sync changed, as they are now. */
+            applied: components["schemas"]["Product"][];
+        };
+        OperationsSnapshotProvider: {
+            provider: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description Vends accepted for it in the interval. */
+            accepted: number;
+            /** @description Its vends that became successful in the interval. */
+            successful: number;
+            /** @description Its vends that became failed in the interval. */
+            failed: number;
+            /** @description Over the orders sent to it in the last 5 minutes that it answered finally. */
+            success_rate_5m: number | null;
+            /** @description The p95 of its answer time to a vend over the last 5 minutes. */
+            p95_ms_5m: number | null;
+            /** @description Orders with it whose fate is still open. */
+            pending: number;
+        };
+        OperationsSnapshot: {
+            /**
+             * Format: date-time
+             * @description The database's clock; pass it as the next `since`.
+             */
+            generated_at: string;
+            /** Format: date-time */
+            since: string;
+            interval_seconds: number;
+            providers: components["schemas"]["OperationsSnapshotProvider"][];
+            queue: {
+                /** @description Transactions due for work now. */
+                due: number;
+                oldest_due_age_seconds: number;
+                /** @description Transactions pending at their provider. */
+                pending: number;
+                /** @description Pending transactions older than STUCK_AFTER_MINUTES. */
+                stuck: number;
+            };
+            webhooks: {
+                /** @description Webhook deliveries not yet delivered or given up. */
+                backlog: number;
+                /** @description How long the longest-due of them has been due. */
+                oldest_due_age_seconds: number;
+            };
+        };
         ProviderAttempt: {
             provider: string;
             /** @description The request id sent to this provider (each provider gets its own for the same order). */
@@ -2964,13 +3107,13 @@ export interface components {
             requery_scheduled: boolean;
         };
         /** @enum {string} */
-        AnomalyKind: "double_delivery" | "low_balance";
+        AnomalyKind: "double_delivery" | "low_balance" | "catalogue_drift";
         Anomaly: {
             /** Format: uuid */
             id: string;
             kind: components["schemas"]["AnomalyKind"];
             provider: string;
-            /** @description The transaction concerned, if any. */
+            /** @description The transaction concerned, if any; for `catalogue_drift`, `sync:` and the differences' fingerprint. */
             reference: string | null;
             message: string;
             /** Format: date-time */
@@ -3496,6 +3639,45 @@ export interface components {
              */
             message: string;
             data: components["schemas"]["ProviderStatus"];
+        };
+        /** @description Success envelope carrying a CatalogueSync. */
+        CatalogueSyncEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["CatalogueSync"];
+        };
+        /** @description Success envelope carrying a CatalogueSyncResult. */
+        CatalogueSyncResultEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["CatalogueSyncResult"];
+        };
+        /** @description Success envelope carrying a OperationsSnapshot. */
+        OperationsSnapshotEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["OperationsSnapshot"];
         };
         /** @description Success envelope carrying a ProviderStats. */
         ProviderStatsEnvelope: {
@@ -6107,6 +6289,108 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProviderStatsEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCatalogueSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The differences. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueSyncEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    applyCatalogueSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CatalogueSyncApplyRequest"];
+            };
+        };
+        responses: {
+            /** @description The differences found, and the products as the sync left them. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueSyncResultEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOperationsSnapshot: {
+        parameters: {
+            query?: {
+                /** @description Count accepts and completions after this instant (at most one hour back, not in the future). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationsSnapshotEnvelope"];
                 };
             };
             400: components["responses"]["ValidationFailed"];

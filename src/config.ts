@@ -124,6 +124,8 @@ export interface OperationsConfig {
   operatorWebhookUrl: string | undefined;
   /** The Standard Webhooks secret (`whsec_…`) operator webhooks are signed with (OPERATOR_WEBHOOK_SECRET). */
   operatorWebhookSecret: string | undefined;
+  /** How often the worker compares each provider's plan list with the catalogue, reporting only (CATALOGUE_SYNC_INTERVAL); undefined: never. */
+  catalogueSyncIntervalMs: number | undefined;
 }
 
 function readReadReplica(env: Env, databaseUrl: string | undefined): ReadReplicaConfig | undefined {
@@ -149,7 +151,22 @@ function readOperations(env: Env): OperationsConfig {
     requeryMaxAgeHours: readInteger(env, "REQUERY_MAX_AGE_HOURS", 72, 1, 8760),
     operatorWebhookUrl,
     operatorWebhookSecret,
+    catalogueSyncIntervalMs: readInterval(env, "CATALOGUE_SYNC_INTERVAL", 60_000, 7 * 86_400_000),
   };
+}
+
+const intervalUnits: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration (`90s`, `15m`, `6h`, `1d`; a bare number is minutes) between `min` and `max` ms; unset, `0` or `off`: undefined. */
+function readInterval(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "" || raw === "0" || raw === "off") return undefined;
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
+  if (!match)
+    throw new ConfigError(name, `must be a duration such as 30m, 6h or 1d (a bare number is minutes), or off; got "${raw}"`);
+  const ms = Number(match[1]) * (intervalUnits[match[2] || "m"] ?? 60_000);
+  if (ms < min || ms > max) throw new ConfigError(name, `must be between 1m and 7d, got "${raw}"`);
+  return ms;
 }
 
 export class ConfigError extends Error {

@@ -58,19 +58,22 @@ export async function announceCatalogueChanges(
 }
 
 /**
- * An operator's product edit as each plan's accounts see it: per plan, the announced change of the product
- * on that plan (none when the plan's own discount hides it), sent to that plan's accounts only.
+ * Operators' product edits (one, or a catalogue sync's several) as each plan's accounts see them: per plan, ONE
+ * `catalogue.updated` with the announced change of each product on that plan (none where the plan's own
+ * discount hides it), sent to that plan's accounts only. Returns how many events were recorded.
  */
-export async function announceProductEdit(
+export async function announceProductEdits(
   tx: Executor,
   plans: readonly PlanPricing[],
-  before: ProductRow,
-  after: ProductRow,
+  edits: readonly { before: ProductRow; after: ProductRow }[],
 ): Promise<number> {
   let events = 0;
   for (const plan of plans) {
-    const change = announcedChange(presentProductOn(plan, before), presentProductOn(plan, after));
-    if (change) events += await announceCatalogueChanges(tx, [change], { pricePlan: plan.name });
+    const changes = edits.flatMap(({ before, after }) => {
+      const change = announcedChange(presentProductOn(plan, before), presentProductOn(plan, after));
+      return change ? [change] : [];
+    });
+    if (changes.length > 0) events += await announceCatalogueChanges(tx, changes, { pricePlan: plan.name });
   }
   return events;
 }

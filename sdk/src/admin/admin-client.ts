@@ -140,6 +140,18 @@ class Providers {
   stats(name: string, options: CallOptions = {}) {
     return this.requester.unwrap(api.getProviderStats({ ...this.requester.with(options), path: { name } }));
   }
+  /** The differences between the provider's plan list and the catalogue (a dry run: nothing changes). */
+  catalogueSync(name: string, options: CallOptions = {}) {
+    return this.requester.unwrap(api.getCatalogueSync({ ...this.requester.with(options), path: { name } }));
+  }
+  /** Applies those differences; with the dry run's `fingerprint`, refused (409) if they changed since. */
+  applyCatalogueSync(name: string, body: types.CatalogueSyncApplyRequest = {}, options: CallOptions = {}) {
+    return this.requester.unwrap(api.applyCatalogueSync({ ...this.requester.with(options), path: { name }, body }));
+  }
+  /** Live figures (what `vendctl top` shows); `since`: the previous snapshot's `generated_at`, for exact rates. */
+  snapshot(query: types.GetOperationsSnapshotData["query"] = {}, options: CallOptions = {}) {
+    return this.requester.unwrap(api.getOperationsSnapshot({ ...this.requester.with(options), query }));
+  }
   /** Changes a product's price, discount or availability. */
   updateProduct(code: string, body: types.ProductUpdateRequest, options: CallOptions = {}) {
     return this.requester.unwrap(api.updateProduct({ ...this.requester.with(options), path: { code }, body }));

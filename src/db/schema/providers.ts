@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { anomalyKinds } from "../../../generated/constants.ts";
 import { insertedAt, kobo, oneOf, timestampMs, uuidPrimaryKey } from "./columns.ts";
 
 export const providerAttemptStatuses = ["sent", "pending", "unknown", "successful", "failed", "not_received"] as const;
@@ -60,8 +61,6 @@ export const providerBreakers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.provider, t.service] })],
 );
-
-export const anomalyKinds = ["double_delivery", "low_balance"] as const;
 
 /** What operators must look at (GET /admin/v1/anomalies); append-only. */
 export const providerAnomalies = pgTable(

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, ApplyCatalogueSyncData, ApplyCatalogueSyncErrors, ApplyCatalogueSyncResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCatalogueSyncData, GetCatalogueSyncErrors, GetCatalogueSyncResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetOperationsSnapshotData, GetOperationsSnapshotErrors, GetOperationsSnapshotResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -329,9 +329,46 @@ export const getProviderStats = <ThrowOnError extends boolean = false>(options: 
 });
 
 /**
+ * Compare a provider's plan list with the catalogue (dry run)
+ *
+ * Asks the provider for its plans (VTpass-style `service-variations`, ClubKonnect's data plan list) and compares them with the catalogue through the providers file's mapping (`providers.<name>.products`: catalogue product → the provider's plan code): `new_plans` the provider lists that no product maps (reported only: a product is never created by a sync; map it in the providers file), `price_changes` (a mapped fixed-price product whose `price_kobo` differs from the plan's face value) and `dropped` (a mapped product on sale whose plan the provider no longer lists: taken off sale when no other live provider on its route can deliver it, never deleted). Nothing changes. `fingerprint` identifies this set of differences; pass it to the POST so a list that changed in between is refused rather than applied blind. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR`.
+ */
+export const getCatalogueSync = <ThrowOnError extends boolean = false>(options: Options<GetCatalogueSyncData, ThrowOnError>) => (options.client ?? client).get<GetCatalogueSyncResponses, GetCatalogueSyncErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/catalogue-sync',
+    ...options
+});
+
+/**
+ * Apply the differences between a provider's plan list and the catalogue
+ *
+ * Asks the provider again, then, in one database transaction with its audit entry, changes each price that differs and takes off sale each dropped product no other live provider can deliver, through the product update: `updated_at` moves and one `catalogue.updated` event carries every change. New plans are reported, never created. With `fingerprint` (from the dry run) a set of differences that is no longer the same is refused with `409 CONFLICT` and nothing is applied. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR` and nothing is applied.
+ */
+export const applyCatalogueSync = <ThrowOnError extends boolean = false>(options: Options<ApplyCatalogueSyncData, ThrowOnError>) => (options.client ?? client).post<ApplyCatalogueSyncResponses, ApplyCatalogueSyncErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/catalogue-sync',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Live figures for `vendctl top`
+ *
+ * Database-wide figures, the same whichever process answers: per provider the vends accepted and completed (successful, failed) since `since` (default: the last 60 seconds), its success rate and p95 answer time over the last 5 minutes (as `GET /admin/v1/providers/{name}/stats` counts them) and its open orders; the work queue's due depth and oldest due age, pending and stuck orders, and the webhook backlog. Rates are the counts over `interval_seconds`: pass the previous snapshot's `generated_at` as `since` for exact rates between two snapshots.
+ */
+export const getOperationsSnapshot = <ThrowOnError extends boolean = false>(options?: Options<GetOperationsSnapshotData, ThrowOnError>) => (options?.client ?? client).get<GetOperationsSnapshotResponses, GetOperationsSnapshotErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/operations/snapshot',
+    ...options
+});
+
+/**
  * What operators must look at, newest first
  *
- * `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. Each is also logged (a double delivery at level error).
+ * `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. Each is also logged (a double delivery at level error).
  */
 export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Options<ListAnomaliesData, ThrowOnError>) => (options?.client ?? client).get<ListAnomaliesResponses, ListAnomaliesErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

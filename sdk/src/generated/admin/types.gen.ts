@@ -883,6 +883,156 @@ export type ProviderStats = {
     generated_at: string;
 };
 
+/**
+ * One plan as the provider lists it.
+ */
+export type ProviderPlan = {
+    /**
+     * The provider's own code (VTpass `variation_code`, ClubKonnect `PRODUCT_ID`).
+     */
+    plan_code: string;
+    name: string;
+    service: ServiceCode;
+    network: string;
+    face_value_kobo: number;
+};
+
+export type CatalogueSyncPriceChange = {
+    product_code: string;
+    plan_code: string;
+    /**
+     * The product's price now.
+     */
+    price_kobo: number;
+    /**
+     * The plan's face value at the provider: the product's price once applied.
+     */
+    face_value_kobo: number;
+};
+
+export type CatalogueSyncDrop = {
+    product_code: string;
+    /**
+     * The plan code the providers file maps the product to, which the provider no longer lists.
+     */
+    plan_code: string;
+    /**
+     * `take_off_sale`: no other live provider on the product's route can deliver it (`active` becomes false); `keep`: `delivered_by` still can.
+     */
+    action: 'take_off_sale' | 'keep';
+    /**
+     * Other live providers on the product's route that can still deliver it.
+     */
+    delivered_by: Array<string>;
+};
+
+export type CatalogueSync = {
+    provider: string;
+    /**
+     * The services whose plans the provider lists; other products are left alone.
+     */
+    services: Array<ServiceCode>;
+    plans_listed: number;
+    /**
+     * Plans no catalogue product maps to; reported only.
+     */
+    new_plans: Array<ProviderPlan>;
+    price_changes: Array<CatalogueSyncPriceChange>;
+    dropped: Array<CatalogueSyncDrop>;
+    /**
+     * True when there is nothing to apply: no price change and no product to take off sale (new plans may still be listed).
+     */
+    in_sync: boolean;
+    /**
+     * SHA-256 (hex) of the differences; the same differences give the same fingerprint.
+     */
+    fingerprint: string;
+    checked_at: string;
+};
+
+export type CatalogueSyncApplyRequest = {
+    /**
+     * The dry run's fingerprint: refused with 409 when the differences are no longer the same.
+     */
+    fingerprint?: string;
+    /**
+     * Kept in the audit entry.
+     */
+    note?: string;
+};
+
+export type CatalogueSyncResult = {
+    sync: CatalogueSync;
+    /**
+     * The products the sync changed, as they are now.
+     */
+    applied: Array<Product>;
+};
+
+export type OperationsSnapshotProvider = {
+    provider: string;
+    mode: 'test' | 'live';
+    /**
+     * Vends accepted for it in the interval.
+     */
+    accepted: number;
+    /**
+     * Its vends that became successful in the interval.
+     */
+    successful: number;
+    /**
+     * Its vends that became failed in the interval.
+     */
+    failed: number;
+    /**
+     * Over the orders sent to it in the last 5 minutes that it answered finally.
+     */
+    success_rate_5m: number | null;
+    /**
+     * The p95 of its answer time to a vend over the last 5 minutes.
+     */
+    p95_ms_5m: number | null;
+    /**
+     * Orders with it whose fate is still open.
+     */
+    pending: number;
+};
+
+export type OperationsSnapshot = {
+    /**
+     * The database's clock; pass it as the next `since`.
+     */
+    generated_at: string;
+    since: string;
+    interval_seconds: number;
+    providers: Array<OperationsSnapshotProvider>;
+    queue: {
+        /**
+         * Transactions due for work now.
+         */
+        due: number;
+        oldest_due_age_seconds: number;
+        /**
+         * Transactions pending at their provider.
+         */
+        pending: number;
+        /**
+         * Pending transactions older than STUCK_AFTER_MINUTES.
+         */
+        stuck: number;
+    };
+    webhooks: {
+        /**
+         * Webhook deliveries not yet delivered or given up.
+         */
+        backlog: number;
+        /**
+         * How long the longest-due of them has been due.
+         */
+        oldest_due_age_seconds: number;
+    };
+};
+
 export type ProviderAttempt = {
     provider: string;
     /**
@@ -906,14 +1056,14 @@ export type ProviderAttempt = {
     answer_ms: number | null;
 };
 
-export type AnomalyKind = 'double_delivery' | 'low_balance';
+export type AnomalyKind = 'double_delivery' | 'low_balance' | 'catalogue_drift';
 
 export type Anomaly = {
     id: string;
     kind: AnomalyKind;
     provider: string;
     /**
-     * The transaction concerned, if any.
+     * The transaction concerned, if any; for `catalogue_drift`, `sync:` and the differences' fingerprint.
      */
     reference: string | null;
     message: string;
@@ -1153,6 +1303,45 @@ export type ProviderStatusEnvelope = {
      */
     message: string;
     data: ProviderStatus;
+};
+
+/**
+ * Success envelope carrying a CatalogueSync.
+ */
+export type CatalogueSyncEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: CatalogueSync;
+};
+
+/**
+ * Success envelope carrying a CatalogueSyncResult.
+ */
+export type CatalogueSyncResultEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: CatalogueSyncResult;
+};
+
+/**
+ * Success envelope carrying a OperationsSnapshot.
+ */
+export type OperationsSnapshotEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: OperationsSnapshot;
 };
 
 /**
@@ -2854,6 +3043,194 @@ export type GetProviderStatsResponses = {
 };
 
 export type GetProviderStatsResponse = GetProviderStatsResponses[keyof GetProviderStatsResponses];
+
+export type GetCatalogueSyncData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/catalogue-sync';
+};
+
+export type GetCatalogueSyncErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The upstream provider failed to answer.
+     */
+    502: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetCatalogueSyncError = GetCatalogueSyncErrors[keyof GetCatalogueSyncErrors];
+
+export type GetCatalogueSyncResponses = {
+    /**
+     * The differences.
+     */
+    200: CatalogueSyncEnvelope;
+};
+
+export type GetCatalogueSyncResponse = GetCatalogueSyncResponses[keyof GetCatalogueSyncResponses];
+
+export type ApplyCatalogueSyncData = {
+    body?: CatalogueSyncApplyRequest;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/catalogue-sync';
+};
+
+export type ApplyCatalogueSyncErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The upstream provider failed to answer.
+     */
+    502: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ApplyCatalogueSyncError = ApplyCatalogueSyncErrors[keyof ApplyCatalogueSyncErrors];
+
+export type ApplyCatalogueSyncResponses = {
+    /**
+     * The differences found, and the products as the sync left them.
+     */
+    200: CatalogueSyncResultEnvelope;
+};
+
+export type ApplyCatalogueSyncResponse = ApplyCatalogueSyncResponses[keyof ApplyCatalogueSyncResponses];
+
+export type GetOperationsSnapshotData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Count accepts and completions after this instant (at most one hour back, not in the future).
+         */
+        since?: string;
+    };
+    url: '/admin/v1/operations/snapshot';
+};
+
+export type GetOperationsSnapshotErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetOperationsSnapshotError = GetOperationsSnapshotErrors[keyof GetOperationsSnapshotErrors];
+
+export type GetOperationsSnapshotResponses = {
+    /**
+     * The figures.
+     */
+    200: OperationsSnapshotEnvelope;
+};
+
+export type GetOperationsSnapshotResponse = GetOperationsSnapshotResponses[keyof GetOperationsSnapshotResponses];
 
 export type ListAnomaliesData = {
     body?: never;
