@@ -55,6 +55,7 @@ export class Metrics {
   private readonly providerDuration: Histogram<"provider" | "operation">;
   private readonly providerErrors: Counter<"provider" | "kind">;
   private readonly retentionDeletes: Counter<"table">;
+  private readonly floatMismatches: Counter<"provider">;
   private readonly replicaLag: Gauge;
   private readonly reads: Counter<"target">;
   private readonly queueDepth: Gauge;
@@ -117,6 +118,11 @@ export class Metrics {
       "vend_retention_deleted_rows_total",
       "Rows the retention passes of this process deleted, by table",
       ["table"],
+    );
+    this.floatMismatches = counter(
+      "vend_provider_float_mismatch_total",
+      "Pairs of a provider's float samples whose change differed from the expected (top-ups, costs, reversals) beyond the tolerance",
+      ["provider"],
     );
     this.replicaLag = new Gauge({
       name: "vend_db_replica_lag_seconds",
@@ -236,6 +242,11 @@ export class Metrics {
   providerCalled(provider: string, operation: string, seconds: number, error?: ProviderErrorKind): void {
     this.providerDuration.observe({ provider, operation }, seconds);
     if (error) this.providerErrors.inc({ provider, kind: error });
+  }
+
+  /** A float reconciliation that raised a `float_mismatch` anomaly. */
+  floatMismatched(provider: string): void {
+    this.floatMismatches.inc({ provider });
   }
 
   /** Rows a retention statement deleted from `table`. */

@@ -1,6 +1,7 @@
 import type { AppDeps } from "../deps.ts";
 import type { Handlers } from "../http/operations.ts";
 import { listAnomalies } from "./list-anomalies.ts";
+import { floatReconciliation, listFloatTopups, recordFloatTopup } from "./provider-float.ts";
 import { providerStats } from "./provider-stats.ts";
 import { providerOverview, switchProvider } from "./provider-status.ts";
 
@@ -21,6 +22,18 @@ export function providerAdminRoutes(deps: AppDeps) {
     getProviderStats: async ({ params }) => ({
       status: 200,
       data: await deps.reads.read((db) => providerStats({ ...deps, db }, params.name)),
+    }),
+    recordFloatTopup: async ({ params, body, db }) => {
+      const topup = await recordFloatTopup({ ...deps, db }, params.name, body);
+      return { status: 201, message: `Float top-up of ${params.name} recorded`, data: topup };
+    },
+    listFloatTopups: async ({ params, query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listFloatTopups({ ...deps, db }, params.name, query)),
+    }),
+    floatReconciliation: async ({ params, query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => floatReconciliation({ ...deps, db }, params.name, query)),
     }),
     listAnomalies: async ({ query }) => ({
       status: 200,

@@ -3,7 +3,7 @@ import type { Executor } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 
 export interface NewAnomaly {
-  kind: "double_delivery" | "low_balance";
+  kind: "double_delivery" | "low_balance" | "float_mismatch";
   provider: string;
   transactionId?: string;
   reference?: string;

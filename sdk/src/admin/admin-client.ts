@@ -85,6 +85,10 @@ class AdminTransactions {
   settlement(query: types.SettlementReportData["query"], options: CallOptions = {}) {
     return this.requester.unwrap(api.settlementReport({ ...this.requester.with(options), query }));
   }
+  /** Successful orders' face value, price, provider cost and margin over Lagos days, by provider, service, network, account or day. */
+  margin(query: types.MarginReportData["query"], options: CallOptions = {}) {
+    return this.requester.unwrap(api.marginReport({ ...this.requester.with(options), query }));
+  }
   /** Anomalies found between orders and providers, every page. */
   anomalies(params: ListParams<types.ListAnomaliesData["query"]> = {}, options: CallOptions = {}): PageList<types.Anomaly> {
     return new PageList((cursor) =>
@@ -118,6 +122,26 @@ class Providers {
   }
   stats(name: string, options: CallOptions = {}) {
     return this.requester.unwrap(api.getProviderStats({ ...this.requester.with(options), path: { name } }));
+  }
+  /** Records money put on the provider's float (audited). */
+  recordFloatTopup(name: string, body: types.FloatTopupRequest, options: CallOptions = {}) {
+    return this.requester.unwrap(api.recordFloatTopup({ ...this.requester.with(options), path: { name }, body }));
+  }
+  /** The provider's recorded float top-ups, every page. */
+  floatTopups(
+    name: string,
+    params: ListParams<types.ListFloatTopupsData["query"]> = {},
+    options: CallOptions = {},
+  ): PageList<types.FloatTopup> {
+    return new PageList((cursor) =>
+      this.requester.unwrap(
+        api.listFloatTopups({ ...this.requester.with(options), path: { name }, query: { ...params, cursor } }),
+      ),
+    );
+  }
+  /** The provider's float walked sample by sample against top-ups, costs and reversals. */
+  floatReconciliation(name: string, query: types.FloatReconciliationData["query"], options: CallOptions = {}) {
+    return this.requester.unwrap(api.floatReconciliation({ ...this.requester.with(options), path: { name }, query }));
   }
   /** Changes a product's price, discount or availability. */
   updateProduct(code: string, body: types.ProductUpdateRequest, options: CallOptions = {}) {
