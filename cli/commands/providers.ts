@@ -3,6 +3,7 @@ import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap, type VendClient } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
 import { actionCommand, type Context, commandGroup, contextOf, integerOption, withExample } from "../context.ts";
+import { parseFrom, parseTo } from "../dates.ts";
 import { io } from "../io.ts";
 import type { Column } from "../output.ts";
 
@@ -217,11 +218,63 @@ const enableCommand = (): Command =>
     },
   );
 
+type FloatStep = Schemas["FloatReconciliationStep"];
+
+const reconcileColumns: Column<FloatStep>[] = [
+  { key: "from_sampled_at", header: "FROM" },
+  { key: "to_sampled_at", header: "TO" },
+  { key: "start_kobo", header: "START", money: true },
+  { key: "topups_kobo", header: "TOP-UPS", money: true },
+  { key: "costs_kobo", header: "COSTS", money: true },
+  { key: "reversals_kobo", header: "REVERSALS", money: true },
+  { key: "expected_change_kobo", header: "EXPECTED", money: true },
+  { key: "actual_change_kobo", header: "ACTUAL", money: true },
+  { key: "difference_kobo", header: "DIFFERENCE", money: true },
+  { key: "within_tolerance", header: "OK" },
+];
+
+interface ReconcileFlags {
+  from: string;
+  to: string;
+}
+
+const reconcileCommand = (): Command =>
+  actionCommand(
+    new Command("reconcile")
+      .description(
+        "Walk a provider's float samples from --from to --to: for each pair, top-ups recorded, costs of the orders it " +
+          "took, reversals of those it failed, the expected and the actual change, and the difference",
+      )
+      .argument("<name>", "provider name")
+      .requiredOption(
+        "--from <date|time>",
+        "samples at or after: 2026-11-22 (start of that day, local time) or RFC 3339",
+        parseFrom,
+      )
+      .requiredOption("--to <date|time>", "samples at or before: 2026-11-22 (end of that day, included) or RFC 3339", parseTo),
+    [
+      "vendctl providers reconcile vtu --from 2026-11-22 --to 2026-11-22",
+      "vendctl providers reconcile vtu --from 2026-11-01 --to 2026-11-30 --csv",
+    ],
+    async ({ clients, printer }, name: string, flags: ReconcileFlags) => {
+      const request = { params: { path: { name }, query: { from: flags.from, to: flags.to } } };
+      const walk = await unwrap(clients.admin().GET("/admin/v1/providers/{name}/float-reconciliation", request));
+      if (printer.format === "json") return printer.record(walk, []);
+      await printer.listAll(reconcileColumns, walk.steps);
+      if (printer.format !== "table") return;
+      const off = walk.steps.filter((step) => !step.within_tolerance).length;
+      const more = walk.truncated ? " (truncated: narrow the range to see the rest)" : "";
+      await printer.write(
+        `\n${walk.samples} samples, ${walk.steps.length} steps, ${off} beyond the tolerance of ${walk.tolerance_kobo} kobo${more}\n`,
+      );
+    },
+  );
+
 export const providersCommand = (): Command =>
   commandGroup(
     new Command("providers")
       .summary("Providers, routes and figures; switch a provider off or on (admin)")
       .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches"),
-    [listCommand(), statusCommand(), disableCommand(), enableCommand()],
+    [listCommand(), statusCommand(), disableCommand(), enableCommand(), reconcileCommand()],
     "vendctl providers status --watch",
   );

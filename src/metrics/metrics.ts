@@ -249,6 +249,11 @@ export class Metrics {
     this.floatMismatches.inc({ provider });
   }
 
+  /** The provider's mismatch count exposed at 0 from the start, so an alert's increase() sees its first one. */
+  watchFloat(provider: string): void {
+    this.floatMismatches.inc({ provider }, 0);
+  }
+
   /** Rows a retention statement deleted from `table`. */
   retentionDeleted(table: string, rows: number): void {
     if (rows > 0) this.retentionDeletes.inc({ table }, rows);

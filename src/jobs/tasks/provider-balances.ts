@@ -56,5 +56,6 @@ export async function checkProviderBalances(deps: BalanceDeps): Promise<number> 
 
 /** The balance check as periodic background work, every `balanceCheckMs`. */
 export function providerBalanceTask(deps: BalanceDeps): Task {
+  for (const { name, adapter } of deps.providers.list()) if (adapter.balance) deps.metrics?.watchFloat(name);
   return { name: "provider balances", everyMs: deps.config.routing.balanceCheckMs, run: () => checkProviderBalances(deps) };
 }
