@@ -2,7 +2,6 @@ import { eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { providerFloatTopups } from "../db/schema/index.ts";
-import type { Executor } from "../db/transaction.ts";
 import { validationError } from "../errors.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import { parseRange } from "../lib/instants.ts";

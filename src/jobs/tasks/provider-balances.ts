@@ -30,6 +30,7 @@ export async function checkProviderBalances(deps: BalanceDeps): Promise<number> 
   let answered = 0;
   for (const { name, adapter } of deps.providers.list()) {
     if (!adapter.balance) continue;
+    deps.metrics?.watchFloat(name);
     let balanceKobo: number;
     try {
       balanceKobo = await adapter.balance();
@@ -56,6 +57,5 @@ export async function checkProviderBalances(deps: BalanceDeps): Promise<number> 
 
 /** The balance check as periodic background work, every `balanceCheckMs`. */
 export function providerBalanceTask(deps: BalanceDeps): Task {
-  for (const { name, adapter } of deps.providers.list()) if (adapter.balance) deps.metrics?.watchFloat(name);
   return { name: "provider balances", everyMs: deps.config.routing.balanceCheckMs, run: () => checkProviderBalances(deps) };
 }
