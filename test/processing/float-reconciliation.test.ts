@@ -188,7 +188,7 @@ describe("float reconciliation between consecutive samples", () => {
     const asAdmin = cliEnv({ VENDCTL_BASE_URL: server.url, VENDCTL_ADMIN_TOKEN: testAdminToken });
     const json = await runJson(["providers", "reconcile", "vtu", "--from", started, "--to", to], asAdmin);
     expect(json).toEqual(walk);
-    const table = await runCli(["providers", "reconcile", "vtu", "--from", started, "--to", to], asAdmin);
+    const table = await runCli(["providers", "reconcile", "vtu", "--from", started, "--to", to, "--table"], asAdmin);
     expect(table.code).toBe(0);
     expect(table.stdout).toContain("5 samples, 4 steps, 1 beyond the tolerance of 100 kobo");
   });

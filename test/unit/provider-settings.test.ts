@@ -351,7 +351,7 @@ balance_check_seconds: 60
       "a setting the plugin never reads",
       vtu({ bse_url: "https://typo.test" }),
       "providers.vtu.bse_url is an unknown setting (vtu reads: base_url, api_key_env, secret_key_env, callback_token_env, " +
-        "callback_secret_env, timeout_ms, products, low_balance_naira, low_balance_kobo)",
+        "callback_secret_env, timeout_ms, products, low_balance_naira, low_balance_kobo, commission, float_tolerance_kobo)",
     ],
     [
       "an entry that configures nothing",
