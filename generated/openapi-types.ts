@@ -1153,7 +1153,7 @@ export interface paths {
         put?: never;
         /**
          * Record money put on a provider's float
-         * @description An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against.
+         * @description An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against. Idempotent: a retry with the same key records it once.
          */
         post: operations["recordFloatTopup"];
         delete?: never;
@@ -6237,7 +6237,13 @@ export interface operations {
     recordFloatTopup: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /**
+                 * @description Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+                 * @example 5f0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
                 name: components["parameters"]["ProviderName"];
@@ -6254,6 +6260,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6264,8 +6271,10 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -907,7 +907,7 @@ export const listFloatTopups = <ThrowOnError extends boolean = false>(options: O
 /**
  * Record money put on a provider's float
  *
- * An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against.
+ * An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against. Idempotent: a retry with the same key records it once.
  */
 export const recordFloatTopup = <ThrowOnError extends boolean = false>(options: Options<RecordFloatTopupData, ThrowOnError>) => (options.client ?? client).post<RecordFloatTopupResponses, RecordFloatTopupErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -6275,6 +6275,12 @@ export type ListFloatTopupsResponse = ListFloatTopupsResponses[keyof ListFloatTo
 
 export type RecordFloatTopupData = {
     body: FloatTopupRequest;
+    headers: {
+        /**
+         * Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+         */
+        'Idempotency-Key': string;
+    };
     path: {
         /**
          * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
@@ -6305,6 +6311,10 @@ export type RecordFloatTopupErrors = {
      */
     404: ErrorEnvelope;
     /**
+     * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
+     */
+    409: ErrorEnvelope;
+    /**
      * The body is over 64 KiB.
      */
     413: ErrorEnvelope;
@@ -6312,6 +6322,10 @@ export type RecordFloatTopupErrors = {
      * The body is not JSON.
      */
     415: ErrorEnvelope;
+    /**
+     * This Idempotency-Key was used with a different body.
+     */
+    422: ErrorEnvelope;
     /**
      * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
      */

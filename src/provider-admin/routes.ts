@@ -1,4 +1,5 @@
 import type { AppDeps } from "../deps.ts";
+import { idempotentOperation } from "../http/idempotent.ts";
 import type { Handlers } from "../http/operations.ts";
 import { listAnomalies } from "./list-anomalies.ts";
 import { floatReconciliation, listFloatTopups, recordFloatTopup } from "./provider-float.ts";
@@ -23,10 +24,12 @@ export function providerAdminRoutes(deps: AppDeps) {
       status: 200,
       data: await deps.reads.read((db) => providerStats({ ...deps, db }, params.name)),
     }),
-    recordFloatTopup: async ({ params, body, db }) => {
-      const topup = await recordFloatTopup({ ...deps, db }, params.name, body);
-      return { status: 201, message: `Float top-up of ${params.name} recorded`, data: topup };
-    },
+    recordFloatTopup: async (input) =>
+      idempotentOperation<"recordFloatTopup">(deps, input, "admin", async (tx) => ({
+        status: 201,
+        message: `Float top-up of ${input.params.name} recorded`,
+        data: await recordFloatTopup({ ...deps, db: tx }, input.params.name, input.body),
+      })),
     listFloatTopups: async ({ params, query }) => ({
       status: 200,
       data: await deps.reads.read((db) => listFloatTopups({ ...deps, db }, params.name, query)),

@@ -134,11 +134,17 @@ describe("float reconciliation between consecutive samples", () => {
   });
 
   test("a recorded top-up explains a rise: no anomaly; within the tolerance is no anomaly either", async () => {
-    const topup = await server.admin.post("/admin/v1/providers/vtu/float-topups", {
-      amount_kobo: 5_000_000,
-      note: "GTB transfer ref 55120",
-    });
+    const key = idem();
+    const body = { amount_kobo: 5_000_000, note: "GTB transfer ref 55120" };
+    const topup = await server.admin.post("/admin/v1/providers/vtu/float-topups", body, key);
     expect(topup.status).toBe(201);
+    // A retry with the same key records it once: the same answer, replayed.
+    const retried = await server.admin.post("/admin/v1/providers/vtu/float-topups", body, key);
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get("idempotent-replayed")).toBe("true");
+    expect(retried.json.data).toEqual(topup.json.data);
+    const reused = await server.admin.post("/admin/v1/providers/vtu/float-topups", { ...body, amount_kobo: 1 }, key);
+    expect(reused.status).toBe(422);
     expect(topup.json.data).toMatchObject({ provider: "vtu", amount_kobo: 5_000_000, note: "GTB transfer ref 55120" });
     vtu.balanceKobo += 5_000_000;
     ck.balanceKobo -= 50; // ClubKonnect's tolerance is 50 kobo
@@ -203,7 +209,7 @@ describe("float reconciliation between consecutive samples", () => {
     ["a time that is no time", { amount_kobo: 100, note: "x", occurred_at: "yesterday" }, "occurred_at"],
     ["an unknown field", { amount_kobo: 100, note: "x", currency: "NGN" }, "currency"],
   ])("a top-up with %s: 400 naming the field, nothing written", async (_, body, field) => {
-    const res = await server.admin.post("/admin/v1/providers/vtu/float-topups", body);
+    const res = await server.admin.post("/admin/v1/providers/vtu/float-topups", body, idem());
     expect(res.status).toBe(400);
     expect(res.json.data.errors.map((e: { field: string }) => e.field)).toContain(field);
     const listed = await server.admin.get("/admin/v1/providers/vtu/float-topups");
@@ -211,7 +217,10 @@ describe("float reconciliation between consecutive samples", () => {
   });
 
   test("an unknown provider is 404; a walk without its range is 400", async () => {
-    expect((await server.admin.post("/admin/v1/providers/nope/float-topups", { amount_kobo: 100, note: "x" })).status).toBe(404);
+    const unknown = await server.admin.post("/admin/v1/providers/nope/float-topups", { amount_kobo: 100, note: "x" }, idem());
+    expect(unknown.status).toBe(404);
+    const keyless = await server.admin.post("/admin/v1/providers/vtu/float-topups", { amount_kobo: 100, note: "x" });
+    expect(keyless.status).toBe(400);
     expect((await server.admin.get("/admin/v1/providers/nope/float-topups")).status).toBe(404);
     const missing = await server.admin.get("/admin/v1/providers/vtu/float-reconciliation?from=2026-11-01T00:00:00Z");
     expect(missing.status).toBe(400);
@@ -220,5 +229,22 @@ describe("float reconciliation between consecutive samples", () => {
       "/admin/v1/providers/vtu/float-reconciliation?from=2026-11-02T00:00:00Z&to=2026-11-01T00:00:00Z",
     );
     expect(reversed.status).toBe(400);
+  });
+
+  test("vendctl providers topup records one (its key printed, a retry with it recorded once); topups lists them", async () => {
+    const asAdmin = cliEnv({ VENDCTL_BASE_URL: server.url, VENDCTL_ADMIN_TOKEN: testAdminToken });
+    const args = ["providers", "topup", "clubkonnect", "2500.50", "--note", "Zenith ref 9", "--occurred-at", started];
+    const first = await runCli([...args, "--json"], asAdmin);
+    expect(first.code).toBe(0);
+    const key = /Idempotency-Key: (\S+)/.exec(first.stderr)?.[1] ?? "";
+    expect(key).not.toBe("");
+    const recorded = JSON.parse(first.stdout);
+    expect(recorded).toMatchObject({ provider: "clubkonnect", amount_kobo: 250_050, note: "Zenith ref 9", occurred_at: started });
+    const again = await runJson([...args, "--idempotency-key", key], asAdmin);
+    expect(again).toEqual(recorded);
+    const listed = await runJson<unknown[]>(["providers", "topups", "clubkonnect"], asAdmin);
+    expect(listed).toEqual([recorded]);
+    const bad = await runCli(["providers", "topup", "clubkonnect", "0", "--note", "x"], asAdmin);
+    expect(bad.code).not.toBe(0);
   });
 });

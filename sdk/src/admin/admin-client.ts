@@ -123,9 +123,17 @@ class Providers {
   stats(name: string, options: CallOptions = {}) {
     return this.requester.unwrap(api.getProviderStats({ ...this.requester.with(options), path: { name } }));
   }
-  /** Records money put on the provider's float (audited). */
-  recordFloatTopup(name: string, body: types.FloatTopupRequest, options: CallOptions = {}) {
-    return this.requester.unwrap(api.recordFloatTopup({ ...this.requester.with(options), path: { name }, body }));
+  /** Records money put on the provider's float (audited); a retry with the same key records it once. */
+  recordFloatTopup(name: string, body: types.FloatTopupRequest, options: IdempotentCallOptions = {}) {
+    const { idempotencyKey: key, ...call } = options;
+    return this.requester.unwrap(
+      api.recordFloatTopup({
+        ...this.requester.with(call),
+        path: { name },
+        body,
+        headers: { "Idempotency-Key": idempotencyKey(key) },
+      }),
+    );
   }
   /** The provider's recorded float top-ups, every page. */
   floatTopups(
