@@ -3014,6 +3014,8 @@ export interface components {
             answered_at: string | null;
             /** @description How long it took to answer the vend. */
             answer_ms: number | null;
+            /** @description What the provider charges our float for the order (face value less its commission in the providers file), fixed when the attempt was recorded; null on attempts recorded before costs were kept. */
+            cost_kobo: number | null;
         };
         CallbackHintResult: {
             /** @description The notification named an order still open with this provider, and it will be re-queried now. */

@@ -322,7 +322,9 @@ const topupCommand = (): Command =>
 
 const topupsCommand = (): Command =>
   actionCommand(
-    new Command("topups").description("A provider's recorded float top-ups, the newest 100 first").argument("<name>", "provider name"),
+    new Command("topups")
+      .description("A provider's recorded float top-ups, the newest 100 first")
+      .argument("<name>", "provider name"),
     ["vendctl providers topups vtu", "vendctl providers topups vtu --csv"],
     async ({ clients, printer }, name: string) => {
       const request = { params: { path: { name }, query: { limit: 100 } } };

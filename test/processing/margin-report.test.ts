@@ -238,6 +238,14 @@ describe("GET /admin/v1/reports/margin over 300 live vends, two providers, three
     expect(sent.filter((s) => s.deliverer === null).length).toBeGreaterThan(0);
     expect(sent.filter((s) => s.requests === 2).length).toBeGreaterThan(0);
     expect(await reconcileWallets(server.database.handle.db)).toEqual([]);
+    // An order moved on: each attempt carries its own provider's cost, and the delivering one is ClubKonnect's.
+    const moved = sent.find((s) => s.requests === 2);
+    if (!moved) throw new Error("no order moved on");
+    const view = await server.admin.get(`/admin/v1/transactions/${moved.reference}`);
+    expect(view.json.data.provider_attempts.map((a: Schemas["ProviderAttempt"]) => [a.provider, a.status, a.cost_kobo])).toEqual([
+      ["vtu", "failed", expectedCost("vtu", "airtime", "mtn", moved.amount)],
+      ["clubkonnect", "successful", expectedCost("clubkonnect", "airtime", "mtn", moved.amount)],
+    ]);
   });
 
   test.each<GroupBy>(["provider", "service", "network", "account"])(

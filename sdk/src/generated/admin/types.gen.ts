@@ -957,6 +957,10 @@ export type ProviderAttempt = {
      * How long it took to answer the vend.
      */
     answer_ms: number | null;
+    /**
+     * What the provider charges our float for the order (face value less its commission in the providers file), fixed when the attempt was recorded; null on attempts recorded before costs were kept.
+     */
+    cost_kobo: number | null;
 };
 
 export type AnomalyKind = 'double_delivery' | 'low_balance' | 'float_mismatch';
