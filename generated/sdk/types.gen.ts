@@ -1540,6 +1540,17 @@ export type FloatReconciliationStep = {
      * actual − expected: negative when the float is short.
      */
     difference_kobo: number;
+    /**
+     * Costs of attempts sent by the first sample and answered after it (or not yet).
+     */
+    in_flight_start_kobo: number;
+    /**
+     * The same at the second sample.
+     */
+    in_flight_end_kobo: number;
+    /**
+     * `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance + in_flight_end_kobo`.
+     */
     within_tolerance: boolean;
 };
 

@@ -95,6 +95,8 @@ export async function floatReconciliation(
       expected_change_kobo: step.expectedChangeKobo,
       actual_change_kobo: step.actualChangeKobo,
       difference_kobo: step.differenceKobo,
+      in_flight_start_kobo: step.inFlightStartKobo,
+      in_flight_end_kobo: step.inFlightEndKobo,
       within_tolerance: step.withinTolerance,
     })),
   };

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { defaultFloatToleranceKobo, type RoutingConfig } from "../config.ts";
 import { queryRows } from "../db/rows.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
@@ -18,6 +18,10 @@ export interface FloatStep {
   expectedChangeKobo: number;
   actualChangeKobo: number;
   differenceKobo: number;
+  /** Costs of attempts sent by the first sample and not answered by then: the float may or may not show them yet. */
+  inFlightStartKobo: number;
+  /** The same at the second sample. */
+  inFlightEndKobo: number;
   withinTolerance: boolean;
 }
 
@@ -38,6 +42,8 @@ type StepRow = {
   topups: number | string;
   costs: number | string;
   reversals: number | string;
+  flight0: number | string;
+  flight1: number | string;
 };
 
 /**
@@ -46,6 +52,11 @@ type StepRow = {
  * sent (`sent_at`) that the provider took (any status but `not_received`): it debits its float when it takes
  * an order; reversals: costs of the attempts it failed, by when the failure was recorded (`answered_at`):
  * it credits back what it did not deliver. An attempt without a cost counts 0.
+ *
+ * An attempt in flight at a sample (sent by then, its answer later) may have reached the provider before its
+ * float was read, or after: counted by its send, it makes the difference of that pair up to its cost higher,
+ * and of the next as much lower. So a step is within tolerance when
+ * `-(tolerance + in flight at the start) <= difference <= tolerance + in flight at the end`.
  */
 export async function floatSteps(
   db: Executor,
@@ -72,7 +83,9 @@ export async function floatSteps(
            where provider = ${provider} and sent_at > p.t0 and sent_at <= p.t1 and status <> 'not_received') as costs,
           (select coalesce(sum(cost_kobo), 0) from provider_attempts
            where provider = ${provider} and sent_at > p.t0 - interval '${sql.raw(reversalWindow)}' and sent_at <= p.t1
-             and status = 'failed' and answered_at > p.t0 and answered_at <= p.t1) as reversals
+             and status = 'failed' and answered_at > p.t0 and answered_at <= p.t1) as reversals,
+          (${inFlight(provider, sql`p.t0`)}) as flight0,
+          (${inFlight(provider, sql`p.t1`)}) as flight1
         from pairs p where p.t0 is not null order by p.t1`,
   );
   const samples = Number(rows[0]?.samples ?? 0);
@@ -83,10 +96,23 @@ export async function floatSteps(
   };
 }
 
+/** Costs of the provider's attempts sent by `at` whose (last) answer came after it, or has not come. */
+const inFlight = (provider: string, at: SQL) =>
+  sql`select coalesce(sum(cost_kobo), 0) from provider_attempts
+      where provider = ${provider} and sent_at > ${at} - interval '${sql.raw(reversalWindow)}' and sent_at <= ${at}
+        and status <> 'not_received' and (answered_at is null or answered_at > ${at})`;
+
 function toStep(row: StepRow, toleranceKobo: number): FloatStep {
-  const [startKobo, endKobo, topupsKobo, costsKobo, reversalsKobo] = [row.b0, row.b1, row.topups, row.costs, row.reversals].map(
-    Number,
-  ) as [number, number, number, number, number];
+  const figures = [row.b0, row.b1, row.topups, row.costs, row.reversals, row.flight0, row.flight1].map(Number);
+  const [startKobo, endKobo, topupsKobo, costsKobo, reversalsKobo, inFlightStartKobo, inFlightEndKobo] = figures as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const expectedChangeKobo = topupsKobo - costsKobo + reversalsKobo;
   const actualChangeKobo = endKobo - startKobo;
   const differenceKobo = actualChangeKobo - expectedChangeKobo;
@@ -101,7 +127,9 @@ function toStep(row: StepRow, toleranceKobo: number): FloatStep {
     expectedChangeKobo,
     actualChangeKobo,
     differenceKobo,
-    withinTolerance: Math.abs(differenceKobo) <= toleranceKobo,
+    inFlightStartKobo,
+    inFlightEndKobo,
+    withinTolerance: differenceKobo >= -(toleranceKobo + inFlightStartKobo) && differenceKobo <= toleranceKobo + inFlightEndKobo,
   };
 }
 

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { components } from "../../generated/openapi-types.ts";
 import { processingRunner } from "../../src/background.ts";
 import type { Config } from "../../src/config.ts";
 import { checkProviderBalances } from "../../src/jobs/tasks/provider-balances.ts";
+import { processClaimed } from "../../src/orders/processing.ts";
+import { claimDueTransactions } from "../../src/orders/statements/claim-due.ts";
+import { commissionTable } from "../../src/providers/commission.ts";
 import { cliEnv, removeConfigDirs, runCli, runJson } from "../cli/cli.ts";
 import { idem } from "../helpers/accounts.ts";
 import {
@@ -14,6 +18,8 @@ import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow } from "../helpers/processing.ts";
 import { startTestServer, type TestServer, testAdminToken } from "../helpers/server.ts";
 import { setupMockFetch, VtuBook, type VtuPayBody, vtuHandlers, vtuTestConfig } from "../helpers/vtu-mock.ts";
+
+type Schemas = components["schemas"];
 
 // Two live providers behind msw reporting their floats; the test moves each float as the provider would
 // (by the cost of what it delivered), then takes a sample with the balance task.
@@ -173,22 +179,24 @@ describe("float reconciliation between consecutive samples", () => {
       step.expected_change_kobo,
       step.actual_change_kobo,
       step.difference_kobo,
+      step.in_flight_start_kobo,
+      step.in_flight_end_kobo,
       step.within_tolerance,
     ];
     expect(walk.steps.map(pick)).toEqual([
       // 3 delivered and 1 refused (taken, then reversed in the same interval)
-      [0, 4 * vtuCost, vtuCost, -3 * vtuCost, -3 * vtuCost, 0, true],
-      [0, 2 * vtuCost, 0, -2 * vtuCost, -3 * vtuCost, -vtuCost, false],
-      [0, 0, 0, 0, 0, 0, true],
-      [5_000_000, 0, 0, 5_000_000, 5_000_000, 0, true],
+      [0, 4 * vtuCost, vtuCost, -3 * vtuCost, -3 * vtuCost, 0, 0, 0, true],
+      [0, 2 * vtuCost, 0, -2 * vtuCost, -3 * vtuCost, -vtuCost, 0, 0, false],
+      [0, 0, 0, 0, 0, 0, 0, 0, true],
+      [5_000_000, 0, 0, 5_000_000, 5_000_000, 0, 0, 0, true],
     ]);
     const ckWalk = (await server.admin.get(`/admin/v1/providers/clubkonnect/float-reconciliation?from=${started}&to=${to}`)).json
       .data;
     expect(ckWalk.steps.map(pick)).toEqual([
-      [0, ckCost, 0, -ckCost, -ckCost, 0, true],
-      [0, 0, 0, 0, 0, 0, true],
-      [0, 0, 0, 0, 0, 0, true],
-      [0, 0, 0, 0, -50, -50, true],
+      [0, ckCost, 0, -ckCost, -ckCost, 0, 0, 0, true],
+      [0, 0, 0, 0, 0, 0, 0, 0, true],
+      [0, 0, 0, 0, 0, 0, 0, 0, true],
+      [0, 0, 0, 0, -50, -50, 0, 0, true],
     ]);
 
     const asAdmin = cliEnv({ VENDCTL_BASE_URL: server.url, VENDCTL_ADMIN_TOKEN: testAdminToken });
@@ -246,5 +254,47 @@ describe("float reconciliation between consecutive samples", () => {
     expect(listed).toEqual([recorded]);
     const bad = await runCli(["providers", "topup", "clubkonnect", "0", "--note", "x"], asAdmin);
     expect(bad.code).not.toBe(0);
+  });
+
+  test("an order in flight at a sample is no mismatch on either side of it; a shortfall beyond it still is", async () => {
+    const raisedBefore = (await mismatches("vtu")).length;
+    const res = await client.post(
+      "/api/v1/vend",
+      { product_code: "mtn-airtime", phone_number: "08031110021", amount_kobo: 10_000 },
+      idem(),
+    );
+    expect(res.status).toBe(202);
+    const db = server.database.handle.db;
+    // Claimed (its attempt and cost recorded) but not yet at VTU when the float is read: the float has not moved.
+    const [claim] = await claimDueTransactions(db, "w-flight", 10, 30, commissionTable(server.deps.config.routing));
+    if (!claim) throw new Error("nothing claimed");
+    await sample();
+    // Then VTU takes it and delivers: the float drops in the next pair.
+    await processClaimed(server.deps, claim);
+    expect((await transactionRow(db, res.json.data.reference)).status).toBe("successful");
+    vtu.balanceKobo -= vtuCost;
+    await sample();
+    expect(await mismatches("vtu")).toHaveLength(raisedBefore);
+    // A shortfall larger than what was in flight at the start of its pair is raised.
+    vtu.balanceKobo -= 101;
+    await sample();
+    expect(await mismatches("vtu")).toHaveLength(raisedBefore + 1);
+
+    const to = new Date(Date.now() + 1000).toISOString();
+    const walk = (await server.admin.get(`/admin/v1/providers/vtu/float-reconciliation?from=${started}&to=${to}`)).json.data;
+    const last = walk.steps
+      .slice(-3)
+      .map((step: Schemas["FloatReconciliationStep"]) => [
+        step.costs_kobo,
+        step.difference_kobo,
+        step.in_flight_start_kobo,
+        step.in_flight_end_kobo,
+        step.within_tolerance,
+      ]);
+    expect(last).toEqual([
+      [vtuCost, vtuCost, 0, vtuCost, true],
+      [0, -vtuCost, vtuCost, 0, true],
+      [0, -101, 0, 0, false],
+    ]);
   });
 });

@@ -366,8 +366,13 @@ export const recordFloatTopup = <ThrowOnError extends boolean = false>(options: 
  * - `reversals_kobo`: the cost of every attempt the provider failed, by when its failure was recorded
  * (`answered_at`) in the interval: the provider credits back an order it did not deliver;
  * - `expected_change_kobo` = `topups_kobo − costs_kobo + reversals_kobo`; `actual_change_kobo` = end −
- * start; `difference_kobo` = actual − expected; `within_tolerance` when |difference| ≤ the provider's
- * `float_tolerance_kobo` (providers file; default 100, NGN 1).
+ * start; `difference_kobo` = actual − expected;
+ * - `in_flight_start_kobo` / `in_flight_end_kobo`: costs of attempts sent by that sample whose answer came
+ * after it (or has not come): the provider may have taken them before its float was read or after, so
+ * such an order can show in the pair it was sent in or in the next;
+ * - `within_tolerance` when `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance +
+ * in_flight_end_kobo`, the tolerance being the provider's `float_tolerance_kobo` (providers file;
+ * default 100, NGN 1).
  *
  * An attempt sent before costs were recorded counts as 0. Each pair is also reconciled once when its
  * second sample is taken; a pair beyond the tolerance then raises a `float_mismatch` anomaly. At most
