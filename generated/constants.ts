@@ -36,12 +36,16 @@ export type PriceDiscountScope = (typeof priceDiscountScopes)[number];
 export const operatorRoles = ["viewer", "operator", "admin"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
 
+/** components.schemas.MarginGroupBy */
+export const marginGroupBies = ["provider", "service", "network", "account", "day"] as const;
+export type MarginGroupBy = (typeof marginGroupBies)[number];
+
 /** components.schemas.BreakerState */
 export const breakerStates = ["closed", "open", "half_open"] as const;
 export type BreakerState = (typeof breakerStates)[number];
 
 /** components.schemas.AnomalyKind */
-export const anomalyKinds = ["double_delivery", "low_balance", "catalogue_drift"] as const;
+export const anomalyKinds = ["double_delivery", "low_balance", "catalogue_drift", "float_mismatch"] as const;
 export type AnomalyKind = (typeof anomalyKinds)[number];
 
 /** components.schemas.TransactionMetadata.partial */

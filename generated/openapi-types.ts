@@ -1062,6 +1062,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reports/margin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What successful vends earned, by provider, service, network, account or day
+         * @description The transactions of `mode` (default `live`) with status `successful` whose `completed_at` falls from the
+         *     first instant of the Lagos day `from` to the last of the Lagos day `to` (both inclusive; days in
+         *     Africa/Lagos time, UTC+01:00, as the settlement report counts them), grouped by `group_by`. For each
+         *     group and in total: how many, their face value (`amount_kobo`), what clients were charged
+         *     (`price_kobo`), what the providers charged our float (`cost_kobo`: the cost recorded on the attempt
+         *     that delivered the order, fixed when it was sent from the provider's `commission` in the providers
+         *     file) and the margin (`price_kobo − cost_kobo`). Test-mode orders (the sandbox) cost nothing.
+         *     `uncosted` counts orders whose delivering attempt carries no cost (sent before costs were recorded);
+         *     they count as cost 0. Groups are ordered by their key.
+         */
+        get: operations["marginReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/providers": {
         parameters: {
             query?: never;
@@ -1186,6 +1214,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/providers/{name}/float-topups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A provider's recorded float top-ups, newest first */
+        get: operations["listFloatTopups"];
+        put?: never;
+        /**
+         * Record money put on a provider's float
+         * @description An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against. Idempotent: a retry with the same key records it once.
+         */
+        post: operations["recordFloatTopup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{name}/float-reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A provider's float, sample by sample, against top-ups and costs
+         * @description The walk over the provider's float samples (the balance it reported, every `balance_check_seconds`)
+         *     taken from `from` to `to`: for each pair of consecutive samples, the change the service expects and
+         *     the change reported. Between a sample at t0 and the next at t1 (t0 exclusive, t1 inclusive):
+         *
+         *     - `topups_kobo`: the top-ups recorded with `occurred_at` in the interval;
+         *     - `costs_kobo`: the cost of every attempt sent to the provider in the interval (`sent_at`) that the
+         *       provider took: any status but `not_received` (a delivery, a failure, or still open). The provider
+         *       debits its float when it takes an order;
+         *     - `reversals_kobo`: the cost of every attempt the provider failed, by when its failure was recorded
+         *       (`answered_at`) in the interval: the provider credits back an order it did not deliver;
+         *     - `expected_change_kobo` = `topups_kobo − costs_kobo + reversals_kobo`; `actual_change_kobo` = end −
+         *       start; `difference_kobo` = actual − expected;
+         *     - `in_flight_start_kobo` / `in_flight_end_kobo`: costs of attempts sent by that sample whose answer came
+         *       after it (or has not come): the provider may have taken them before its float was read or after, so
+         *       such an order can show in the pair it was sent in or in the next;
+         *     - `within_tolerance` when `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance +
+         *       in_flight_end_kobo`, the tolerance being the provider's `float_tolerance_kobo` (providers file;
+         *       default 100, NGN 1).
+         *
+         *     An attempt sent before costs were recorded counts as 0. Each pair is also reconciled once when its
+         *     second sample is taken; a pair beyond the tolerance then raises a `float_mismatch` anomaly. At most
+         *     1,000 samples are walked (`truncated` says so).
+         */
+        get: operations["floatReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/anomalies": {
         parameters: {
             query?: never;
@@ -1195,7 +1285,7 @@ export interface paths {
         };
         /**
          * What operators must look at, newest first
-         * @description `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. Each is also logged (a double delivery at level error).
+         * @description `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. `float_mismatch`: a provider's float moved between two samples by more (or less) than its top-ups, costs and reversals explain, beyond its tolerance (see GET /admin/v1/providers/{name}/float-reconciliation); raised once per pair of samples. Each is also logged (a double delivery at level error).
          */
         get: operations["listAnomalies"];
         put?: never;
@@ -2861,6 +2951,130 @@ export interface components {
             /** @description One line per service and network, by service then network; empty when there were none. */
             by_service: components["schemas"]["SettlementLine"][];
         };
+        /** @enum {string} */
+        MarginGroupBy: "provider" | "service" | "network" | "account" | "day";
+        MarginFigures: {
+            /** @description Successful orders. */
+            count: number;
+            /** @description Their face value. */
+            amount_kobo: number;
+            /** @description What clients were charged. */
+            price_kobo: number;
+            /** @description What the providers that delivered them charged our float. */
+            cost_kobo: number;
+            /** @description `price_kobo − cost_kobo` (negative when sold below cost). */
+            margin_kobo: number;
+            /** @description Orders whose delivering attempt carries no recorded cost (counted as 0). */
+            uncosted: number;
+        };
+        MarginLine: {
+            /** @description The group: a provider, service, network code, account id or Lagos day (`YYYY-MM-DD`). */
+            key: string;
+            count: number;
+            amount_kobo: number;
+            price_kobo: number;
+            cost_kobo: number;
+            margin_kobo: number;
+            uncosted: number;
+        };
+        MarginReport: {
+            mode: components["schemas"]["Mode"];
+            group_by: components["schemas"]["MarginGroupBy"];
+            /**
+             * Format: date
+             * @description The first day, in Africa/Lagos time.
+             */
+            from_date: string;
+            /**
+             * Format: date
+             * @description The last day (inclusive), in Africa/Lagos time.
+             */
+            to_date: string;
+            /**
+             * @description The zone days are counted in (UTC+01:00, no daylight saving).
+             * @constant
+             */
+            timezone: "Africa/Lagos";
+            /**
+             * Format: date-time
+             * @description The first day's first instant (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The instant after the last day (exclusive).
+             */
+            to: string;
+            /** @description One per group, by key; empty when there were none. */
+            rows: components["schemas"]["MarginLine"][];
+            total: components["schemas"]["MarginFigures"];
+        };
+        FloatTopupRequest: {
+            /** @description What reached the provider's float, in kobo. */
+            amount_kobo: number;
+            /** @description Where it came from (the transfer's reference). */
+            note: string;
+            /**
+             * Format: date-time
+             * @description When it reached the provider (default: now); not in the future.
+             */
+            occurred_at?: string;
+        };
+        FloatTopup: {
+            /** Format: uuid */
+            id: string;
+            provider: string;
+            amount_kobo: number;
+            note: string;
+            /** Format: date-time */
+            occurred_at: string;
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
+            created_at: string;
+        };
+        FloatTopupPage: {
+            items: components["schemas"]["FloatTopup"][];
+            page: components["schemas"]["Page"];
+        };
+        /** @description One pair of consecutive float samples. */
+        FloatReconciliationStep: {
+            /** Format: date-time */
+            from_sampled_at: string;
+            /** Format: date-time */
+            to_sampled_at: string;
+            /** @description The float at the first sample. */
+            start_kobo: number;
+            /** @description The float at the second sample. */
+            end_kobo: number;
+            topups_kobo: number;
+            costs_kobo: number;
+            reversals_kobo: number;
+            expected_change_kobo: number;
+            actual_change_kobo: number;
+            /** @description actual − expected: negative when the float is short. */
+            difference_kobo: number;
+            /** @description Costs of attempts sent by the first sample and answered after it (or not yet). */
+            in_flight_start_kobo: number;
+            /** @description The same at the second sample. */
+            in_flight_end_kobo: number;
+            /** @description `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance + in_flight_end_kobo`. */
+            within_tolerance: boolean;
+        };
+        FloatReconciliation: {
+            provider: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            tolerance_kobo: number;
+            /** @description Samples walked. */
+            samples: number;
+            steps: components["schemas"]["FloatReconciliationStep"][];
+            /** @description More samples fell in the range than were walked. */
+            truncated: boolean;
+        };
         StoredCallback: {
             /** Format: uuid */
             id: string;
@@ -3101,13 +3315,15 @@ export interface components {
             answered_at: string | null;
             /** @description How long it took to answer the vend. */
             answer_ms: number | null;
+            /** @description What the provider charges our float for the order (face value less its commission in the providers file), fixed when the attempt was recorded; null on attempts recorded before costs were kept. */
+            cost_kobo: number | null;
         };
         CallbackHintResult: {
             /** @description The notification named an order still open with this provider, and it will be re-queried now. */
             requery_scheduled: boolean;
         };
         /** @enum {string} */
-        AnomalyKind: "double_delivery" | "low_balance" | "catalogue_drift";
+        AnomalyKind: "double_delivery" | "low_balance" | "catalogue_drift" | "float_mismatch";
         Anomaly: {
             /** Format: uuid */
             id: string;
@@ -3574,6 +3790,58 @@ export interface components {
              */
             message: string;
             data: components["schemas"]["StatementPage"];
+        };
+        /** @description Success envelope carrying a MarginReport. */
+        MarginReportEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["MarginReport"];
+        };
+        /** @description Success envelope carrying a FloatTopup. */
+        FloatTopupEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["FloatTopup"];
+        };
+        /** @description Success envelope carrying a FloatTopupPage. */
+        FloatTopupPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["FloatTopupPage"];
+        };
+        /** @description Success envelope carrying a FloatReconciliation. */
+        FloatReconciliationEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["FloatReconciliation"];
         };
         /** @description Success envelope carrying a SettlementReport. */
         SettlementReportEnvelope: {
@@ -6173,6 +6441,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    marginReport: {
+        parameters: {
+            query: {
+                /** @description The first day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time. */
+                from: string;
+                /** @description The last day (inclusive), `YYYY-MM-DD`, not before `from` and at most 366 days after it. */
+                to: string;
+                /** @description What a row is (default `provider`); `account` rows are keyed by account id, `day` rows by Lagos day. */
+                group_by?: components["schemas"]["MarginGroupBy"];
+                /** @description Live orders (the default) or test orders (the sandbox's). */
+                mode?: components["schemas"]["Mode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarginReportEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listProviders: {
         parameters: {
             query?: never;
@@ -6391,6 +6696,124 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OperationsSnapshotEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFloatTopups: {
+        parameters: {
+            query?: {
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of top-ups, newest recorded first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FloatTopupPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordFloatTopup: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+                 * @example 5f0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FloatTopupRequest"];
+            };
+        };
+        responses: {
+            /** @description The top-up as recorded. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FloatTopupEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    floatReconciliation: {
+        parameters: {
+            query: {
+                /** @description Samples taken at or after this time (RFC 3339). */
+                from: string;
+                /** @description Samples taken at or before this time (RFC 3339), not before `from`. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The walk. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FloatReconciliationEnvelope"];
                 };
             };
             400: components["responses"]["ValidationFailed"];

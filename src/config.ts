@@ -376,6 +376,12 @@ export interface ProviderRoute {
   providers: string[];
 }
 
+/** A provider's commission on one order: basis points of face value (rounded down), or a fixed amount in kobo. */
+export type Commission = { bps: number } | { fixedKobo: number };
+
+/** Commissions keyed `service/network`, `service/*` or `*\/*`. */
+export type CommissionSchedule = Record<string, Commission>;
+
 /** Live routing, from the providers file (PROVIDERS_FILE) or, without one, the defaults. */
 export interface RoutingConfig {
   /** The providers file's path; undefined when the providers come from the environment alone. */
@@ -389,6 +395,13 @@ export interface RoutingConfig {
   productCodes: Record<string, Record<string, string>>;
   /** Per provider: the float (kobo) below which its balance is raised to operators. */
   lowBalanceKobo: Record<string, number>;
+  /**
+   * Per live provider: its commission by `service/network`, `service/*` and `*\/*` (the most specific applies);
+   * a provider or order without one costs its face value. See src/providers/commission.ts.
+   */
+  commission: Record<string, CommissionSchedule>;
+  /** Per provider: the float reconciliation's tolerance in kobo (default `defaultFloatToleranceKobo`). */
+  floatToleranceKobo: Record<string, number>;
   breaker: {
     /** Consecutive calls without a usable answer (timeouts, broken connections, 5xx, garbage) that open a provider's breaker. */
     failures: number;
@@ -401,7 +414,13 @@ export interface RoutingConfig {
   balanceCheckMs: number;
 }
 
-export const defaultRouting: Omit<RoutingConfig, "file" | "routes" | "productCodes" | "lowBalanceKobo"> = {
+/** A float that differs from what was expected by more than this (NGN 1) is raised, unless the file says otherwise. */
+export const defaultFloatToleranceKobo = 100;
+
+export const defaultRouting: Omit<
+  RoutingConfig,
+  "file" | "routes" | "productCodes" | "lowBalanceKobo" | "commission" | "floatToleranceKobo"
+> = {
   breaker: { failures: 5, cooldownMs: 30_000 },
   healthRefreshMs: 30_000,
   balanceCheckMs: 300_000,

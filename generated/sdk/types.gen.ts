@@ -1508,6 +1508,163 @@ export type SettlementReport = {
     by_service: Array<SettlementLine>;
 };
 
+export type MarginGroupBy = 'provider' | 'service' | 'network' | 'account' | 'day';
+
+export type MarginFigures = {
+    /**
+     * Successful orders.
+     */
+    count: number;
+    /**
+     * Their face value.
+     */
+    amount_kobo: number;
+    /**
+     * What clients were charged.
+     */
+    price_kobo: number;
+    /**
+     * What the providers that delivered them charged our float.
+     */
+    cost_kobo: number;
+    /**
+     * `price_kobo − cost_kobo` (negative when sold below cost).
+     */
+    margin_kobo: number;
+    /**
+     * Orders whose delivering attempt carries no recorded cost (counted as 0).
+     */
+    uncosted: number;
+};
+
+export type MarginLine = {
+    /**
+     * The group: a provider, service, network code, account id or Lagos day (`YYYY-MM-DD`).
+     */
+    key: string;
+    count: number;
+    amount_kobo: number;
+    price_kobo: number;
+    cost_kobo: number;
+    margin_kobo: number;
+    uncosted: number;
+};
+
+export type MarginReport = {
+    mode: Mode;
+    group_by: MarginGroupBy;
+    /**
+     * The first day, in Africa/Lagos time.
+     */
+    from_date: string;
+    /**
+     * The last day (inclusive), in Africa/Lagos time.
+     */
+    to_date: string;
+    /**
+     * The zone days are counted in (UTC+01:00, no daylight saving).
+     */
+    timezone: 'Africa/Lagos';
+    /**
+     * The first day's first instant (inclusive).
+     */
+    from: string;
+    /**
+     * The instant after the last day (exclusive).
+     */
+    to: string;
+    /**
+     * One per group, by key; empty when there were none.
+     */
+    rows: Array<MarginLine>;
+    total: MarginFigures;
+};
+
+export type FloatTopupRequest = {
+    /**
+     * What reached the provider's float, in kobo.
+     */
+    amount_kobo: number;
+    /**
+     * Where it came from (the transfer's reference).
+     */
+    note: string;
+    /**
+     * When it reached the provider (default: now); not in the future.
+     */
+    occurred_at?: string;
+};
+
+export type FloatTopup = {
+    id: string;
+    provider: string;
+    amount_kobo: number;
+    note: string;
+    occurred_at: string;
+    /**
+     * When it was recorded.
+     */
+    created_at: string;
+};
+
+export type FloatTopupPage = {
+    items: Array<FloatTopup>;
+    page: Page;
+};
+
+/**
+ * One pair of consecutive float samples.
+ */
+export type FloatReconciliationStep = {
+    from_sampled_at: string;
+    to_sampled_at: string;
+    /**
+     * The float at the first sample.
+     */
+    start_kobo: number;
+    /**
+     * The float at the second sample.
+     */
+    end_kobo: number;
+    topups_kobo: number;
+    costs_kobo: number;
+    reversals_kobo: number;
+    expected_change_kobo: number;
+    actual_change_kobo: number;
+    /**
+     * actual − expected: negative when the float is short.
+     */
+    difference_kobo: number;
+    /**
+     * Costs of attempts sent by the first sample and answered after it (or not yet).
+     */
+    in_flight_start_kobo: number;
+    /**
+     * The same at the second sample.
+     */
+    in_flight_end_kobo: number;
+    /**
+     * `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance + in_flight_end_kobo`.
+     */
+    within_tolerance: boolean;
+};
+
+export type FloatReconciliation = {
+    provider: string;
+    from: string;
+    to: string;
+    tolerance_kobo: number;
+    /**
+     * Samples walked.
+     */
+    samples: number;
+    steps: Array<FloatReconciliationStep>;
+    /**
+     * More samples fell in the range than were walked.
+     */
+    truncated: boolean;
+};
+
 export type StoredCallback = {
     id: string;
     provider: string;
@@ -1844,6 +2001,10 @@ export type ProviderAttempt = {
      * How long it took to answer the vend.
      */
     answer_ms: number | null;
+    /**
+     * What the provider charges our float for the order (face value less its commission in the providers file), fixed when the attempt was recorded; null on attempts recorded before costs were kept.
+     */
+    cost_kobo: number | null;
 };
 
 export type CallbackHintResult = {
@@ -1853,7 +2014,7 @@ export type CallbackHintResult = {
     requery_scheduled: boolean;
 };
 
-export type AnomalyKind = 'double_delivery' | 'low_balance' | 'catalogue_drift';
+export type AnomalyKind = 'double_delivery' | 'low_balance' | 'catalogue_drift' | 'float_mismatch';
 
 export type Anomaly = {
     id: string;
@@ -2322,6 +2483,58 @@ export type StatementPageEnvelope = {
      */
     message: string;
     data: StatementPage;
+};
+
+/**
+ * Success envelope carrying a MarginReport.
+ */
+export type MarginReportEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: MarginReport;
+};
+
+/**
+ * Success envelope carrying a FloatTopup.
+ */
+export type FloatTopupEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: FloatTopup;
+};
+
+/**
+ * Success envelope carrying a FloatTopupPage.
+ */
+export type FloatTopupPageEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: FloatTopupPage;
+};
+
+/**
+ * Success envelope carrying a FloatReconciliation.
+ */
+export type FloatReconciliationEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: FloatReconciliation;
 };
 
 /**
@@ -6094,6 +6307,74 @@ export type ReplayCallbackResponses = {
 
 export type ReplayCallbackResponse = ReplayCallbackResponses[keyof ReplayCallbackResponses];
 
+export type MarginReportData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The first day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time.
+         */
+        from: string;
+        /**
+         * The last day (inclusive), `YYYY-MM-DD`, not before `from` and at most 366 days after it.
+         */
+        to: string;
+        /**
+         * What a row is (default `provider`); `account` rows are keyed by account id, `day` rows by Lagos day.
+         */
+        group_by?: MarginGroupBy;
+        /**
+         * Live orders (the default) or test orders (the sandbox's).
+         */
+        mode?: Mode;
+    };
+    url: '/admin/v1/reports/margin';
+};
+
+export type MarginReportErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type MarginReportError = MarginReportErrors[keyof MarginReportErrors];
+
+export type MarginReportResponses = {
+    /**
+     * The report.
+     */
+    200: MarginReportEnvelope;
+};
+
+export type MarginReportResponse = MarginReportResponses[keyof MarginReportResponses];
+
 export type ListProvidersData = {
     body?: never;
     path?: never;
@@ -6508,6 +6789,214 @@ export type GetOperationsSnapshotResponses = {
 };
 
 export type GetOperationsSnapshotResponse = GetOperationsSnapshotResponses[keyof GetOperationsSnapshotResponses];
+
+export type ListFloatTopupsData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: {
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/admin/v1/providers/{name}/float-topups';
+};
+
+export type ListFloatTopupsErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListFloatTopupsError = ListFloatTopupsErrors[keyof ListFloatTopupsErrors];
+
+export type ListFloatTopupsResponses = {
+    /**
+     * A page of top-ups, newest recorded first.
+     */
+    200: FloatTopupPageEnvelope;
+};
+
+export type ListFloatTopupsResponse = ListFloatTopupsResponses[keyof ListFloatTopupsResponses];
+
+export type RecordFloatTopupData = {
+    body: FloatTopupRequest;
+    headers: {
+        /**
+         * Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+         */
+        'Idempotency-Key': string;
+    };
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/float-topups';
+};
+
+export type RecordFloatTopupErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * This Idempotency-Key was used with a different body.
+     */
+    422: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RecordFloatTopupError = RecordFloatTopupErrors[keyof RecordFloatTopupErrors];
+
+export type RecordFloatTopupResponses = {
+    /**
+     * The top-up as recorded.
+     */
+    201: FloatTopupEnvelope;
+};
+
+export type RecordFloatTopupResponse = RecordFloatTopupResponses[keyof RecordFloatTopupResponses];
+
+export type FloatReconciliationData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query: {
+        /**
+         * Samples taken at or after this time (RFC 3339).
+         */
+        from: string;
+        /**
+         * Samples taken at or before this time (RFC 3339), not before `from`.
+         */
+        to: string;
+    };
+    url: '/admin/v1/providers/{name}/float-reconciliation';
+};
+
+export type FloatReconciliationErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type FloatReconciliationError = FloatReconciliationErrors[keyof FloatReconciliationErrors];
+
+export type FloatReconciliationResponses = {
+    /**
+     * The walk.
+     */
+    200: FloatReconciliationEnvelope;
+};
+
+export type FloatReconciliationResponse = FloatReconciliationResponses[keyof FloatReconciliationResponses];
 
 export type ListAnomaliesData = {
     body?: never;

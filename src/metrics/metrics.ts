@@ -57,6 +57,7 @@ export class Metrics {
   private readonly retentionDeletes: Counter<"table">;
   private readonly catalogueDrift: Gauge<"provider" | "kind">;
   private readonly catalogueChecks: Counter<"provider" | "outcome">;
+  private readonly floatMismatches: Counter<"provider">;
   private readonly replicaLag: Gauge;
   private readonly reads: Counter<"target">;
   private readonly queueDepth: Gauge;
@@ -130,6 +131,11 @@ export class Metrics {
       "vend_catalogue_sync_checks_total",
       "Scheduled catalogue sync checks by outcome: in_sync, drift, failed (the provider did not answer readably)",
       ["provider", "outcome"],
+    );
+    this.floatMismatches = counter(
+      "vend_provider_float_mismatch_total",
+      "Pairs of a provider's float samples whose change differed from the expected (top-ups, costs, reversals) beyond the tolerance",
+      ["provider"],
     );
     this.replicaLag = new Gauge({
       name: "vend_db_replica_lag_seconds",
@@ -260,6 +266,15 @@ export class Metrics {
     for (const [kind, value] of Object.entries(found)) this.catalogueDrift.set({ provider, kind }, value);
     const drift = found.new_plan + found.price_change + found.dropped > 0;
     this.catalogueChecks.inc({ provider, outcome: drift ? "drift" : "in_sync" });
+  }
+  /** A float reconciliation that raised a `float_mismatch` anomaly. */
+  floatMismatched(provider: string): void {
+    this.floatMismatches.inc({ provider });
+  }
+
+  /** The provider's mismatch count exposed at 0 from the start, so an alert's increase() sees its first one. */
+  watchFloat(provider: string): void {
+    this.floatMismatches.inc({ provider }, 0);
   }
 
   /** Rows a retention statement deleted from `table`. */

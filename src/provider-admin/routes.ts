@@ -1,9 +1,11 @@
 import type { AppDeps } from "../deps.ts";
+import { idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, preparedHandler } from "../http/operations.ts";
 import { evictEverywhere } from "../lib/caches.ts";
 import { applyCatalogueSync, compareCatalogue, fetchSyncLists } from "./catalogue-sync.ts";
 import { listAnomalies } from "./list-anomalies.ts";
 import { operationsSnapshot } from "./operations-snapshot.ts";
+import { floatReconciliation, listFloatTopups, recordFloatTopup } from "./provider-float.ts";
 import { providerStats } from "./provider-stats.ts";
 import { providerOverview, switchProvider } from "./provider-status.ts";
 
@@ -45,6 +47,20 @@ export function providerAdminRoutes(deps: AppDeps) {
     getOperationsSnapshot: async ({ query }) => ({
       status: 200,
       data: await deps.reads.read((db) => operationsSnapshot({ ...deps, db }, query.since)),
+    }),
+    recordFloatTopup: async (input) =>
+      idempotentOperation<"recordFloatTopup">(deps, input, "admin", async (tx) => ({
+        status: 201,
+        message: `Float top-up of ${input.params.name} recorded`,
+        data: await recordFloatTopup({ ...deps, db: tx }, input.params.name, input.body),
+      })),
+    listFloatTopups: async ({ params, query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => listFloatTopups({ ...deps, db }, params.name, query)),
+    }),
+    floatReconciliation: async ({ params, query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => floatReconciliation({ ...deps, db }, params.name, query)),
     }),
     listAnomalies: async ({ query }) => ({
       status: 200,

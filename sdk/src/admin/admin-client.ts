@@ -106,6 +106,10 @@ class AdminTransactions {
   settlement(query: types.SettlementReportData["query"], options: CallOptions = {}) {
     return this.requester.unwrap(api.settlementReport({ ...this.requester.with(options), query }));
   }
+  /** Successful orders' face value, price, provider cost and margin over Lagos days, by provider, service, network, account or day. */
+  margin(query: types.MarginReportData["query"], options: CallOptions = {}) {
+    return this.requester.unwrap(api.marginReport({ ...this.requester.with(options), query }));
+  }
   /** Anomalies found between orders and providers, every page. */
   anomalies(params: ListParams<types.ListAnomaliesData["query"]> = {}, options: CallOptions = {}): PageList<types.Anomaly> {
     return new PageList((cursor) =>
@@ -151,6 +155,34 @@ class Providers {
   /** Live figures (what `vendctl top` shows); `since`: the previous snapshot's `generated_at`, for exact rates. */
   snapshot(query: types.GetOperationsSnapshotData["query"] = {}, options: CallOptions = {}) {
     return this.requester.unwrap(api.getOperationsSnapshot({ ...this.requester.with(options), query }));
+  }
+  /** Records money put on the provider's float (audited); a retry with the same key records it once. */
+  recordFloatTopup(name: string, body: types.FloatTopupRequest, options: IdempotentCallOptions = {}) {
+    const { idempotencyKey: key, ...call } = options;
+    return this.requester.unwrap(
+      api.recordFloatTopup({
+        ...this.requester.with(call),
+        path: { name },
+        body,
+        headers: { "Idempotency-Key": idempotencyKey(key) },
+      }),
+    );
+  }
+  /** The provider's recorded float top-ups, every page. */
+  floatTopups(
+    name: string,
+    params: ListParams<types.ListFloatTopupsData["query"]> = {},
+    options: CallOptions = {},
+  ): PageList<types.FloatTopup> {
+    return new PageList((cursor) =>
+      this.requester.unwrap(
+        api.listFloatTopups({ ...this.requester.with(options), path: { name }, query: { ...params, cursor } }),
+      ),
+    );
+  }
+  /** The provider's float walked sample by sample against top-ups, costs and reversals. */
+  floatReconciliation(name: string, query: types.FloatReconciliationData["query"], options: CallOptions = {}) {
+    return this.requester.unwrap(api.floatReconciliation({ ...this.requester.with(options), path: { name }, query }));
   }
   /** Changes a product's price, discount or availability. */
   updateProduct(code: string, body: types.ProductUpdateRequest, options: CallOptions = {}) {

@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, ApplyCatalogueSyncData, ApplyCatalogueSyncErrors, ApplyCatalogueSyncResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCatalogueSyncData, GetCatalogueSyncErrors, GetCatalogueSyncResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetOperationsSnapshotData, GetOperationsSnapshotErrors, GetOperationsSnapshotResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, ApplyCatalogueSyncData, ApplyCatalogueSyncErrors, ApplyCatalogueSyncResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FloatReconciliationData, FloatReconciliationErrors, FloatReconciliationResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCatalogueSyncData, GetCatalogueSyncErrors, GetCatalogueSyncResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetOperationsSnapshotData, GetOperationsSnapshotErrors, GetOperationsSnapshotResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListFloatTopupsData, ListFloatTopupsErrors, ListFloatTopupsResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, MarginReportData, MarginReportErrors, MarginReportResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, RecordFloatTopupData, RecordFloatTopupErrors, RecordFloatTopupResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -281,6 +281,26 @@ export const replayCallback = <ThrowOnError extends boolean = false>(options: Op
 });
 
 /**
+ * What successful vends earned, by provider, service, network, account or day
+ *
+ * The transactions of `mode` (default `live`) with status `successful` whose `completed_at` falls from the
+ * first instant of the Lagos day `from` to the last of the Lagos day `to` (both inclusive; days in
+ * Africa/Lagos time, UTC+01:00, as the settlement report counts them), grouped by `group_by`. For each
+ * group and in total: how many, their face value (`amount_kobo`), what clients were charged
+ * (`price_kobo`), what the providers charged our float (`cost_kobo`: the cost recorded on the attempt
+ * that delivered the order, fixed when it was sent from the provider's `commission` in the providers
+ * file) and the margin (`price_kobo − cost_kobo`). Test-mode orders (the sandbox) cost nothing.
+ * `uncosted` counts orders whose delivering attempt carries no cost (sent before costs were recorded);
+ * they count as cost 0. Groups are ordered by their key.
+ *
+ */
+export const marginReport = <ThrowOnError extends boolean = false>(options: Options<MarginReportData, ThrowOnError>) => (options.client ?? client).get<MarginReportResponses, MarginReportErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/reports/margin',
+    ...options
+});
+
+/**
  * Live and test providers, their health and the effective routes
  *
  * Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process at once by a notification, and re-read every `health_refresh_ms` in case one was lost; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
@@ -366,9 +386,66 @@ export const getOperationsSnapshot = <ThrowOnError extends boolean = false>(opti
 });
 
 /**
+ * A provider's recorded float top-ups, newest first
+ */
+export const listFloatTopups = <ThrowOnError extends boolean = false>(options: Options<ListFloatTopupsData, ThrowOnError>) => (options.client ?? client).get<ListFloatTopupsResponses, ListFloatTopupsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/float-topups',
+    ...options
+});
+
+/**
+ * Record money put on a provider's float
+ *
+ * An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against. Idempotent: a retry with the same key records it once.
+ */
+export const recordFloatTopup = <ThrowOnError extends boolean = false>(options: Options<RecordFloatTopupData, ThrowOnError>) => (options.client ?? client).post<RecordFloatTopupResponses, RecordFloatTopupErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/float-topups',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A provider's float, sample by sample, against top-ups and costs
+ *
+ * The walk over the provider's float samples (the balance it reported, every `balance_check_seconds`)
+ * taken from `from` to `to`: for each pair of consecutive samples, the change the service expects and
+ * the change reported. Between a sample at t0 and the next at t1 (t0 exclusive, t1 inclusive):
+ *
+ * - `topups_kobo`: the top-ups recorded with `occurred_at` in the interval;
+ * - `costs_kobo`: the cost of every attempt sent to the provider in the interval (`sent_at`) that the
+ * provider took: any status but `not_received` (a delivery, a failure, or still open). The provider
+ * debits its float when it takes an order;
+ * - `reversals_kobo`: the cost of every attempt the provider failed, by when its failure was recorded
+ * (`answered_at`) in the interval: the provider credits back an order it did not deliver;
+ * - `expected_change_kobo` = `topups_kobo − costs_kobo + reversals_kobo`; `actual_change_kobo` = end −
+ * start; `difference_kobo` = actual − expected;
+ * - `in_flight_start_kobo` / `in_flight_end_kobo`: costs of attempts sent by that sample whose answer came
+ * after it (or has not come): the provider may have taken them before its float was read or after, so
+ * such an order can show in the pair it was sent in or in the next;
+ * - `within_tolerance` when `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance +
+ * in_flight_end_kobo`, the tolerance being the provider's `float_tolerance_kobo` (providers file;
+ * default 100, NGN 1).
+ *
+ * An attempt sent before costs were recorded counts as 0. Each pair is also reconciled once when its
+ * second sample is taken; a pair beyond the tolerance then raises a `float_mismatch` anomaly. At most
+ * 1,000 samples are walked (`truncated` says so).
+ *
+ */
+export const floatReconciliation = <ThrowOnError extends boolean = false>(options: Options<FloatReconciliationData, ThrowOnError>) => (options.client ?? client).get<FloatReconciliationResponses, FloatReconciliationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/float-reconciliation',
+    ...options
+});
+
+/**
  * What operators must look at, newest first
  *
- * `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. Each is also logged (a double delivery at level error).
+ * `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. `float_mismatch`: a provider's float moved between two samples by more (or less) than its top-ups, costs and reversals explain, beyond its tolerance (see GET /admin/v1/providers/{name}/float-reconciliation); raised once per pair of samples. Each is also logged (a double delivery at level error).
  */
 export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Options<ListAnomaliesData, ThrowOnError>) => (options?.client ?? client).get<ListAnomaliesResponses, ListAnomaliesErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
