@@ -89,10 +89,16 @@ describe.skipIf(!postgres)("a flood of unknown keys from one address", () => {
       expect((await new HttpClient(url, `rg_test_${randomBase62(40)}`).get("/api/v1/wallet")).status).toBe(429);
       // ...but the admin token is served,
       expect((await admin.get("/admin/v1/accounts")).status).toBe(200);
-      // a key created directly in the database (this process never saw it) is served,
+      // a key created directly in the database (this process never saw it) is served: at once, or (on a loaded
+      // machine, its notification later than the 10 ms an unknown key waits for it) a moment later, as a client
+      // retrying a 429 finds,
       const created = await createAccount(database.handle.db, "created elsewhere");
       const unseen = created.keys.find((k) => k.mode === "test")?.key ?? "";
-      expect((await new HttpClient(url, unseen).get("/api/v1/wallet")).status).toBe(200);
+      const tries: number[] = [];
+      for (const started = Date.now(); tries.at(-1) !== 200 && Date.now() - started < 2000; await Bun.sleep(100))
+        tries.push((await new HttpClient(url, unseen).get("/api/v1/wallet")).status);
+      expect(tries.at(-1)).toBe(200);
+      expect(tries.filter((status) => status !== 200 && status !== 429)).toEqual([]);
       // and the provider's signed callback is applied (no worker runs here: the order is marked sent, as one would).
       await database.handle.db.execute(sql`update transactions set status = 'processing' where reference = ${reference}`);
       const callback = sandboxCallback({ event_id: "evt-flood", reference, status: "successful", provider_reference: "P-flood" });
