@@ -17,11 +17,13 @@ import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logoutCommand } from "./commands/logout.ts";
 import { operatorsCommand } from "./commands/operators.ts";
+import { plansCommand } from "./commands/plans.ts";
 import { pricingCommand } from "./commands/pricing.ts";
 import { productsCommand } from "./commands/products.ts";
 import { providersCommand } from "./commands/providers.ts";
 import { reconcileCommand } from "./commands/reconcile.ts";
 import { reportCommand } from "./commands/report.ts";
+import { topCommand } from "./commands/top.ts";
 import { transactionsCommand } from "./commands/transactions.ts";
 import { triggerCommand } from "./commands/trigger.ts";
 import { vendCommand } from "./commands/vend.ts";
@@ -104,6 +106,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
     catalogueCommand(),
     pricingCommand(),
     productsCommand(),
+    plansCommand(),
     verifyCommand(),
     callbacksCommand(),
     webhooksCommand(),
@@ -114,6 +117,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
     reconcileCommand(),
     reportCommand(),
     providersCommand(),
+    topCommand(),
     anomaliesCommand(),
     operatorsCommand(),
     auditCommand(),

@@ -28,16 +28,24 @@ export type FailureCode = (typeof failureCodes)[number];
 export const webhookDisabledReasons = ["disabled_by_client", "failing_deliveries"] as const;
 export type WebhookDisabledReason = (typeof webhookDisabledReasons)[number];
 
+/** components.schemas.PriceDiscountScope */
+export const priceDiscountScopes = ["service", "network", "product"] as const;
+export type PriceDiscountScope = (typeof priceDiscountScopes)[number];
+
 /** components.schemas.OperatorRole */
 export const operatorRoles = ["viewer", "operator", "admin"] as const;
 export type OperatorRole = (typeof operatorRoles)[number];
+
+/** components.schemas.MarginGroupBy */
+export const marginGroupBies = ["provider", "service", "network", "account", "day"] as const;
+export type MarginGroupBy = (typeof marginGroupBies)[number];
 
 /** components.schemas.BreakerState */
 export const breakerStates = ["closed", "open", "half_open"] as const;
 export type BreakerState = (typeof breakerStates)[number];
 
 /** components.schemas.AnomalyKind */
-export const anomalyKinds = ["double_delivery", "low_balance"] as const;
+export const anomalyKinds = ["double_delivery", "low_balance", "catalogue_drift", "float_mismatch"] as const;
 export type AnomalyKind = (typeof anomalyKinds)[number];
 
 /** components.schemas.TransactionMetadata.partial */
@@ -95,6 +103,14 @@ export type ReadinessStatus = (typeof readinessStatuses)[number];
 /** components.schemas.ProviderBreaker.service, components.schemas.EffectiveRoute.service */
 export const services = ["airtime", "data", "cable", "electricity"] as const;
 export type Service = (typeof services)[number];
+
+/** components.schemas.CatalogueSyncDrop.action */
+export const catalogueSyncDropActions = ["take_off_sale", "keep"] as const;
+export type CatalogueSyncDropAction = (typeof catalogueSyncDropActions)[number];
+
+/** components.schemas.OperationsSnapshotProvider.mode */
+export const operationsSnapshotProviderModes = ["test", "live"] as const;
+export type OperationsSnapshotProviderMode = (typeof operationsSnapshotProviderModes)[number];
 
 /** components.schemas.Readiness.database */
 export const readinessDatabases = ["ok", "unavailable"] as const;

@@ -298,8 +298,10 @@ export interface paths {
         /**
          * List products
          * @description The whole list of active products, optionally filtered; no paging. Each product's `updated_at` moves
-         *     when anything it shows changes. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
-         *     changes of price, discount or availability.
+         *     when anything it shows changes. `discount_bps` is the calling account's discount on its price plan (see
+         *     `PricePlan`); `price_kobo` of a fixed product stays its face value (the amount an order may name), and the
+         *     wallet pays it less that discount. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
+         *     changes of price, discount or availability, including a change of the account's plan or of the plan's discounts.
          */
         get: operations["listProducts"];
         put?: never;
@@ -319,9 +321,12 @@ export interface paths {
         };
         /**
          * Prices and discounts
-         * @description What the wallet pays per product: for a fixed product the bundle price; for a range product the face
-         *     value less `discount_bps` basis points, the discount rounded down to whole kobo. The same for every
-         *     account. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
+         * @description What the calling account's wallet pays per product, on the account's price plan (see `PricePlan`):
+         *     `discount_bps` is the plan's discount for the product; for a fixed product `price_kobo` is what the wallet
+         *     pays (the bundle's face value, `price_kobo` in the catalogue, less that discount); for a range product the
+         *     face value ordered less `discount_bps` basis points, the discount rounded down to whole kobo. Accounts on
+         *     the same plan see the same answer. Carries an `ETag` (a hash of the exact body, so it differs between
+         *     plans whose prices differ); with `If-None-Match` naming it, `304` and no body.
          */
         get: operations["getPricing"];
         put?: never;
@@ -726,6 +731,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/accounts/{account_id}/price-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Move an account to a price plan
+         * @description The account's next order (test and live) is priced by this plan. When the move changes what the account
+         *     pays for any product, each of its modes with an enabled endpoint subscribed to `catalogue.updated`
+         *     receives one event, in the same database transaction, listing those products as the account now sees them
+         *     (`changes: [discount_bps]`, `previous` its discount on the old plan). No other account receives anything.
+         *     A plan that does not exist is `400` naming `plan`; a move to the plan the account is on changes nothing.
+         */
+        put: operations["setAccountPricePlan"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/accounts/{account_id}/keys": {
         parameters: {
             query?: never;
@@ -1033,6 +1062,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/reports/margin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What successful vends earned, by provider, service, network, account or day
+         * @description The transactions of `mode` (default `live`) with status `successful` whose `completed_at` falls from the
+         *     first instant of the Lagos day `from` to the last of the Lagos day `to` (both inclusive; days in
+         *     Africa/Lagos time, UTC+01:00, as the settlement report counts them), grouped by `group_by`. For each
+         *     group and in total: how many, their face value (`amount_kobo`), what clients were charged
+         *     (`price_kobo`), what the providers charged our float (`cost_kobo`: the cost recorded on the attempt
+         *     that delivered the order, fixed when it was sent from the provider's `commission` in the providers
+         *     file) and the margin (`price_kobo − cost_kobo`). Test-mode orders (the sandbox) cost nothing.
+         *     `uncosted` counts orders whose delivering attempt carries no cost (sent before costs were recorded);
+         *     they count as cost 0. Groups are ordered by their key.
+         */
+        get: operations["marginReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/providers": {
         parameters: {
             query?: never;
@@ -1113,6 +1170,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/providers/{name}/catalogue-sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare a provider's plan list with the catalogue (dry run)
+         * @description Asks the provider for its plans (VTpass-style `service-variations`, ClubKonnect's data plan list) and compares them with the catalogue through the providers file's mapping (`providers.<name>.products`: catalogue product → the provider's plan code): `new_plans` the provider lists that no product maps (reported only: a product is never created by a sync; map it in the providers file), `price_changes` (a mapped fixed-price product whose `price_kobo` differs from the plan's face value) and `dropped` (a mapped product on sale whose plan the provider no longer lists: taken off sale when no other live provider on its route can deliver it, never deleted). Nothing changes. `fingerprint` identifies this set of differences; pass it to the POST so a list that changed in between is refused rather than applied blind. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR`.
+         */
+        get: operations["getCatalogueSync"];
+        put?: never;
+        /**
+         * Apply the differences between a provider's plan list and the catalogue
+         * @description Asks the provider again, then, in one database transaction with its audit entry, changes each price that differs and takes off sale each dropped product no other live provider can deliver, through the product update: `updated_at` moves and one `catalogue.updated` event carries every change. New plans are reported, never created. With `fingerprint` (from the dry run) a set of differences that is no longer the same is refused with `409 CONFLICT` and nothing is applied. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR` and nothing is applied.
+         */
+        post: operations["applyCatalogueSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/operations/snapshot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live figures for `vendctl top`
+         * @description Database-wide figures, the same whichever process answers: per provider the vends accepted and completed (successful, failed) since `since` (default: the last 60 seconds), its success rate and p95 answer time over the last 5 minutes (as `GET /admin/v1/providers/{name}/stats` counts them) and its open orders; the work queue's due depth and oldest due age, pending and stuck orders, and the webhook backlog. Rates are the counts over `interval_seconds`: pass the previous snapshot's `generated_at` as `since` for exact rates between two snapshots.
+         */
+        get: operations["getOperationsSnapshot"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{name}/float-topups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A provider's recorded float top-ups, newest first */
+        get: operations["listFloatTopups"];
+        put?: never;
+        /**
+         * Record money put on a provider's float
+         * @description An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against. Idempotent: a retry with the same key records it once.
+         */
+        post: operations["recordFloatTopup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/providers/{name}/float-reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A provider's float, sample by sample, against top-ups and costs
+         * @description The walk over the provider's float samples (the balance it reported, every `balance_check_seconds`)
+         *     taken from `from` to `to`: for each pair of consecutive samples, the change the service expects and
+         *     the change reported. Between a sample at t0 and the next at t1 (t0 exclusive, t1 inclusive):
+         *
+         *     - `topups_kobo`: the top-ups recorded with `occurred_at` in the interval;
+         *     - `costs_kobo`: the cost of every attempt sent to the provider in the interval (`sent_at`) that the
+         *       provider took: any status but `not_received` (a delivery, a failure, or still open). The provider
+         *       debits its float when it takes an order;
+         *     - `reversals_kobo`: the cost of every attempt the provider failed, by when its failure was recorded
+         *       (`answered_at`) in the interval: the provider credits back an order it did not deliver;
+         *     - `expected_change_kobo` = `topups_kobo − costs_kobo + reversals_kobo`; `actual_change_kobo` = end −
+         *       start; `difference_kobo` = actual − expected;
+         *     - `in_flight_start_kobo` / `in_flight_end_kobo`: costs of attempts sent by that sample whose answer came
+         *       after it (or has not come): the provider may have taken them before its float was read or after, so
+         *       such an order can show in the pair it was sent in or in the next;
+         *     - `within_tolerance` when `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance +
+         *       in_flight_end_kobo`, the tolerance being the provider's `float_tolerance_kobo` (providers file;
+         *       default 100, NGN 1).
+         *
+         *     An attempt sent before costs were recorded counts as 0. Each pair is also reconciled once when its
+         *     second sample is taken; a pair beyond the tolerance then raises a `float_mismatch` anomaly. At most
+         *     1,000 samples are walked (`truncated` says so).
+         */
+        get: operations["floatReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/anomalies": {
         parameters: {
             query?: never;
@@ -1122,7 +1285,7 @@ export interface paths {
         };
         /**
          * What operators must look at, newest first
-         * @description `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. Each is also logged (a double delivery at level error).
+         * @description `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. `float_mismatch`: a provider's float moved between two samples by more (or less) than its top-ups, costs and reversals explain, beyond its tolerance (see GET /admin/v1/providers/{name}/float-reconciliation); raised once per pair of samples. Each is also logged (a double delivery at level error).
          */
         get: operations["listAnomalies"];
         put?: never;
@@ -1151,9 +1314,61 @@ export interface paths {
          * @description Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
          *     catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
          *     `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
-         *     enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+         *     enabled endpoint subscribed to it, showing the product as the account's price plan prices it (an account
+         *     whose plan sets its own discount for the product is not told of a change of `discount_bps`, which it does not
+         *     pay). An edit that changes nothing moves nothing and sends nothing.
          */
         patch: operations["updateProduct"];
+        trace?: never;
+    };
+    "/admin/v1/price-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List price plans
+         * @description Every price plan with its discounts and how many accounts are on it, by name; no paging.
+         */
+        get: operations["listPricePlans"];
+        put?: never;
+        /**
+         * Create a price plan
+         * @description A new named plan, with no accounts on it yet. A name that exists is `409 CONFLICT`. See `PricePlan` for
+         *     how a plan's discounts price a product.
+         */
+        post: operations["createPricePlan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/price-plans/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Edit a price plan
+         * @description Changes the fields given: `description`, and `discounts`, which replaces the plan's whole list (send the
+         *     list as it should be; `[]` leaves only the products' list discounts). When the discounts change what an
+         *     account on the plan pays for any product, every account on the plan with an enabled endpoint subscribed to
+         *     `catalogue.updated` receives one event, in the same database transaction, listing those products as the
+         *     account now sees them (`changes: [discount_bps]`, `previous` its discount before). Other accounts receive
+         *     nothing. An edit that changes nothing writes nothing.
+         */
+        patch: operations["updatePricePlan"];
         trace?: never;
     };
     "/healthz": {
@@ -1596,7 +1811,9 @@ export interface components {
         };
         /**
          * @description The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
-         *     `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now.
+         *     `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now. A change of a
+         *     price plan's discounts, or an account's move to another plan, is announced to the accounts concerned
+         *     only, with the discounts they now get.
          */
         CatalogueUpdated: {
             products: components["schemas"]["CatalogueProductChange"][];
@@ -2037,6 +2254,10 @@ export interface components {
             price_kobo: number | null;
             min_amount_kobo: number | null;
             max_amount_kobo: number | null;
+            /**
+             * @description In the catalogue and in `catalogue.updated`, the receiving account's discount on its price plan (see
+             *     `PricePlan`); in an operator's product edit, the product's own list discount.
+             */
             discount_bps: number;
             requested_mb: number | null;
             validity_days: number | null;
@@ -2057,7 +2278,7 @@ export interface components {
             /** @enum {string} */
             kind: "fixed" | "range";
             discount_bps: number;
-            /** @description The price of a fixed product. */
+            /** @description What the wallet pays for a fixed product on the caller's plan: face value less `discount_bps`. */
             price_kobo: number | null;
             min_amount_kobo: number | null;
             max_amount_kobo: number | null;
@@ -2343,6 +2564,8 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /** @description The price plan its orders are priced by (`standard` unless moved). */
+            price_plan: string;
             /** Format: date-time */
             created_at: string;
         };
@@ -2350,9 +2573,68 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+            /** @description The price plan its orders are priced by (`standard` unless moved). */
+            price_plan: string;
             /** Format: date-time */
             created_at: string;
             wallets: components["schemas"]["Wallet"][];
+        };
+        /** @description Lower-case letters, digits, `-` and `_`, at most 40 characters. */
+        PricePlanName: string;
+        /**
+         * @description What `code` names: a service (`data`), a network, disco or biller (`mtn`), or a product (`mtn-airtime`).
+         * @enum {string}
+         */
+        PriceDiscountScope: "service" | "network" | "product";
+        PriceDiscount: {
+            scope: components["schemas"]["PriceDiscountScope"];
+            code: string;
+            /** @description Basis points off face value (250 = 2.5%). */
+            discount_bps: number;
+        };
+        /**
+         * @description A named set of discounts; every account is on one (`standard` by default). The wallet pays, for a product
+         *     on a plan, `face − floor(face × d / 10000)` kobo: `face` is the amount ordered for a range product and
+         *     `price_kobo` for a fixed one, `d` the plan's discount for the product's code if it has one, else for its
+         *     network, else for its service, else the product's own `discount_bps` (its list discount, which is what
+         *     `standard` charges with no discounts of its own: today's prices, `0` on fixed products). The discount is
+         *     rounded down to whole kobo, so the price never rounds in the seller's favour by more than a kobo. The
+         *     price is computed when the order is accepted and stored on the transaction (`price_kobo`); a later change
+         *     of plan does not touch accepted orders.
+         */
+        PricePlan: {
+            name: components["schemas"]["PricePlanName"];
+            description: string;
+            /** @description Ordered by scope (service, network, product), then code. */
+            discounts: components["schemas"]["PriceDiscount"][];
+            /** @description Accounts on the plan. */
+            account_count: number;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its description or discounts last changed.
+             */
+            updated_at: string;
+        };
+        PricePlanCreateRequest: {
+            name: components["schemas"]["PricePlanName"];
+            description?: string;
+            /** @description At most one per scope and code; codes must exist (a service, a network, a product). */
+            discounts?: components["schemas"]["PriceDiscount"][];
+        };
+        PricePlanUpdateRequest: {
+            description?: string;
+            /** @description Replaces the plan's whole list. At most one per scope and code; codes must exist. */
+            discounts?: components["schemas"]["PriceDiscount"][];
+            /** @description Recorded in the audit entry. */
+            note?: string;
+        };
+        AccountPricePlanRequest: {
+            /** @description The plan's name. */
+            plan: string;
+            /** @description Recorded in the audit entry. */
+            note?: string;
         };
         AccountPage: {
             items: components["schemas"]["Account"][];
@@ -2515,7 +2797,7 @@ export interface components {
             operator: string;
             /** @description The admin operation, e.g. `creditWallet`. */
             action: string;
-            /** @description account, api_key, wallet, transaction, callback, provider, product or operator. */
+            /** @description account, api_key, wallet, transaction, callback, provider, product, price_plan or operator. */
             target_type: string;
             target_id: string;
             request_id: string;
@@ -2669,6 +2951,130 @@ export interface components {
             /** @description One line per service and network, by service then network; empty when there were none. */
             by_service: components["schemas"]["SettlementLine"][];
         };
+        /** @enum {string} */
+        MarginGroupBy: "provider" | "service" | "network" | "account" | "day";
+        MarginFigures: {
+            /** @description Successful orders. */
+            count: number;
+            /** @description Their face value. */
+            amount_kobo: number;
+            /** @description What clients were charged. */
+            price_kobo: number;
+            /** @description What the providers that delivered them charged our float. */
+            cost_kobo: number;
+            /** @description `price_kobo − cost_kobo` (negative when sold below cost). */
+            margin_kobo: number;
+            /** @description Orders whose delivering attempt carries no recorded cost (counted as 0). */
+            uncosted: number;
+        };
+        MarginLine: {
+            /** @description The group: a provider, service, network code, account id or Lagos day (`YYYY-MM-DD`). */
+            key: string;
+            count: number;
+            amount_kobo: number;
+            price_kobo: number;
+            cost_kobo: number;
+            margin_kobo: number;
+            uncosted: number;
+        };
+        MarginReport: {
+            mode: components["schemas"]["Mode"];
+            group_by: components["schemas"]["MarginGroupBy"];
+            /**
+             * Format: date
+             * @description The first day, in Africa/Lagos time.
+             */
+            from_date: string;
+            /**
+             * Format: date
+             * @description The last day (inclusive), in Africa/Lagos time.
+             */
+            to_date: string;
+            /**
+             * @description The zone days are counted in (UTC+01:00, no daylight saving).
+             * @constant
+             */
+            timezone: "Africa/Lagos";
+            /**
+             * Format: date-time
+             * @description The first day's first instant (inclusive).
+             */
+            from: string;
+            /**
+             * Format: date-time
+             * @description The instant after the last day (exclusive).
+             */
+            to: string;
+            /** @description One per group, by key; empty when there were none. */
+            rows: components["schemas"]["MarginLine"][];
+            total: components["schemas"]["MarginFigures"];
+        };
+        FloatTopupRequest: {
+            /** @description What reached the provider's float, in kobo. */
+            amount_kobo: number;
+            /** @description Where it came from (the transfer's reference). */
+            note: string;
+            /**
+             * Format: date-time
+             * @description When it reached the provider (default: now); not in the future.
+             */
+            occurred_at?: string;
+        };
+        FloatTopup: {
+            /** Format: uuid */
+            id: string;
+            provider: string;
+            amount_kobo: number;
+            note: string;
+            /** Format: date-time */
+            occurred_at: string;
+            /**
+             * Format: date-time
+             * @description When it was recorded.
+             */
+            created_at: string;
+        };
+        FloatTopupPage: {
+            items: components["schemas"]["FloatTopup"][];
+            page: components["schemas"]["Page"];
+        };
+        /** @description One pair of consecutive float samples. */
+        FloatReconciliationStep: {
+            /** Format: date-time */
+            from_sampled_at: string;
+            /** Format: date-time */
+            to_sampled_at: string;
+            /** @description The float at the first sample. */
+            start_kobo: number;
+            /** @description The float at the second sample. */
+            end_kobo: number;
+            topups_kobo: number;
+            costs_kobo: number;
+            reversals_kobo: number;
+            expected_change_kobo: number;
+            actual_change_kobo: number;
+            /** @description actual − expected: negative when the float is short. */
+            difference_kobo: number;
+            /** @description Costs of attempts sent by the first sample and answered after it (or not yet). */
+            in_flight_start_kobo: number;
+            /** @description The same at the second sample. */
+            in_flight_end_kobo: number;
+            /** @description `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance + in_flight_end_kobo`. */
+            within_tolerance: boolean;
+        };
+        FloatReconciliation: {
+            provider: string;
+            /** Format: date-time */
+            from: string;
+            /** Format: date-time */
+            to: string;
+            tolerance_kobo: number;
+            /** @description Samples walked. */
+            samples: number;
+            steps: components["schemas"]["FloatReconciliationStep"][];
+            /** @description More samples fell in the range than were walked. */
+            truncated: boolean;
+        };
         StoredCallback: {
             /** Format: uuid */
             id: string;
@@ -2790,6 +3196,105 @@ export interface components {
             /** Format: date-time */
             generated_at: string;
         };
+        /** @description One plan as the provider lists it. */
+        ProviderPlan: {
+            /** @description The provider's own code (VTpass `variation_code`, ClubKonnect `PRODUCT_ID`). */
+            plan_code: string;
+            name: string;
+            service: components["schemas"]["ServiceCode"];
+            network: string;
+            face_value_kobo: number;
+        };
+        CatalogueSyncPriceChange: {
+            product_code: string;
+            plan_code: string;
+            /** @description The product's price now. */
+            price_kobo: number;
+            /** @description The plan's face value at the provider: the product's price once applied. */
+            face_value_kobo: number;
+        };
+        CatalogueSyncDrop: {
+            product_code: string;
+            /** @description The plan code the providers file maps the product to, which the provider no longer lists. */
+            plan_code: string;
+            /**
+             * @description `take_off_sale`: no other live provider on the product's route can deliver it (`active` becomes false); `keep`: `delivered_by` still can.
+             * @enum {string}
+             */
+            action: "take_off_sale" | "keep";
+            /** @description Other live providers on the product's route that can still deliver it. */
+            delivered_by: string[];
+        };
+        CatalogueSync: {
+            provider: string;
+            /** @description The services whose plans the provider lists; other products are left alone. */
+            services: components["schemas"]["ServiceCode"][];
+            plans_listed: number;
+            /** @description Plans no catalogue product maps to; reported only. */
+            new_plans: components["schemas"]["ProviderPlan"][];
+            price_changes: components["schemas"]["CatalogueSyncPriceChange"][];
+            dropped: components["schemas"]["CatalogueSyncDrop"][];
+            /** @description True when there is nothing to apply: no price change and no product to take off sale (new plans may still be listed). */
+            in_sync: boolean;
+            /** @description SHA-256 (hex) of the differences; the same differences give the same fingerprint. */
+            fingerprint: string;
+            /** Format: date-time */
+            checked_at: string;
+        };
+        CatalogueSyncApplyRequest: {
+            /** @description The dry run's fingerprint: refused with 409 when the differences are no longer the same. */
+            fingerprint?: string;
+            /** @description Kept in the audit entry. */
+            note?: string;
+        };
+        CatalogueSyncResult: {
+            sync: components["schemas"]["CatalogueSync"];
+            /** @description The products the sync changed, as they are now. */
+            applied: components["schemas"]["Product"][];
+        };
+        OperationsSnapshotProvider: {
+            provider: string;
+            /** @enum {string} */
+            mode: "test" | "live";
+            /** @description Vends accepted for it in the interval. */
+            accepted: number;
+            /** @description Its vends that became successful in the interval. */
+            successful: number;
+            /** @description Its vends that became failed in the interval. */
+            failed: number;
+            /** @description Over the orders sent to it in the last 5 minutes that it answered finally. */
+            success_rate_5m: number | null;
+            /** @description The p95 of its answer time to a vend over the last 5 minutes. */
+            p95_ms_5m: number | null;
+            /** @description Orders with it whose fate is still open. */
+            pending: number;
+        };
+        OperationsSnapshot: {
+            /**
+             * Format: date-time
+             * @description The database's clock; pass it as the next `since`.
+             */
+            generated_at: string;
+            /** Format: date-time */
+            since: string;
+            interval_seconds: number;
+            providers: components["schemas"]["OperationsSnapshotProvider"][];
+            queue: {
+                /** @description Transactions due for work now. */
+                due: number;
+                oldest_due_age_seconds: number;
+                /** @description Transactions pending at their provider. */
+                pending: number;
+                /** @description Pending transactions older than STUCK_AFTER_MINUTES. */
+                stuck: number;
+            };
+            webhooks: {
+                /** @description Webhook deliveries not yet delivered or given up. */
+                backlog: number;
+                /** @description How long the longest-due of them has been due. */
+                oldest_due_age_seconds: number;
+            };
+        };
         ProviderAttempt: {
             provider: string;
             /** @description The request id sent to this provider (each provider gets its own for the same order). */
@@ -2810,19 +3315,21 @@ export interface components {
             answered_at: string | null;
             /** @description How long it took to answer the vend. */
             answer_ms: number | null;
+            /** @description What the provider charges our float for the order (face value less its commission in the providers file), fixed when the attempt was recorded; null on attempts recorded before costs were kept. */
+            cost_kobo: number | null;
         };
         CallbackHintResult: {
             /** @description The notification named an order still open with this provider, and it will be re-queried now. */
             requery_scheduled: boolean;
         };
         /** @enum {string} */
-        AnomalyKind: "double_delivery" | "low_balance";
+        AnomalyKind: "double_delivery" | "low_balance" | "catalogue_drift" | "float_mismatch";
         Anomaly: {
             /** Format: uuid */
             id: string;
             kind: components["schemas"]["AnomalyKind"];
             provider: string;
-            /** @description The transaction concerned, if any. */
+            /** @description The transaction concerned, if any; for `catalogue_drift`, `sync:` and the differences' fingerprint. */
             reference: string | null;
             message: string;
             /** Format: date-time */
@@ -3167,6 +3674,32 @@ export interface components {
             message: string;
             data: components["schemas"]["AccountDetail"];
         };
+        /** @description Success envelope carrying a PricePlan. */
+        PricePlanEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["PricePlan"];
+        };
+        /** @description Success envelope carrying a list of PricePlan. */
+        PricePlanListEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["PricePlan"][];
+        };
         /** @description Success envelope carrying a AccountPage. */
         AccountPageEnvelope: {
             /** @constant */
@@ -3258,6 +3791,58 @@ export interface components {
             message: string;
             data: components["schemas"]["StatementPage"];
         };
+        /** @description Success envelope carrying a MarginReport. */
+        MarginReportEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["MarginReport"];
+        };
+        /** @description Success envelope carrying a FloatTopup. */
+        FloatTopupEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["FloatTopup"];
+        };
+        /** @description Success envelope carrying a FloatTopupPage. */
+        FloatTopupPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["FloatTopupPage"];
+        };
+        /** @description Success envelope carrying a FloatReconciliation. */
+        FloatReconciliationEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["FloatReconciliation"];
+        };
         /** @description Success envelope carrying a SettlementReport. */
         SettlementReportEnvelope: {
             /** @constant */
@@ -3322,6 +3907,45 @@ export interface components {
              */
             message: string;
             data: components["schemas"]["ProviderStatus"];
+        };
+        /** @description Success envelope carrying a CatalogueSync. */
+        CatalogueSyncEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["CatalogueSync"];
+        };
+        /** @description Success envelope carrying a CatalogueSyncResult. */
+        CatalogueSyncResultEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["CatalogueSyncResult"];
+        };
+        /** @description Success envelope carrying a OperationsSnapshot. */
+        OperationsSnapshotEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["OperationsSnapshot"];
         };
         /** @description Success envelope carrying a ProviderStats. */
         ProviderStatsEnvelope: {
@@ -3757,6 +4381,8 @@ export interface components {
         ResourceId: string;
         /** @description Account id. */
         AccountId: string;
+        /** @description Price plan name. */
+        PricePlanName: string;
         /** @description Only transactions in this status. */
         StatusFilter: components["schemas"]["TransactionStatus"];
         /** @description Only this recipient (phone number, meter or smartcard; the real value, phone numbers in any accepted form). */
@@ -5162,6 +5788,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    setAccountPricePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Account id. */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountPricePlanRequest"];
+            };
+        };
+        responses: {
+            /** @description The account on its plan. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listApiKeys: {
         parameters: {
             query?: never;
@@ -5778,6 +6441,43 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    marginReport: {
+        parameters: {
+            query: {
+                /** @description The first day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time. */
+                from: string;
+                /** @description The last day (inclusive), `YYYY-MM-DD`, not before `from` and at most 366 days after it. */
+                to: string;
+                /** @description What a row is (default `provider`); `account` rows are keyed by account id, `day` rows by Lagos day. */
+                group_by?: components["schemas"]["MarginGroupBy"];
+                /** @description Live orders (the default) or test orders (the sandbox's). */
+                mode?: components["schemas"]["Mode"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MarginReportEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listProviders: {
         parameters: {
             query?: never;
@@ -5905,6 +6605,226 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getCatalogueSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The differences. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueSyncEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    applyCatalogueSync: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CatalogueSyncApplyRequest"];
+            };
+        };
+        responses: {
+            /** @description The differences found, and the products as the sync left them. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CatalogueSyncResultEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ProviderError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getOperationsSnapshot: {
+        parameters: {
+            query?: {
+                /** @description Count accepts and completions after this instant (at most one hour back, not in the future). */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperationsSnapshotEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFloatTopups: {
+        parameters: {
+            query?: {
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of top-ups, newest recorded first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FloatTopupPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    recordFloatTopup: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+                 * @example 5f0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f
+                 */
+                "Idempotency-Key": components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FloatTopupRequest"];
+            };
+        };
+        responses: {
+            /** @description The top-up as recorded. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FloatTopupEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["IdempotencyInProgress"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    floatReconciliation: {
+        parameters: {
+            query: {
+                /** @description Samples taken at or after this time (RFC 3339). */
+                from: string;
+                /** @description Samples taken at or before this time (RFC 3339), not before `from`. */
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description The provider's name (`sandbox`, `vtu`, `clubkonnect`). */
+                name: components["parameters"]["ProviderName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The walk. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FloatReconciliationEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAnomalies: {
         parameters: {
             query?: {
@@ -5966,6 +6886,106 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ProductEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPricePlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The price plans. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricePlanListEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPricePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PricePlanCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricePlanEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updatePricePlan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Price plan name. */
+                name: components["parameters"]["PricePlanName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PricePlanUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description The plan after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricePlanEnvelope"];
                 };
             };
             400: components["responses"]["ValidationFailed"];

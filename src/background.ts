@@ -5,6 +5,7 @@ import { webhookDeliveryQueue } from "./jobs/queues/delivery-queue.ts";
 import { transactionQueue } from "./jobs/queues/transaction-queue.ts";
 import { createRunner, type Runner } from "./jobs/runner.ts";
 import { batchCompletionSweepTask } from "./jobs/tasks/batch-completion-sweep.ts";
+import { catalogueDriftTasks } from "./jobs/tasks/catalogue-sync.ts";
 import { idempotencySweepTask } from "./jobs/tasks/idempotency-sweep.ts";
 import { partitionsAheadTask } from "./jobs/tasks/partitions-ahead.ts";
 import { providerBalanceTask } from "./jobs/tasks/provider-balances.ts";
@@ -57,6 +58,7 @@ export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = ne
       retentionTask(deps),
       partitionsAheadTask(deps),
       rateWindowCleanupTask(deps),
+      ...catalogueDriftTasks(deps),
     ],
     pollMs: deps.config.worker.pollMs,
     workerId,

@@ -124,6 +124,8 @@ export interface OperationsConfig {
   operatorWebhookUrl: string | undefined;
   /** The Standard Webhooks secret (`whsec_…`) operator webhooks are signed with (OPERATOR_WEBHOOK_SECRET). */
   operatorWebhookSecret: string | undefined;
+  /** How often the worker compares each provider's plan list with the catalogue, reporting only (CATALOGUE_SYNC_INTERVAL); undefined: never. */
+  catalogueSyncIntervalMs: number | undefined;
 }
 
 function readReadReplica(env: Env, databaseUrl: string | undefined): ReadReplicaConfig | undefined {
@@ -149,7 +151,22 @@ function readOperations(env: Env): OperationsConfig {
     requeryMaxAgeHours: readInteger(env, "REQUERY_MAX_AGE_HOURS", 72, 1, 8760),
     operatorWebhookUrl,
     operatorWebhookSecret,
+    catalogueSyncIntervalMs: readInterval(env, "CATALOGUE_SYNC_INTERVAL", 60_000, 7 * 86_400_000),
   };
+}
+
+const intervalUnits: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration (`90s`, `15m`, `6h`, `1d`; a bare number is minutes) between `min` and `max` ms; unset, `0` or `off`: undefined. */
+function readInterval(env: Env, name: string, min: number, max: number): number | undefined {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === "" || raw === "0" || raw === "off") return undefined;
+  const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
+  if (!match)
+    throw new ConfigError(name, `must be a duration such as 30m, 6h or 1d (a bare number is minutes), or off; got "${raw}"`);
+  const ms = Number(match[1]) * (intervalUnits[match[2] || "m"] ?? 60_000);
+  if (ms < min || ms > max) throw new ConfigError(name, `must be between 1m and 7d, got "${raw}"`);
+  return ms;
 }
 
 export class ConfigError extends Error {
@@ -359,6 +376,12 @@ export interface ProviderRoute {
   providers: string[];
 }
 
+/** A provider's commission on one order: basis points of face value (rounded down), or a fixed amount in kobo. */
+export type Commission = { bps: number } | { fixedKobo: number };
+
+/** Commissions keyed `service/network`, `service/*` or `*\/*`. */
+export type CommissionSchedule = Record<string, Commission>;
+
 /** Live routing, from the providers file (PROVIDERS_FILE) or, without one, the defaults. */
 export interface RoutingConfig {
   /** The providers file's path; undefined when the providers come from the environment alone. */
@@ -372,6 +395,13 @@ export interface RoutingConfig {
   productCodes: Record<string, Record<string, string>>;
   /** Per provider: the float (kobo) below which its balance is raised to operators. */
   lowBalanceKobo: Record<string, number>;
+  /**
+   * Per live provider: its commission by `service/network`, `service/*` and `*\/*` (the most specific applies);
+   * a provider or order without one costs its face value. See src/providers/commission.ts.
+   */
+  commission: Record<string, CommissionSchedule>;
+  /** Per provider: the float reconciliation's tolerance in kobo (default `defaultFloatToleranceKobo`). */
+  floatToleranceKobo: Record<string, number>;
   breaker: {
     /** Consecutive calls without a usable answer (timeouts, broken connections, 5xx, garbage) that open a provider's breaker. */
     failures: number;
@@ -384,7 +414,13 @@ export interface RoutingConfig {
   balanceCheckMs: number;
 }
 
-export const defaultRouting: Omit<RoutingConfig, "file" | "routes" | "productCodes" | "lowBalanceKobo"> = {
+/** A float that differs from what was expected by more than this (NGN 1) is raised, unless the file says otherwise. */
+export const defaultFloatToleranceKobo = 100;
+
+export const defaultRouting: Omit<
+  RoutingConfig,
+  "file" | "routes" | "productCodes" | "lowBalanceKobo" | "commission" | "floatToleranceKobo"
+> = {
   breaker: { failures: 5, cooldownMs: 30_000 },
   healthRefreshMs: 30_000,
   balanceCheckMs: 300_000,

@@ -3,6 +3,7 @@ import type { AuthGuard } from "./auth/guard.ts";
 import type { KeyUsageRecorder } from "./auth/key-usage.ts";
 import type { RegistrySync } from "./auth/registry-sync.ts";
 import type { CallbackProviders } from "./callbacks/apply.ts";
+import type { AccountPlanCache, PricePlanCache } from "./catalogue/plan-pricing.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
 import type { ReadRouter } from "./db/replica.ts";
@@ -26,6 +27,10 @@ import type { Tracing } from "./tracing/tracing.ts";
  */
 export interface Caches {
   products: ProductCache;
+  /** Price plans with their discounts, by name. */
+  pricePlans: PricePlanCache;
+  /** Each account's price plan name, by account id. */
+  accountPlans: AccountPlanCache;
 }
 
 /** Everything the app and its services need, built once by main.ts or a test. */

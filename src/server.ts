@@ -85,7 +85,11 @@ export async function createDeps(
   await checkRoutingAgainstCatalogue(database.db, config.routing);
   const spec = loadSpec();
   const cursorSecret = config.cursorSecret ?? (await getOrCreateSetting(database.db, "cursor_secret", () => randomBase62(48)));
-  const caches: Caches = { products: new TtlCache(30_000) };
+  const caches: Caches = {
+    products: new TtlCache(30_000),
+    pricePlans: new TtlCache(30_000),
+    accountPlans: new TtlCache(30_000, 100_000),
+  };
   await subscribeCacheEviction(database, caches, logger);
   // Until `deps` exists the handle's database is the one; from then on whatever `deps.db` is (a test may swap it).
   let credentialsDb = () => database.db;

@@ -3,8 +3,11 @@ import { addCatalogueFilters, type CatalogueFilters } from "../catalogue-filters
 import { unwrap } from "../client.ts";
 import { actionCommand } from "../context.ts";
 import { networkColumns, productColumns, serviceColumns } from "../views.ts";
+import { catalogueSyncCommand } from "./catalogue/sync.ts";
 
-export const catalogueCommand = (): Command =>
+export const catalogueCommand = (): Command => listCommand().addCommand(catalogueSyncCommand());
+
+const listCommand = (): Command =>
   actionCommand(
     addCatalogueFilters(
       new Command("catalogue")
@@ -13,7 +16,11 @@ export const catalogueCommand = (): Command =>
       "products of this network, disco or biller",
       "networks or products of this service",
     ),
-    ["vendctl catalogue networks --service electricity", "vendctl catalogue products --network mtn --service data"],
+    [
+      "vendctl catalogue networks --service electricity",
+      "vendctl catalogue products --network mtn --service data",
+      "vendctl catalogue sync --provider vtu",
+    ],
     async (ctx, what: "networks" | "services" | "products", flags: CatalogueFilters) => {
       const client = ctx.clients.api();
       if (what === "services") return ctx.printer.listAll(serviceColumns, await unwrap(client.GET("/api/v1/catalogue/services")));

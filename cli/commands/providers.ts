@@ -1,9 +1,19 @@
 import { Command } from "commander";
 import type { components } from "../../generated/openapi-fetch-client.ts";
-import { unwrap, type VendClient } from "../client.ts";
+import { call, unwrap, type VendClient } from "../client.ts";
 import { confirmDestructive, yesOption } from "../confirm-destructive.ts";
-import { actionCommand, type Context, commandGroup, contextOf, integerOption, withExample } from "../context.ts";
+import {
+  actionCommand,
+  type Context,
+  commandGroup,
+  contextOf,
+  integerOption,
+  newIdempotencyKey,
+  withExample,
+} from "../context.ts";
+import { parseFrom, parseTo } from "../dates.ts";
 import { io } from "../io.ts";
+import { parseNgn } from "../money.ts";
 import type { Column } from "../output.ts";
 
 type Schemas = components["schemas"];
@@ -217,11 +227,117 @@ const enableCommand = (): Command =>
     },
   );
 
+type FloatStep = Schemas["FloatReconciliationStep"];
+
+const reconcileColumns: Column<FloatStep>[] = [
+  { key: "from_sampled_at", header: "FROM" },
+  { key: "to_sampled_at", header: "TO" },
+  { key: "start_kobo", header: "START", money: true },
+  { key: "topups_kobo", header: "TOP-UPS", money: true },
+  { key: "costs_kobo", header: "COSTS", money: true },
+  { key: "reversals_kobo", header: "REVERSALS", money: true },
+  { key: "expected_change_kobo", header: "EXPECTED", money: true },
+  { key: "actual_change_kobo", header: "ACTUAL", money: true },
+  { key: "difference_kobo", header: "DIFFERENCE", money: true },
+  { key: "within_tolerance", header: "OK" },
+];
+
+interface ReconcileFlags {
+  from: string;
+  to: string;
+}
+
+const reconcileCommand = (): Command =>
+  actionCommand(
+    new Command("reconcile")
+      .description(
+        "Walk a provider's float samples from --from to --to: for each pair, top-ups recorded, costs of the orders it " +
+          "took, reversals of those it failed, the expected and the actual change, and the difference",
+      )
+      .argument("<name>", "provider name")
+      .requiredOption(
+        "--from <date|time>",
+        "samples at or after: 2026-11-22 (start of that day, local time) or RFC 3339",
+        parseFrom,
+      )
+      .requiredOption("--to <date|time>", "samples at or before: 2026-11-22 (end of that day, included) or RFC 3339", parseTo),
+    [
+      "vendctl providers reconcile vtu --from 2026-11-22 --to 2026-11-22",
+      "vendctl providers reconcile vtu --from 2026-11-01 --to 2026-11-30 --csv",
+    ],
+    async ({ clients, printer }, name: string, flags: ReconcileFlags) => {
+      const request = { params: { path: { name }, query: { from: flags.from, to: flags.to } } };
+      const walk = await unwrap(clients.admin().GET("/admin/v1/providers/{name}/float-reconciliation", request));
+      if (printer.format === "json") return printer.record(walk, []);
+      await printer.listAll(reconcileColumns, walk.steps);
+      if (printer.format !== "table") return;
+      const off = walk.steps.filter((step) => !step.within_tolerance).length;
+      const more = walk.truncated ? " (truncated: narrow the range to see the rest)" : "";
+      await printer.write(
+        `\n${walk.samples} samples, ${walk.steps.length} steps, ${off} beyond the tolerance of ${walk.tolerance_kobo} kobo${more}\n`,
+      );
+    },
+  );
+
+const topupColumns: Column<Schemas["FloatTopup"]>[] = [
+  { key: "occurred_at" },
+  { key: "amount_kobo", money: true },
+  { key: "note" },
+  { key: "created_at", header: "RECORDED" },
+  { key: "id" },
+];
+
+interface TopupFlags {
+  note: string;
+  occurredAt?: string;
+  idempotencyKey?: string;
+}
+
+const topupCommand = (): Command =>
+  actionCommand(
+    new Command("topup")
+      .description(
+        "Record money put on a provider's float (audited), for the float reconciliation; nothing is moved by it. " +
+          "Prints the Idempotency-Key used, so a retry records it once",
+      )
+      .argument("<name>", "provider name")
+      .argument("<amount>", "amount in NGN, e.g. 500000 or 500000.50")
+      .requiredOption("--note <text>", "where it came from (the transfer's reference)")
+      .option("--occurred-at <time>", "when it reached the provider, RFC 3339 (default: now)")
+      .option("--idempotency-key <key>", "reuse the key of an earlier attempt; default: a new random key"),
+    ['vendctl providers topup vtu 500000 --note "GTB transfer ref 55120"'],
+    async (ctx, name: string, amount: string, flags: TopupFlags) => {
+      const amountKobo = parseNgn(amount, "AMOUNT");
+      const key = flags.idempotencyKey ?? newIdempotencyKey();
+      await ctx.printer.note(`Idempotency-Key: ${key}`);
+      const body = { amount_kobo: amountKobo, note: flags.note, ...(flags.occurredAt ? { occurred_at: flags.occurredAt } : {}) };
+      const request = { params: { path: { name }, header: { "Idempotency-Key": key } }, body };
+      const answer = await call(ctx.clients.admin().POST("/admin/v1/providers/{name}/float-topups", request));
+      if (answer.response.headers.get("idempotent-replayed") === "true") {
+        await ctx.printer.note("Replayed: the answer stored for this Idempotency-Key (nothing recorded twice)");
+      }
+      await ctx.printer.record(answer.data, topupColumns);
+    },
+  );
+
+const topupsCommand = (): Command =>
+  actionCommand(
+    new Command("topups")
+      .description("A provider's recorded float top-ups, the newest 100 first")
+      .argument("<name>", "provider name"),
+    ["vendctl providers topups vtu", "vendctl providers topups vtu --csv"],
+    async ({ clients, printer }, name: string) => {
+      const request = { params: { path: { name }, query: { limit: 100 } } };
+      const page = await unwrap(clients.admin().GET("/admin/v1/providers/{name}/float-topups", request));
+      await printer.listAll(topupColumns, page.items);
+    },
+  );
+
 export const providersCommand = (): Command =>
   commandGroup(
     new Command("providers")
       .summary("Providers, routes and figures; switch a provider off or on (admin)")
       .description("Providers (admin token): their health and routes, figures over 5 and 60 minutes, operators' switches"),
-    [listCommand(), statusCommand(), disableCommand(), enableCommand()],
+    [listCommand(), statusCommand(), disableCommand(), enableCommand(), reconcileCommand(), topupCommand(), topupsCommand()],
     "vendctl providers status --watch",
   );

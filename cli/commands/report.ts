@@ -1,4 +1,4 @@
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { type Mode, modes } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-fetch-client.ts";
 import { unwrap } from "../client.ts";
@@ -6,6 +6,11 @@ import { actionCommand, commandGroup } from "../context.ts";
 import type { Column } from "../output.ts";
 
 type SettlementReport = components["schemas"]["SettlementReport"];
+type MarginReport = components["schemas"]["MarginReport"];
+type MarginLine = components["schemas"]["MarginLine"];
+type MarginGroupBy = components["schemas"]["MarginGroupBy"];
+
+const marginGroups: MarginGroupBy[] = ["provider", "service", "network", "account", "day"];
 
 /** One row of the printed report: a service and network, or the day's total (`service` = `TOTAL`). */
 interface SettlementRow {
@@ -78,9 +83,62 @@ const settlementCommand = (): Command =>
     },
   );
 
+const marginColumns = (groupBy: MarginGroupBy): Column<MarginLine>[] => [
+  { key: "key", header: groupBy.toUpperCase() },
+  { key: "count" },
+  { key: "amount_kobo", money: true },
+  { key: "price_kobo", money: true },
+  { key: "cost_kobo", money: true },
+  { key: "margin_kobo", money: true },
+  { key: "uncosted" },
+];
+
+/** The groups, then the total as a last row keyed `TOTAL`. */
+const marginRows = (report: MarginReport): MarginLine[] => [...report.rows, { key: "TOTAL", ...report.total }];
+
+interface MarginFlags {
+  from: string;
+  to: string;
+  groupBy: MarginGroupBy;
+  mode: Mode;
+}
+
+const lagosDate = (value: string): string => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new InvalidArgumentError("expected a day such as 2026-11-21 (Africa/Lagos)");
+  return value;
+};
+
+const marginCommand = (): Command =>
+  actionCommand(
+    new Command("margin")
+      .description(
+        "Successful orders over Lagos days (from and to included): count, face value, price charged, provider cost " +
+          "and margin, per provider, service, network, account or day, and in total (admin token)",
+      )
+      .requiredOption("--from <YYYY-MM-DD>", "the first day, in Africa/Lagos time", lagosDate)
+      .requiredOption("--to <YYYY-MM-DD>", "the last day (included), in Africa/Lagos time", lagosDate)
+      .addOption(new Option("--group-by <group>", "what a row is").choices(marginGroups).default("provider"))
+      .addOption(new Option("--mode <mode>", "live orders, or test orders (the sandbox's)").choices(modes).default("live")),
+    [
+      "vendctl report margin --from 2026-11-01 --to 2026-11-30 --group-by service",
+      "vendctl report margin --from 2026-11-01 --to 2026-11-30 --group-by day --csv > margin-november.csv",
+    ],
+    async ({ clients, printer }, flags: MarginFlags) => {
+      const query = { from: flags.from, to: flags.to, group_by: flags.groupBy, mode: flags.mode };
+      const report = await unwrap(clients.admin().GET("/admin/v1/reports/margin", { params: { query } }));
+      if (printer.format === "json") return printer.record(report, []);
+      if (printer.format === "table") {
+        await printer.write(
+          `Margin (${report.mode}) by ${report.group_by}, ${report.from_date} to ${report.to_date}, ${report.timezone}: ${report.from} to ${report.to}\n`,
+        );
+      }
+      await printer.listAll(marginColumns(report.group_by), marginRows(report));
+    },
+  );
+
 export const reportCommand = (): Command =>
   commandGroup(
     new Command("report").description("Reports for operators (admin token)"),
-    [settlementCommand()],
+    [settlementCommand(), marginCommand()],
     "vendctl report settlement --provider vtu --date 2026-11-21 --csv",
   );

@@ -2,7 +2,7 @@
 
 import type { Client, Options as Options2, TDataShape } from './client';
 import { client } from './client.gen';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAdminApiReferenceData, GetAdminApiReferenceErrors, GetAdminApiReferenceResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListVendBatchesData, ListVendBatchesErrors, ListVendBatchesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResendFailedDeliveriesData, ResendFailedDeliveriesErrors, ResendFailedDeliveriesResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, RollKeyData, RollKeyErrors, RollKeyResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
+import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, ApplyCatalogueSyncData, ApplyCatalogueSyncErrors, ApplyCatalogueSyncResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FloatReconciliationData, FloatReconciliationErrors, FloatReconciliationResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetAdminApiReferenceData, GetAdminApiReferenceErrors, GetAdminApiReferenceResponses, GetApiReferenceData, GetApiReferenceErrors, GetApiReferenceResponses, GetApiReferenceScriptData, GetApiReferenceScriptErrors, GetApiReferenceScriptResponses, GetCatalogueSyncData, GetCatalogueSyncErrors, GetCatalogueSyncResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetHealthData, GetHealthErrors, GetHealthResponses, GetMetricsData, GetMetricsErrors, GetMetricsResponses, GetOpenApiDocumentData, GetOpenApiDocumentErrors, GetOpenApiDocumentResponses, GetOperationsSnapshotData, GetOperationsSnapshotErrors, GetOperationsSnapshotResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, GetReadinessData, GetReadinessErrors, GetReadinessResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListFloatTopupsData, ListFloatTopupsErrors, ListFloatTopupsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListVendBatchesData, ListVendBatchesErrors, ListVendBatchesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, MarginReportData, MarginReportErrors, MarginReportResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ReceiveProviderCallbackData, ReceiveProviderCallbackErrors, ReceiveProviderCallbackHintData, ReceiveProviderCallbackHintErrors, ReceiveProviderCallbackHintResponses, ReceiveProviderCallbackResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, RecordFloatTopupData, RecordFloatTopupErrors, RecordFloatTopupResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResendFailedDeliveriesData, ResendFailedDeliveriesErrors, ResendFailedDeliveriesResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, RollKeyData, RollKeyErrors, RollKeyResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -249,8 +249,10 @@ export const listServices = <ThrowOnError extends boolean = false>(options?: Opt
  * List products
  *
  * The whole list of active products, optionally filtered; no paging. Each product's `updated_at` moves
- * when anything it shows changes. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
- * changes of price, discount or availability.
+ * when anything it shows changes. `discount_bps` is the calling account's discount on its price plan (see
+ * `PricePlan`); `price_kobo` of a fixed product stays its face value (the amount an order may name), and the
+ * wallet pays it less that discount. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
+ * changes of price, discount or availability, including a change of the account's plan or of the plan's discounts.
  *
  */
 export const listProducts = <ThrowOnError extends boolean = false>(options?: Options<ListProductsData, ThrowOnError>) => (options?.client ?? client).get<ListProductsResponses, ListProductsErrors, ThrowOnError>({
@@ -262,9 +264,12 @@ export const listProducts = <ThrowOnError extends boolean = false>(options?: Opt
 /**
  * Prices and discounts
  *
- * What the wallet pays per product: for a fixed product the bundle price; for a range product the face
- * value less `discount_bps` basis points, the discount rounded down to whole kobo. The same for every
- * account. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
+ * What the calling account's wallet pays per product, on the account's price plan (see `PricePlan`):
+ * `discount_bps` is the plan's discount for the product; for a fixed product `price_kobo` is what the wallet
+ * pays (the bundle's face value, `price_kobo` in the catalogue, less that discount); for a range product the
+ * face value ordered less `discount_bps` basis points, the discount rounded down to whole kobo. Accounts on
+ * the same plan see the same answer. Carries an `ETag` (a hash of the exact body, so it differs between
+ * plans whose prices differ); with `If-None-Match` naming it, `304` and no body.
  *
  */
 export const getPricing = <ThrowOnError extends boolean = false>(options?: Options<GetPricingData, ThrowOnError>) => (options?.client ?? client).get<GetPricingResponses, GetPricingErrors, ThrowOnError>({
@@ -619,6 +624,26 @@ export const getAccount = <ThrowOnError extends boolean = false>(options: Option
 });
 
 /**
+ * Move an account to a price plan
+ *
+ * The account's next order (test and live) is priced by this plan. When the move changes what the account
+ * pays for any product, each of its modes with an enabled endpoint subscribed to `catalogue.updated`
+ * receives one event, in the same database transaction, listing those products as the account now sees them
+ * (`changes: [discount_bps]`, `previous` its discount on the old plan). No other account receives anything.
+ * A plan that does not exist is `400` naming `plan`; a move to the plan the account is on changes nothing.
+ *
+ */
+export const setAccountPricePlan = <ThrowOnError extends boolean = false>(options: Options<SetAccountPricePlanData, ThrowOnError>) => (options.client ?? client).put<SetAccountPricePlanResponses, SetAccountPricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/accounts/{account_id}/price-plan',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
  * List an account's API keys
  */
 export const listApiKeys = <ThrowOnError extends boolean = false>(options: Options<ListApiKeysData, ThrowOnError>) => (options.client ?? client).get<ListApiKeysResponses, ListApiKeysErrors, ThrowOnError>({
@@ -828,6 +853,26 @@ export const replayCallback = <ThrowOnError extends boolean = false>(options: Op
 });
 
 /**
+ * What successful vends earned, by provider, service, network, account or day
+ *
+ * The transactions of `mode` (default `live`) with status `successful` whose `completed_at` falls from the
+ * first instant of the Lagos day `from` to the last of the Lagos day `to` (both inclusive; days in
+ * Africa/Lagos time, UTC+01:00, as the settlement report counts them), grouped by `group_by`. For each
+ * group and in total: how many, their face value (`amount_kobo`), what clients were charged
+ * (`price_kobo`), what the providers charged our float (`cost_kobo`: the cost recorded on the attempt
+ * that delivered the order, fixed when it was sent from the provider's `commission` in the providers
+ * file) and the margin (`price_kobo − cost_kobo`). Test-mode orders (the sandbox) cost nothing.
+ * `uncosted` counts orders whose delivering attempt carries no cost (sent before costs were recorded);
+ * they count as cost 0. Groups are ordered by their key.
+ *
+ */
+export const marginReport = <ThrowOnError extends boolean = false>(options: Options<MarginReportData, ThrowOnError>) => (options.client ?? client).get<MarginReportResponses, MarginReportErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/reports/margin',
+    ...options
+});
+
+/**
  * Live and test providers, their health and the effective routes
  *
  * Every configured provider with its state as this process sees it (operators' enable/disable, shared by every process at once by a notification, and re-read every `health_refresh_ms` in case one was lost; the circuit breakers, opened by any process), its last reported float, and the effective live routes: for each service (and network where the providers file names one) the providers in order of preference, and each provider's own product codes.
@@ -876,9 +921,103 @@ export const getProviderStats = <ThrowOnError extends boolean = false>(options: 
 });
 
 /**
+ * Compare a provider's plan list with the catalogue (dry run)
+ *
+ * Asks the provider for its plans (VTpass-style `service-variations`, ClubKonnect's data plan list) and compares them with the catalogue through the providers file's mapping (`providers.<name>.products`: catalogue product → the provider's plan code): `new_plans` the provider lists that no product maps (reported only: a product is never created by a sync; map it in the providers file), `price_changes` (a mapped fixed-price product whose `price_kobo` differs from the plan's face value) and `dropped` (a mapped product on sale whose plan the provider no longer lists: taken off sale when no other live provider on its route can deliver it, never deleted). Nothing changes. `fingerprint` identifies this set of differences; pass it to the POST so a list that changed in between is refused rather than applied blind. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR`.
+ */
+export const getCatalogueSync = <ThrowOnError extends boolean = false>(options: Options<GetCatalogueSyncData, ThrowOnError>) => (options.client ?? client).get<GetCatalogueSyncResponses, GetCatalogueSyncErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/catalogue-sync',
+    ...options
+});
+
+/**
+ * Apply the differences between a provider's plan list and the catalogue
+ *
+ * Asks the provider again, then, in one database transaction with its audit entry, changes each price that differs and takes off sale each dropped product no other live provider can deliver, through the product update: `updated_at` moves and one `catalogue.updated` event carries every change. New plans are reported, never created. With `fingerprint` (from the dry run) a set of differences that is no longer the same is refused with `409 CONFLICT` and nothing is applied. A provider that cannot answer, or answers something unreadable, is `502 PROVIDER_ERROR` and nothing is applied.
+ */
+export const applyCatalogueSync = <ThrowOnError extends boolean = false>(options: Options<ApplyCatalogueSyncData, ThrowOnError>) => (options.client ?? client).post<ApplyCatalogueSyncResponses, ApplyCatalogueSyncErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/catalogue-sync',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Live figures for `vendctl top`
+ *
+ * Database-wide figures, the same whichever process answers: per provider the vends accepted and completed (successful, failed) since `since` (default: the last 60 seconds), its success rate and p95 answer time over the last 5 minutes (as `GET /admin/v1/providers/{name}/stats` counts them) and its open orders; the work queue's due depth and oldest due age, pending and stuck orders, and the webhook backlog. Rates are the counts over `interval_seconds`: pass the previous snapshot's `generated_at` as `since` for exact rates between two snapshots.
+ */
+export const getOperationsSnapshot = <ThrowOnError extends boolean = false>(options?: Options<GetOperationsSnapshotData, ThrowOnError>) => (options?.client ?? client).get<GetOperationsSnapshotResponses, GetOperationsSnapshotErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/operations/snapshot',
+    ...options
+});
+
+/**
+ * A provider's recorded float top-ups, newest first
+ */
+export const listFloatTopups = <ThrowOnError extends boolean = false>(options: Options<ListFloatTopupsData, ThrowOnError>) => (options.client ?? client).get<ListFloatTopupsResponses, ListFloatTopupsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/float-topups',
+    ...options
+});
+
+/**
+ * Record money put on a provider's float
+ *
+ * An operator's record that `amount_kobo` reached the provider's float at `occurred_at` (default: now), with a note (the bank transfer's reference). The float reconciliation counts it between the two float samples it falls between. Audited. Nothing is moved by it: it is the record the reconciliation checks the provider's reported float against. Idempotent: a retry with the same key records it once.
+ */
+export const recordFloatTopup = <ThrowOnError extends boolean = false>(options: Options<RecordFloatTopupData, ThrowOnError>) => (options.client ?? client).post<RecordFloatTopupResponses, RecordFloatTopupErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/float-topups',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * A provider's float, sample by sample, against top-ups and costs
+ *
+ * The walk over the provider's float samples (the balance it reported, every `balance_check_seconds`)
+ * taken from `from` to `to`: for each pair of consecutive samples, the change the service expects and
+ * the change reported. Between a sample at t0 and the next at t1 (t0 exclusive, t1 inclusive):
+ *
+ * - `topups_kobo`: the top-ups recorded with `occurred_at` in the interval;
+ * - `costs_kobo`: the cost of every attempt sent to the provider in the interval (`sent_at`) that the
+ * provider took: any status but `not_received` (a delivery, a failure, or still open). The provider
+ * debits its float when it takes an order;
+ * - `reversals_kobo`: the cost of every attempt the provider failed, by when its failure was recorded
+ * (`answered_at`) in the interval: the provider credits back an order it did not deliver;
+ * - `expected_change_kobo` = `topups_kobo − costs_kobo + reversals_kobo`; `actual_change_kobo` = end −
+ * start; `difference_kobo` = actual − expected;
+ * - `in_flight_start_kobo` / `in_flight_end_kobo`: costs of attempts sent by that sample whose answer came
+ * after it (or has not come): the provider may have taken them before its float was read or after, so
+ * such an order can show in the pair it was sent in or in the next;
+ * - `within_tolerance` when `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance +
+ * in_flight_end_kobo`, the tolerance being the provider's `float_tolerance_kobo` (providers file;
+ * default 100, NGN 1).
+ *
+ * An attempt sent before costs were recorded counts as 0. Each pair is also reconciled once when its
+ * second sample is taken; a pair beyond the tolerance then raises a `float_mismatch` anomaly. At most
+ * 1,000 samples are walked (`truncated` says so).
+ *
+ */
+export const floatReconciliation = <ThrowOnError extends boolean = false>(options: Options<FloatReconciliationData, ThrowOnError>) => (options.client ?? client).get<FloatReconciliationResponses, FloatReconciliationErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/providers/{name}/float-reconciliation',
+    ...options
+});
+
+/**
  * What operators must look at, newest first
  *
- * `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. Each is also logged (a double delivery at level error).
+ * `double_delivery`: a provider the order had moved away from (its answer said it was not delivered) reported a delivery after all; the money was captured once, and the customer may have received the value twice. `low_balance`: a provider's float fell below its threshold. `catalogue_drift`: the scheduled catalogue sync (`CATALOGUE_SYNC_INTERVAL`) found differences between a provider's plan list and the catalogue (once per distinct set of differences; `reference` is `sync:` and their fingerprint); it applies nothing. `float_mismatch`: a provider's float moved between two samples by more (or less) than its top-ups, costs and reversals explain, beyond its tolerance (see GET /admin/v1/providers/{name}/float-reconciliation); raised once per pair of samples. Each is also logged (a double delivery at level error).
  */
 export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Options<ListAnomaliesData, ThrowOnError>) => (options?.client ?? client).get<ListAnomaliesResponses, ListAnomaliesErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -892,12 +1031,63 @@ export const listAnomalies = <ThrowOnError extends boolean = false>(options?: Op
  * Changes only the fields given. When anything changes, the product's `updated_at` moves (and with it the
  * catalogue's ETags); a change of price (`price_kobo`, `min_amount_kobo`, `max_amount_kobo`), discount or
  * `active` also sends `catalogue.updated`, in the same database transaction, to every account and mode with an
- * enabled endpoint subscribed to it. An edit that changes nothing moves nothing and sends nothing.
+ * enabled endpoint subscribed to it, showing the product as the account's price plan prices it (an account
+ * whose plan sets its own discount for the product is not told of a change of `discount_bps`, which it does not
+ * pay). An edit that changes nothing moves nothing and sends nothing.
  *
  */
 export const updateProduct = <ThrowOnError extends boolean = false>(options: Options<UpdateProductData, ThrowOnError>) => (options.client ?? client).patch<UpdateProductResponses, UpdateProductErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
     url: '/admin/v1/products/{code}',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * List price plans
+ *
+ * Every price plan with its discounts and how many accounts are on it, by name; no paging.
+ */
+export const listPricePlans = <ThrowOnError extends boolean = false>(options?: Options<ListPricePlansData, ThrowOnError>) => (options?.client ?? client).get<ListPricePlansResponses, ListPricePlansErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans',
+    ...options
+});
+
+/**
+ * Create a price plan
+ *
+ * A new named plan, with no accounts on it yet. A name that exists is `409 CONFLICT`. See `PricePlan` for
+ * how a plan's discounts price a product.
+ *
+ */
+export const createPricePlan = <ThrowOnError extends boolean = false>(options: Options<CreatePricePlanData, ThrowOnError>) => (options.client ?? client).post<CreatePricePlanResponses, CreatePricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
+
+/**
+ * Edit a price plan
+ *
+ * Changes the fields given: `description`, and `discounts`, which replaces the plan's whole list (send the
+ * list as it should be; `[]` leaves only the products' list discounts). When the discounts change what an
+ * account on the plan pays for any product, every account on the plan with an enabled endpoint subscribed to
+ * `catalogue.updated` receives one event, in the same database transaction, listing those products as the
+ * account now sees them (`changes: [discount_bps]`, `previous` its discount before). Other accounts receive
+ * nothing. An edit that changes nothing writes nothing.
+ *
+ */
+export const updatePricePlan = <ThrowOnError extends boolean = false>(options: Options<UpdatePricePlanData, ThrowOnError>) => (options.client ?? client).patch<UpdatePricePlanResponses, UpdatePricePlanErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/price-plans/{name}',
     ...options,
     headers: {
         'Content-Type': 'application/json',

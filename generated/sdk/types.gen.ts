@@ -149,7 +149,9 @@ export type WalletBalanceLow = {
 
 /**
  * The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
- * `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now.
+ * `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now. A change of a
+ * price plan's discounts, or an account's move to another plan, is announced to the accounts concerned
+ * only, with the discounts they now get.
  *
  */
 export type CatalogueUpdated = {
@@ -667,6 +669,11 @@ export type Product = {
     price_kobo: number | null;
     min_amount_kobo: number | null;
     max_amount_kobo: number | null;
+    /**
+     * In the catalogue and in `catalogue.updated`, the receiving account's discount on its price plan (see
+     * `PricePlan`); in an operator's product edit, the product's own list discount.
+     *
+     */
     discount_bps: number;
     requested_mb: number | null;
     validity_days: number | null;
@@ -687,7 +694,7 @@ export type PricingItem = {
     kind: 'fixed' | 'range';
     discount_bps: number;
     /**
-     * The price of a fixed product.
+     * What the wallet pays for a fixed product on the caller's plan: face value less `discount_bps`.
      */
     price_kobo: number | null;
     min_amount_kobo: number | null;
@@ -1025,14 +1032,102 @@ export type AccountCreateRequest = {
 export type Account = {
     id: string;
     name: string;
+    /**
+     * The price plan its orders are priced by (`standard` unless moved).
+     */
+    price_plan: string;
     created_at: string;
 };
 
 export type AccountDetail = {
     id: string;
     name: string;
+    /**
+     * The price plan its orders are priced by (`standard` unless moved).
+     */
+    price_plan: string;
     created_at: string;
     wallets: Array<Wallet>;
+};
+
+/**
+ * Lower-case letters, digits, `-` and `_`, at most 40 characters.
+ */
+export type PricePlanName = string;
+
+/**
+ * What `code` names: a service (`data`), a network, disco or biller (`mtn`), or a product (`mtn-airtime`).
+ */
+export type PriceDiscountScope = 'service' | 'network' | 'product';
+
+export type PriceDiscount = {
+    scope: PriceDiscountScope;
+    code: string;
+    /**
+     * Basis points off face value (250 = 2.5%).
+     */
+    discount_bps: number;
+};
+
+/**
+ * A named set of discounts; every account is on one (`standard` by default). The wallet pays, for a product
+ * on a plan, `face − floor(face × d / 10000)` kobo: `face` is the amount ordered for a range product and
+ * `price_kobo` for a fixed one, `d` the plan's discount for the product's code if it has one, else for its
+ * network, else for its service, else the product's own `discount_bps` (its list discount, which is what
+ * `standard` charges with no discounts of its own: today's prices, `0` on fixed products). The discount is
+ * rounded down to whole kobo, so the price never rounds in the seller's favour by more than a kobo. The
+ * price is computed when the order is accepted and stored on the transaction (`price_kobo`); a later change
+ * of plan does not touch accepted orders.
+ *
+ */
+export type PricePlan = {
+    name: PricePlanName;
+    description: string;
+    /**
+     * Ordered by scope (service, network, product), then code.
+     */
+    discounts: Array<PriceDiscount>;
+    /**
+     * Accounts on the plan.
+     */
+    account_count: number;
+    created_at: string;
+    /**
+     * When its description or discounts last changed.
+     */
+    updated_at: string;
+};
+
+export type PricePlanCreateRequest = {
+    name: PricePlanName;
+    description?: string;
+    /**
+     * At most one per scope and code; codes must exist (a service, a network, a product).
+     */
+    discounts?: Array<PriceDiscount>;
+};
+
+export type PricePlanUpdateRequest = {
+    description?: string;
+    /**
+     * Replaces the plan's whole list. At most one per scope and code; codes must exist.
+     */
+    discounts?: Array<PriceDiscount>;
+    /**
+     * Recorded in the audit entry.
+     */
+    note?: string;
+};
+
+export type AccountPricePlanRequest = {
+    /**
+     * The plan's name.
+     */
+    plan: string;
+    /**
+     * Recorded in the audit entry.
+     */
+    note?: string;
 };
 
 export type AccountPage = {
@@ -1216,7 +1311,7 @@ export type AuditEntry = {
      */
     action: string;
     /**
-     * account, api_key, wallet, transaction, callback, provider, product or operator.
+     * account, api_key, wallet, transaction, callback, provider, product, price_plan or operator.
      */
     target_type: string;
     target_id: string;
@@ -1413,6 +1508,163 @@ export type SettlementReport = {
     by_service: Array<SettlementLine>;
 };
 
+export type MarginGroupBy = 'provider' | 'service' | 'network' | 'account' | 'day';
+
+export type MarginFigures = {
+    /**
+     * Successful orders.
+     */
+    count: number;
+    /**
+     * Their face value.
+     */
+    amount_kobo: number;
+    /**
+     * What clients were charged.
+     */
+    price_kobo: number;
+    /**
+     * What the providers that delivered them charged our float.
+     */
+    cost_kobo: number;
+    /**
+     * `price_kobo − cost_kobo` (negative when sold below cost).
+     */
+    margin_kobo: number;
+    /**
+     * Orders whose delivering attempt carries no recorded cost (counted as 0).
+     */
+    uncosted: number;
+};
+
+export type MarginLine = {
+    /**
+     * The group: a provider, service, network code, account id or Lagos day (`YYYY-MM-DD`).
+     */
+    key: string;
+    count: number;
+    amount_kobo: number;
+    price_kobo: number;
+    cost_kobo: number;
+    margin_kobo: number;
+    uncosted: number;
+};
+
+export type MarginReport = {
+    mode: Mode;
+    group_by: MarginGroupBy;
+    /**
+     * The first day, in Africa/Lagos time.
+     */
+    from_date: string;
+    /**
+     * The last day (inclusive), in Africa/Lagos time.
+     */
+    to_date: string;
+    /**
+     * The zone days are counted in (UTC+01:00, no daylight saving).
+     */
+    timezone: 'Africa/Lagos';
+    /**
+     * The first day's first instant (inclusive).
+     */
+    from: string;
+    /**
+     * The instant after the last day (exclusive).
+     */
+    to: string;
+    /**
+     * One per group, by key; empty when there were none.
+     */
+    rows: Array<MarginLine>;
+    total: MarginFigures;
+};
+
+export type FloatTopupRequest = {
+    /**
+     * What reached the provider's float, in kobo.
+     */
+    amount_kobo: number;
+    /**
+     * Where it came from (the transfer's reference).
+     */
+    note: string;
+    /**
+     * When it reached the provider (default: now); not in the future.
+     */
+    occurred_at?: string;
+};
+
+export type FloatTopup = {
+    id: string;
+    provider: string;
+    amount_kobo: number;
+    note: string;
+    occurred_at: string;
+    /**
+     * When it was recorded.
+     */
+    created_at: string;
+};
+
+export type FloatTopupPage = {
+    items: Array<FloatTopup>;
+    page: Page;
+};
+
+/**
+ * One pair of consecutive float samples.
+ */
+export type FloatReconciliationStep = {
+    from_sampled_at: string;
+    to_sampled_at: string;
+    /**
+     * The float at the first sample.
+     */
+    start_kobo: number;
+    /**
+     * The float at the second sample.
+     */
+    end_kobo: number;
+    topups_kobo: number;
+    costs_kobo: number;
+    reversals_kobo: number;
+    expected_change_kobo: number;
+    actual_change_kobo: number;
+    /**
+     * actual − expected: negative when the float is short.
+     */
+    difference_kobo: number;
+    /**
+     * Costs of attempts sent by the first sample and answered after it (or not yet).
+     */
+    in_flight_start_kobo: number;
+    /**
+     * The same at the second sample.
+     */
+    in_flight_end_kobo: number;
+    /**
+     * `−(tolerance + in_flight_start_kobo) ≤ difference_kobo ≤ tolerance + in_flight_end_kobo`.
+     */
+    within_tolerance: boolean;
+};
+
+export type FloatReconciliation = {
+    provider: string;
+    from: string;
+    to: string;
+    tolerance_kobo: number;
+    /**
+     * Samples walked.
+     */
+    samples: number;
+    steps: Array<FloatReconciliationStep>;
+    /**
+     * More samples fell in the range than were walked.
+     */
+    truncated: boolean;
+};
+
 export type StoredCallback = {
     id: string;
     provider: string;
@@ -1578,6 +1830,156 @@ export type ProviderStats = {
     generated_at: string;
 };
 
+/**
+ * One plan as the provider lists it.
+ */
+export type ProviderPlan = {
+    /**
+     * The provider's own code (VTpass `variation_code`, ClubKonnect `PRODUCT_ID`).
+     */
+    plan_code: string;
+    name: string;
+    service: ServiceCode;
+    network: string;
+    face_value_kobo: number;
+};
+
+export type CatalogueSyncPriceChange = {
+    product_code: string;
+    plan_code: string;
+    /**
+     * The product's price now.
+     */
+    price_kobo: number;
+    /**
+     * The plan's face value at the provider: the product's price once applied.
+     */
+    face_value_kobo: number;
+};
+
+export type CatalogueSyncDrop = {
+    product_code: string;
+    /**
+     * The plan code the providers file maps the product to, which the provider no longer lists.
+     */
+    plan_code: string;
+    /**
+     * `take_off_sale`: no other live provider on the product's route can deliver it (`active` becomes false); `keep`: `delivered_by` still can.
+     */
+    action: 'take_off_sale' | 'keep';
+    /**
+     * Other live providers on the product's route that can still deliver it.
+     */
+    delivered_by: Array<string>;
+};
+
+export type CatalogueSync = {
+    provider: string;
+    /**
+     * The services whose plans the provider lists; other products are left alone.
+     */
+    services: Array<ServiceCode>;
+    plans_listed: number;
+    /**
+     * Plans no catalogue product maps to; reported only.
+     */
+    new_plans: Array<ProviderPlan>;
+    price_changes: Array<CatalogueSyncPriceChange>;
+    dropped: Array<CatalogueSyncDrop>;
+    /**
+     * True when there is nothing to apply: no price change and no product to take off sale (new plans may still be listed).
+     */
+    in_sync: boolean;
+    /**
+     * SHA-256 (hex) of the differences; the same differences give the same fingerprint.
+     */
+    fingerprint: string;
+    checked_at: string;
+};
+
+export type CatalogueSyncApplyRequest = {
+    /**
+     * The dry run's fingerprint: refused with 409 when the differences are no longer the same.
+     */
+    fingerprint?: string;
+    /**
+     * Kept in the audit entry.
+     */
+    note?: string;
+};
+
+export type CatalogueSyncResult = {
+    sync: CatalogueSync;
+    /**
+     * The products the sync changed, as they are now.
+     */
+    applied: Array<Product>;
+};
+
+export type OperationsSnapshotProvider = {
+    provider: string;
+    mode: 'test' | 'live';
+    /**
+     * Vends accepted for it in the interval.
+     */
+    accepted: number;
+    /**
+     * Its vends that became successful in the interval.
+     */
+    successful: number;
+    /**
+     * Its vends that became failed in the interval.
+     */
+    failed: number;
+    /**
+     * Over the orders sent to it in the last 5 minutes that it answered finally.
+     */
+    success_rate_5m: number | null;
+    /**
+     * The p95 of its answer time to a vend over the last 5 minutes.
+     */
+    p95_ms_5m: number | null;
+    /**
+     * Orders with it whose fate is still open.
+     */
+    pending: number;
+};
+
+export type OperationsSnapshot = {
+    /**
+     * The database's clock; pass it as the next `since`.
+     */
+    generated_at: string;
+    since: string;
+    interval_seconds: number;
+    providers: Array<OperationsSnapshotProvider>;
+    queue: {
+        /**
+         * Transactions due for work now.
+         */
+        due: number;
+        oldest_due_age_seconds: number;
+        /**
+         * Transactions pending at their provider.
+         */
+        pending: number;
+        /**
+         * Pending transactions older than STUCK_AFTER_MINUTES.
+         */
+        stuck: number;
+    };
+    webhooks: {
+        /**
+         * Webhook deliveries not yet delivered or given up.
+         */
+        backlog: number;
+        /**
+         * How long the longest-due of them has been due.
+         */
+        oldest_due_age_seconds: number;
+    };
+};
+
 export type ProviderAttempt = {
     provider: string;
     /**
@@ -1599,6 +2001,10 @@ export type ProviderAttempt = {
      * How long it took to answer the vend.
      */
     answer_ms: number | null;
+    /**
+     * What the provider charges our float for the order (face value less its commission in the providers file), fixed when the attempt was recorded; null on attempts recorded before costs were kept.
+     */
+    cost_kobo: number | null;
 };
 
 export type CallbackHintResult = {
@@ -1608,14 +2014,14 @@ export type CallbackHintResult = {
     requery_scheduled: boolean;
 };
 
-export type AnomalyKind = 'double_delivery' | 'low_balance';
+export type AnomalyKind = 'double_delivery' | 'low_balance' | 'catalogue_drift' | 'float_mismatch';
 
 export type Anomaly = {
     id: string;
     kind: AnomalyKind;
     provider: string;
     /**
-     * The transaction concerned, if any.
+     * The transaction concerned, if any; for `catalogue_drift`, `sync:` and the differences' fingerprint.
      */
     reference: string | null;
     message: string;
@@ -1963,6 +2369,32 @@ export type AccountEnvelope = {
 };
 
 /**
+ * Success envelope carrying a PricePlan.
+ */
+export type PricePlanEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: PricePlan;
+};
+
+/**
+ * Success envelope carrying a list of PricePlan.
+ */
+export type PricePlanListEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: Array<PricePlan>;
+};
+
+/**
  * Success envelope carrying a AccountPage.
  */
 export type AccountPageEnvelope = {
@@ -2054,6 +2486,58 @@ export type StatementPageEnvelope = {
 };
 
 /**
+ * Success envelope carrying a MarginReport.
+ */
+export type MarginReportEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: MarginReport;
+};
+
+/**
+ * Success envelope carrying a FloatTopup.
+ */
+export type FloatTopupEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: FloatTopup;
+};
+
+/**
+ * Success envelope carrying a FloatTopupPage.
+ */
+export type FloatTopupPageEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: FloatTopupPage;
+};
+
+/**
+ * Success envelope carrying a FloatReconciliation.
+ */
+export type FloatReconciliationEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: FloatReconciliation;
+};
+
+/**
  * Success envelope carrying a SettlementReport.
  */
 export type SettlementReportEnvelope = {
@@ -2116,6 +2600,45 @@ export type ProviderStatusEnvelope = {
      */
     message: string;
     data: ProviderStatus;
+};
+
+/**
+ * Success envelope carrying a CatalogueSync.
+ */
+export type CatalogueSyncEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: CatalogueSync;
+};
+
+/**
+ * Success envelope carrying a CatalogueSyncResult.
+ */
+export type CatalogueSyncResultEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: CatalogueSyncResult;
+};
+
+/**
+ * Success envelope carrying a OperationsSnapshot.
+ */
+export type OperationsSnapshotEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: OperationsSnapshot;
 };
 
 /**
@@ -2250,6 +2773,11 @@ export type ResourceId = string;
  * Account id.
  */
 export type AccountId = string;
+
+/**
+ * Price plan name.
+ */
+export type PricePlanName2 = string;
 
 /**
  * Only transactions in this status.
@@ -4611,6 +5139,70 @@ export type GetAccountResponses = {
 
 export type GetAccountResponse = GetAccountResponses[keyof GetAccountResponses];
 
+export type SetAccountPricePlanData = {
+    body: AccountPricePlanRequest;
+    path: {
+        /**
+         * Account id.
+         */
+        account_id: string;
+    };
+    query?: never;
+    url: '/admin/v1/accounts/{account_id}/price-plan';
+};
+
+export type SetAccountPricePlanErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type SetAccountPricePlanError = SetAccountPricePlanErrors[keyof SetAccountPricePlanErrors];
+
+export type SetAccountPricePlanResponses = {
+    /**
+     * The account on its plan.
+     */
+    200: AccountEnvelope;
+};
+
+export type SetAccountPricePlanResponse = SetAccountPricePlanResponses[keyof SetAccountPricePlanResponses];
+
 export type ListApiKeysData = {
     body?: never;
     path: {
@@ -5715,6 +6307,74 @@ export type ReplayCallbackResponses = {
 
 export type ReplayCallbackResponse = ReplayCallbackResponses[keyof ReplayCallbackResponses];
 
+export type MarginReportData = {
+    body?: never;
+    path?: never;
+    query: {
+        /**
+         * The first day, `YYYY-MM-DD` (2000-01-01 or later), in Africa/Lagos time.
+         */
+        from: string;
+        /**
+         * The last day (inclusive), `YYYY-MM-DD`, not before `from` and at most 366 days after it.
+         */
+        to: string;
+        /**
+         * What a row is (default `provider`); `account` rows are keyed by account id, `day` rows by Lagos day.
+         */
+        group_by?: MarginGroupBy;
+        /**
+         * Live orders (the default) or test orders (the sandbox's).
+         */
+        mode?: Mode;
+    };
+    url: '/admin/v1/reports/margin';
+};
+
+export type MarginReportErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type MarginReportError = MarginReportErrors[keyof MarginReportErrors];
+
+export type MarginReportResponses = {
+    /**
+     * The report.
+     */
+    200: MarginReportEnvelope;
+};
+
+export type MarginReportResponse = MarginReportResponses[keyof MarginReportResponses];
+
 export type ListProvidersData = {
     body?: never;
     path?: never;
@@ -5942,6 +6602,402 @@ export type GetProviderStatsResponses = {
 
 export type GetProviderStatsResponse = GetProviderStatsResponses[keyof GetProviderStatsResponses];
 
+export type GetCatalogueSyncData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/catalogue-sync';
+};
+
+export type GetCatalogueSyncErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The upstream provider failed to answer.
+     */
+    502: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetCatalogueSyncError = GetCatalogueSyncErrors[keyof GetCatalogueSyncErrors];
+
+export type GetCatalogueSyncResponses = {
+    /**
+     * The differences.
+     */
+    200: CatalogueSyncEnvelope;
+};
+
+export type GetCatalogueSyncResponse = GetCatalogueSyncResponses[keyof GetCatalogueSyncResponses];
+
+export type ApplyCatalogueSyncData = {
+    body?: CatalogueSyncApplyRequest;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/catalogue-sync';
+};
+
+export type ApplyCatalogueSyncErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * The upstream provider failed to answer.
+     */
+    502: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ApplyCatalogueSyncError = ApplyCatalogueSyncErrors[keyof ApplyCatalogueSyncErrors];
+
+export type ApplyCatalogueSyncResponses = {
+    /**
+     * The differences found, and the products as the sync left them.
+     */
+    200: CatalogueSyncResultEnvelope;
+};
+
+export type ApplyCatalogueSyncResponse = ApplyCatalogueSyncResponses[keyof ApplyCatalogueSyncResponses];
+
+export type GetOperationsSnapshotData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Count accepts and completions after this instant (at most one hour back, not in the future).
+         */
+        since?: string;
+    };
+    url: '/admin/v1/operations/snapshot';
+};
+
+export type GetOperationsSnapshotErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetOperationsSnapshotError = GetOperationsSnapshotErrors[keyof GetOperationsSnapshotErrors];
+
+export type GetOperationsSnapshotResponses = {
+    /**
+     * The figures.
+     */
+    200: OperationsSnapshotEnvelope;
+};
+
+export type GetOperationsSnapshotResponse = GetOperationsSnapshotResponses[keyof GetOperationsSnapshotResponses];
+
+export type ListFloatTopupsData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: {
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/admin/v1/providers/{name}/float-topups';
+};
+
+export type ListFloatTopupsErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListFloatTopupsError = ListFloatTopupsErrors[keyof ListFloatTopupsErrors];
+
+export type ListFloatTopupsResponses = {
+    /**
+     * A page of top-ups, newest recorded first.
+     */
+    200: FloatTopupPageEnvelope;
+};
+
+export type ListFloatTopupsResponse = ListFloatTopupsResponses[keyof ListFloatTopupsResponses];
+
+export type RecordFloatTopupData = {
+    body: FloatTopupRequest;
+    headers: {
+        /**
+         * Created once per order and resent unchanged on every retry of that order. At most 128 characters.
+         */
+        'Idempotency-Key': string;
+    };
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/providers/{name}/float-topups';
+};
+
+export type RecordFloatTopupErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * A request with this Idempotency-Key is still being processed; retry after `Retry-After` seconds.
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * This Idempotency-Key was used with a different body.
+     */
+    422: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type RecordFloatTopupError = RecordFloatTopupErrors[keyof RecordFloatTopupErrors];
+
+export type RecordFloatTopupResponses = {
+    /**
+     * The top-up as recorded.
+     */
+    201: FloatTopupEnvelope;
+};
+
+export type RecordFloatTopupResponse = RecordFloatTopupResponses[keyof RecordFloatTopupResponses];
+
+export type FloatReconciliationData = {
+    body?: never;
+    path: {
+        /**
+         * The provider's name (`sandbox`, `vtu`, `clubkonnect`).
+         */
+        name: string;
+    };
+    query: {
+        /**
+         * Samples taken at or after this time (RFC 3339).
+         */
+        from: string;
+        /**
+         * Samples taken at or before this time (RFC 3339), not before `from`.
+         */
+        to: string;
+    };
+    url: '/admin/v1/providers/{name}/float-reconciliation';
+};
+
+export type FloatReconciliationErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type FloatReconciliationError = FloatReconciliationErrors[keyof FloatReconciliationErrors];
+
+export type FloatReconciliationResponses = {
+    /**
+     * The walk.
+     */
+    200: FloatReconciliationEnvelope;
+};
+
+export type FloatReconciliationResponse = FloatReconciliationResponses[keyof FloatReconciliationResponses];
+
 export type ListAnomaliesData = {
     body?: never;
     path?: never;
@@ -6073,6 +7129,184 @@ export type UpdateProductResponses = {
 };
 
 export type UpdateProductResponse = UpdateProductResponses[keyof UpdateProductResponses];
+
+export type ListPricePlansData = {
+    body?: never;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/price-plans';
+};
+
+export type ListPricePlansErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListPricePlansError = ListPricePlansErrors[keyof ListPricePlansErrors];
+
+export type ListPricePlansResponses = {
+    /**
+     * The price plans.
+     */
+    200: PricePlanListEnvelope;
+};
+
+export type ListPricePlansResponse = ListPricePlansResponses[keyof ListPricePlansResponses];
+
+export type CreatePricePlanData = {
+    body: PricePlanCreateRequest;
+    path?: never;
+    query?: never;
+    url: '/admin/v1/price-plans';
+};
+
+export type CreatePricePlanErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The request conflicts with what exists (e.g. the name is taken).
+     */
+    409: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type CreatePricePlanError = CreatePricePlanErrors[keyof CreatePricePlanErrors];
+
+export type CreatePricePlanResponses = {
+    /**
+     * The plan.
+     */
+    201: PricePlanEnvelope;
+};
+
+export type CreatePricePlanResponse = CreatePricePlanResponses[keyof CreatePricePlanResponses];
+
+export type UpdatePricePlanData = {
+    body: PricePlanUpdateRequest;
+    path: {
+        /**
+         * Price plan name.
+         */
+        name: string;
+    };
+    query?: never;
+    url: '/admin/v1/price-plans/{name}';
+};
+
+export type UpdatePricePlanErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The operator's role does not allow this operation (`viewer` reads; `operator` also changes money, orders, keys and providers; `admin` also manages operators).
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * The body is over 64 KiB.
+     */
+    413: ErrorEnvelope;
+    /**
+     * The body is not JSON.
+     */
+    415: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type UpdatePricePlanError = UpdatePricePlanErrors[keyof UpdatePricePlanErrors];
+
+export type UpdatePricePlanResponses = {
+    /**
+     * The plan after the change.
+     */
+    200: PricePlanEnvelope;
+};
+
+export type UpdatePricePlanResponse = UpdatePricePlanResponses[keyof UpdatePricePlanResponses];
 
 export type GetHealthData = {
     body?: never;

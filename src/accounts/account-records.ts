@@ -14,6 +14,7 @@ type AccountRow = typeof accounts.$inferSelect;
 export const presentAccount = (row: AccountRow): Account => ({
   id: row.id,
   name: row.name,
+  price_plan: row.pricePlan,
   created_at: row.createdAt.toISOString(),
 });
 

@@ -3,8 +3,8 @@ import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
-import { discountedPrice } from "../lib/shared/money.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
+import { listPricing, type PlanPricing, planDiscountFor, planPriceFor } from "./plan-pricing.ts";
 
 type Network = components["schemas"]["Network"];
 type Service = components["schemas"]["Service"];
@@ -37,26 +37,26 @@ export const presentProduct = (row: ProductRow): Product => ({
   updated_at: row.updatedAt.toISOString(),
 });
 
-const presentPricing = (row: ProductRow): PricingItem => ({
+/** The list price (a plan with no discounts of its own): the bundle price, or face value less the product's discount rounded down. */
+export const priceFor = (product: ProductRow, amountKobo: number): number => planPriceFor(listPricing, product, amountKobo);
+
+/** A product as an account on `plan` sees it: its discount is the plan's. */
+export const presentProductOn = (plan: PlanPricing, row: ProductRow): Product => ({
+  ...presentProduct(row),
+  discount_bps: planDiscountFor(plan, row),
+});
+
+const presentPricing = (plan: PlanPricing, row: ProductRow): PricingItem => ({
   product_code: row.code,
   service: row.service,
   network: row.network,
   kind: row.kind,
-  discount_bps: row.discountBps,
-  price_kobo: row.kind === "fixed" ? row.priceKobo : null,
+  discount_bps: planDiscountFor(plan, row),
+  price_kobo: row.kind === "fixed" ? planPriceFor(plan, row, row.priceKobo ?? 0) : null,
   min_amount_kobo: row.minAmountKobo,
   max_amount_kobo: row.maxAmountKobo,
   updated_at: row.updatedAt.toISOString(),
 });
-
-/** What the wallet pays: the bundle price, or face value less the discount rounded down to whole kobo. */
-export function priceFor(product: ProductRow, amountKobo: number): number {
-  if (product.kind === "fixed") {
-    if (product.priceKobo === null) throw new Error(`fixed product ${product.code} has no price`);
-    return product.priceKobo;
-  }
-  return discountedPrice(amountKobo, product.discountBps);
-}
 
 export async function listNetworks(db: Database, service?: ServiceCode): Promise<Network[]> {
   return db
@@ -89,10 +89,12 @@ export async function listActiveProducts(db: Database, filters: ProductFilters):
   return rows.map((r) => r.product);
 }
 
-export async function listProducts(db: Database, filters: ProductFilters): Promise<Product[]> {
-  return (await listActiveProducts(db, filters)).map(presentProduct);
+/** The active products as an account on `plan` sees them. */
+export async function listProducts(db: Database, filters: ProductFilters, plan: PlanPricing): Promise<Product[]> {
+  return (await listActiveProducts(db, filters)).map((row) => presentProductOn(plan, row));
 }
 
-export async function getPricing(db: Database, filters: ProductFilters): Promise<PricingItem[]> {
-  return (await listActiveProducts(db, filters)).map(presentPricing);
+/** What an account on `plan` pays for each active product. */
+export async function getPricing(db: Database, filters: ProductFilters, plan: PlanPricing): Promise<PricingItem[]> {
+  return (await listActiveProducts(db, filters)).map((row) => presentPricing(plan, row));
 }

@@ -5,7 +5,8 @@ import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
 import { presentProduct } from "./catalogue-listing.ts";
-import { announceCatalogueChanges, announcedChange, changesAnything } from "./changes.ts";
+import { announceProductEdits, changesAnything } from "./changes.ts";
+import { loadAllPlanPricing } from "./plan-pricing.ts";
 
 type Product = components["schemas"]["Product"];
 type ProductUpdate = components["schemas"]["ProductUpdateRequest"];
@@ -40,41 +41,66 @@ function updateErrors(row: ProductRow, patch: ProductUpdate): FieldError[] {
   return errors;
 }
 
+interface UpdatedProduct {
+  before: Product;
+  after: Product;
+  changed: boolean;
+}
+
+/** One product's edit on `tx`, its row locked; its rows before and after (to announce), none when nothing moved. */
+async function editProduct(
+  tx: Executor,
+  code: string,
+  patch: ProductUpdate,
+): Promise<UpdatedProduct & { rows?: { before: ProductRow; after: ProductRow } }> {
+  const [row] = await tx.select().from(products).where(eq(products.code, code)).for("update");
+  if (!row) throw notFound(`Product ${code}`);
+  const errors = updateErrors(row, patch);
+  if (errors.length > 0) throw validationError(errors);
+  const before = presentProduct(row);
+  if (!changesAnything(before, patch)) return { before, after: before, changed: false };
+  const [updated] = await tx
+    .update(products)
+    .set({
+      name: patch.name,
+      priceKobo: patch.price_kobo,
+      discountBps: patch.discount_bps,
+      active: patch.active,
+      minAmountKobo: patch.min_amount_kobo,
+      maxAmountKobo: patch.max_amount_kobo,
+      updatedAt: sql`now()`,
+    })
+    .where(eq(products.code, code))
+    .returning();
+  if (!updated) throw new Error("product update returned nothing");
+  return { before, after: presentProduct(updated), changed: true, rows: { before: row, after: updated } };
+}
+
 /**
  * Operator edit of one product, answered with the product before and after; unknown code is 404, an edit
  * that does not fit the product's kind is 400. An edit that changes nothing writes nothing (`updated_at`
  * stays); a change of price, range, discount or availability sends `catalogue.updated` in the same
- * transaction.
+ * transaction, to each plan's accounts as they see the product (none where their plan's discount hides it).
  */
-export async function updateProduct(
+export async function updateProduct(db: Executor, code: string, patch: ProductUpdate): Promise<UpdatedProduct> {
+  const [updated] = await updateProducts(db, [{ code, patch }]);
+  if (!updated) throw new Error("product update returned nothing");
+  return updated;
+}
+
+/**
+ * Several edits as one: all in one transaction (any refusal changes none), each as `updateProduct` makes it, and
+ * one `catalogue.updated` carrying every announced change.
+ */
+export async function updateProducts(
   db: Executor,
-  code: string,
-  patch: ProductUpdate,
-): Promise<{ before: Product; after: Product; changed: boolean }> {
+  edits: readonly { code: string; patch: ProductUpdate }[],
+): Promise<UpdatedProduct[]> {
   return withTransaction(db, async (tx) => {
-    const [row] = await tx.select().from(products).where(eq(products.code, code)).for("update");
-    if (!row) throw notFound(`Product ${code}`);
-    const errors = updateErrors(row, patch);
-    if (errors.length > 0) throw validationError(errors);
-    const before = presentProduct(row);
-    if (!changesAnything(before, patch)) return { before, after: before, changed: false };
-    const [updated] = await tx
-      .update(products)
-      .set({
-        name: patch.name,
-        priceKobo: patch.price_kobo,
-        discountBps: patch.discount_bps,
-        active: patch.active,
-        minAmountKobo: patch.min_amount_kobo,
-        maxAmountKobo: patch.max_amount_kobo,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(products.code, code))
-      .returning();
-    if (!updated) throw new Error("product update returned nothing");
-    const after = presentProduct(updated);
-    const change = announcedChange(before, after);
-    if (change) await announceCatalogueChanges(tx, [change]);
-    return { before, after, changed: true };
+    const results = [];
+    for (const { code, patch } of edits) results.push(await editProduct(tx, code, patch));
+    const edited = results.flatMap((result) => (result.rows ? [result.rows] : []));
+    if (edited.length > 0) await announceProductEdits(tx, await loadAllPlanPricing(tx), edited);
+    return results.map(({ before, after, changed }) => ({ before, after, changed }));
   });
 }

@@ -203,13 +203,27 @@ export interface SharedEvent {
   data: Record<string, unknown>;
 }
 
+/** Which accounts an event is for: every account, the accounts on one price plan, or one account. */
+export type Audience = { everyone: true } | { pricePlan: string } | { accountId: string };
+
+const audienceFilter = (audience: Audience): SQL =>
+  "pricePlan" in audience
+    ? sql`and e.account_id in (select a.id from accounts a where a.price_plan = ${audience.pricePlan})`
+    : "accountId" in audience
+      ? sql`and e.account_id = ${audience.accountId}::uuid`
+      : sql``;
+
 /**
- * Records `event` once for every account and mode that has an enabled endpoint subscribed to its type
- * (no subscription list: every type), each with its own id, and schedules its deliveries, in one
- * statement on `tx`, however many accounts there are. Accounts with no such endpoint get no event.
+ * Records `event` once for every account (of `audience`) and mode that has an enabled endpoint subscribed
+ * to its type (no subscription list: every type), each with its own id, and schedules its deliveries, in
+ * one statement on `tx`, however many accounts there are. Accounts with no such endpoint get no event.
  * Returns how many events were recorded.
  */
-export async function enqueueSubscribedEvents(tx: Executor, event: SharedEvent): Promise<number> {
+export async function enqueueSubscribedEvents(
+  tx: Executor,
+  event: SharedEvent,
+  audience: Audience = { everyone: true },
+): Promise<number> {
   const data = JSON.stringify(event.data);
   // 32 random bytes in base64 without `+/=` keep about 40 base62 characters; the id takes 24.
   const newId = sql`'evt_' || substr(translate(encode(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid()), 'base64'), '+/=', ''), 1, 24)`;
@@ -218,7 +232,7 @@ export async function enqueueSubscribedEvents(tx: Executor, event: SharedEvent):
     sql`with subscriber as (
       select e.account_id, e.mode, ${newId} as id from (
         select distinct account_id, mode from webhook_endpoints e
-        where ${receives("e", sql`${event.type}::text`)}
+        where ${receives("e", sql`${event.type}::text`)} ${audienceFilter(audience)}
       ) e
     ), event as (
       insert into events (id, account_id, mode, type, transaction_id, payload, created_at)

@@ -55,6 +55,9 @@ export class Metrics {
   private readonly providerDuration: Histogram<"provider" | "operation">;
   private readonly providerErrors: Counter<"provider" | "kind">;
   private readonly retentionDeletes: Counter<"table">;
+  private readonly catalogueDrift: Gauge<"provider" | "kind">;
+  private readonly catalogueChecks: Counter<"provider" | "outcome">;
+  private readonly floatMismatches: Counter<"provider">;
   private readonly replicaLag: Gauge;
   private readonly reads: Counter<"target">;
   private readonly queueDepth: Gauge;
@@ -117,6 +120,22 @@ export class Metrics {
       "vend_retention_deleted_rows_total",
       "Rows the retention passes of this process deleted, by table",
       ["table"],
+    );
+    this.catalogueDrift = new Gauge({
+      name: "vend_catalogue_drift",
+      help: "Differences the last scheduled catalogue sync found per provider: new_plan, price_change, dropped",
+      labelNames: ["provider", "kind"],
+      registers,
+    });
+    this.catalogueChecks = counter(
+      "vend_catalogue_sync_checks_total",
+      "Scheduled catalogue sync checks by outcome: in_sync, drift, failed (the provider did not answer readably)",
+      ["provider", "outcome"],
+    );
+    this.floatMismatches = counter(
+      "vend_provider_float_mismatch_total",
+      "Pairs of a provider's float samples whose change differed from the expected (top-ups, costs, reversals) beyond the tolerance",
+      ["provider"],
     );
     this.replicaLag = new Gauge({
       name: "vend_db_replica_lag_seconds",
@@ -236,6 +255,26 @@ export class Metrics {
   providerCalled(provider: string, operation: string, seconds: number, error?: ProviderErrorKind): void {
     this.providerDuration.observe({ provider, operation }, seconds);
     if (error) this.providerErrors.inc({ provider, kind: error });
+  }
+
+  /** A scheduled catalogue sync's check of a provider: what it found, or that the provider could not be asked. */
+  catalogueChecked(provider: string, found: { new_plan: number; price_change: number; dropped: number } | "failed"): void {
+    if (found === "failed") {
+      this.catalogueChecks.inc({ provider, outcome: "failed" });
+      return;
+    }
+    for (const [kind, value] of Object.entries(found)) this.catalogueDrift.set({ provider, kind }, value);
+    const drift = found.new_plan + found.price_change + found.dropped > 0;
+    this.catalogueChecks.inc({ provider, outcome: drift ? "drift" : "in_sync" });
+  }
+  /** A float reconciliation that raised a `float_mismatch` anomaly. */
+  floatMismatched(provider: string): void {
+    this.floatMismatches.inc({ provider });
+  }
+
+  /** The provider's mismatch count exposed at 0 from the start, so an alert's increase() sees its first one. */
+  watchFloat(provider: string): void {
+    this.floatMismatches.inc({ provider }, 0);
   }
 
   /** Rows a retention statement deleted from `table`. */

@@ -4,6 +4,7 @@ import type { Database } from "../db/client.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
 import { callProvider } from "../providers/call.ts";
+import { providerCostKobo } from "../providers/commission.ts";
 import type { Providers } from "../providers/registry.ts";
 import { type ProviderNotFound, type ProviderOrder, type ProviderOutcome, ProviderUnavailableError } from "../providers/types.ts";
 import type { Tracing } from "../tracing/tracing.ts";
@@ -282,7 +283,7 @@ async function notDelivered(
       deps.db,
       row,
       claim,
-      { provider: next, requestId },
+      { provider: next, requestId, costKobo: costAt(deps.config, next, row) },
       { answer },
       deps.config.worker.leaseSeconds,
     );
@@ -312,6 +313,10 @@ async function notDelivered(
     attempt: answer,
   });
 }
+
+/** What `provider` charges our float for the order, by the commission this process was configured with. */
+const costAt = (config: Config, provider: string, row: TransactionRow) =>
+  providerCostKobo(config.routing, provider, { ...row, mode: row.mode });
 
 /**
  * How long a new order none of whose providers may take it waits before it is claimed again: about a
@@ -348,7 +353,7 @@ export async function processClaimed(
     deps.db,
     row,
     claim,
-    { provider: first, requestId: row.providerRequestId ?? row.reference },
+    { provider: first, requestId: row.providerRequestId ?? row.reference, costKobo: costAt(deps.config, first, row) },
     null,
     deps.config.worker.leaseSeconds,
   );

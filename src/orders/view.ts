@@ -55,6 +55,7 @@ const presentAttempt = (a: AttemptRow): ProviderAttempt => ({
   sent_at: a.sentAt.toISOString(),
   answered_at: a.answeredAt?.toISOString() ?? null,
   answer_ms: a.answerMs,
+  cost_kobo: a.costKobo,
 });
 
 /** The operators' view: the account, the provider the order is with and, when given, every attempt at a provider. */

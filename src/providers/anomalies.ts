@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
+import type { AnomalyKind } from "../../generated/constants.ts";
 import type { Executor } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 
 export interface NewAnomaly {
-  kind: "double_delivery" | "low_balance";
+  kind: AnomalyKind;
   provider: string;
   transactionId?: string;
   reference?: string;

@@ -1,8 +1,8 @@
 import type { ProviderErrorKind } from "../metrics/metrics.ts";
 import { ProviderUnavailableError } from "./types.ts";
 
-/** What a call asks a provider: to vend, where an order stands, or who a customer is. */
-export type ProviderOperation = "vend" | "requery" | "verify";
+/** What a call asks a provider: to vend, where an order stands, who a customer is, or its plan list. */
+export type ProviderOperation = "vend" | "requery" | "verify" | "plans";
 
 /** Where calls are counted (the process's metrics); absent where nothing is exposed. */
 export interface ProviderCallDeps {

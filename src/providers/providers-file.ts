@@ -2,7 +2,16 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse } from "yaml";
 import { type ServiceCode, serviceCodes } from "../../generated/constants.ts";
-import { ConfigError, defaultRouting, type Env, type EnvReader, type ProviderRoute, type RoutingConfig } from "../config.ts";
+import {
+  type Commission,
+  type CommissionSchedule,
+  ConfigError,
+  defaultRouting,
+  type Env,
+  type EnvReader,
+  type ProviderRoute,
+  type RoutingConfig,
+} from "../config.ts";
 import type { Mode } from "../lib/scope.ts";
 
 /** What reading the settings needs of a plugin. */
@@ -25,7 +34,8 @@ export function readProviderSettings(env: Env, read: EnvReader, plugins: readonl
   const file = env.PROVIDERS_FILE;
   if (file !== undefined && file !== "") return readProvidersFile(env, read, plugins, resolve(file));
   const configs = Object.fromEntries(plugins.map((plugin) => [plugin.name, plugin.readConfig(read)]));
-  return { configs, routing: { file: undefined, routes: [], productCodes: {}, lowBalanceKobo: {}, ...defaultRouting } };
+  const routing = { file: undefined, routes: [], productCodes: {}, lowBalanceKobo: {}, commission: {}, floatToleranceKobo: {} };
+  return { configs, routing: { ...routing, ...defaultRouting } };
 }
 
 /** Throws the ConfigError of one entry of the file: `PROVIDERS_FILE /etc/vend/providers.yaml: routes[2].service …`. */
@@ -33,7 +43,7 @@ type Refuse = (entry: string, problem: string) => never;
 
 const topLevelKeys = ["providers", "routes", "breaker", "health_refresh_ms", "balance_check_seconds"];
 /** Keys of a provider entry read here rather than by its plugin. */
-const routingKeys = ["products", "low_balance_naira", "low_balance_kobo"];
+const routingKeys = ["products", "low_balance_naira", "low_balance_kobo", "commission", "float_tolerance_kobo"];
 
 function readProvidersFile(env: Env, read: EnvReader, plugins: readonly SettingsPlugin[], path: string): Settings {
   const refuse: Refuse = (entry, problem) => {
@@ -52,6 +62,8 @@ function readProvidersFile(env: Env, read: EnvReader, plugins: readonly Settings
       routes: readRoutes(own(document, "routes"), configured, refuse),
       productCodes: live.productCodes,
       lowBalanceKobo: live.lowBalanceKobo,
+      commission: live.commission,
+      floatToleranceKobo: live.floatToleranceKobo,
       ...readHealthRules(document, refuse),
     },
   };
@@ -108,6 +120,8 @@ interface LiveProviders {
   configs: Map<string, unknown>;
   productCodes: Record<string, Record<string, string>>;
   lowBalanceKobo: Record<string, number>;
+  commission: Record<string, CommissionSchedule>;
+  floatToleranceKobo: Record<string, number>;
 }
 
 /** The live plugins named under `providers`, each read by its own plugin from its entry; the others stay unconfigured. */
@@ -121,7 +135,13 @@ function readLiveProviders(value: unknown, env: Env, plugins: readonly SettingsP
     const why = plugin ? ` (${name} is a ${plugin.mode}-mode provider, read from its ${plugin.envPrefix} variables)` : "";
     refuse(`providers.${name}`, `is not a live provider${why}; the live providers are: ${liveNames}`);
   }
-  const live: LiveProviders = { configs: new Map(), productCodes: {}, lowBalanceKobo: {} };
+  const live: LiveProviders = {
+    configs: new Map(),
+    productCodes: {},
+    lowBalanceKobo: {},
+    commission: {},
+    floatToleranceKobo: {},
+  };
   for (const plugin of livePlugins) {
     if (!Object.hasOwn(entries, plugin.name)) continue;
     const at = `providers.${plugin.name}`;
@@ -131,6 +151,13 @@ function readLiveProviders(value: unknown, env: Env, plugins: readonly SettingsP
     if (products !== undefined) live.productCodes[plugin.name] = readProductCodes(products, `${at}.products`, refuse);
     const lowBalance = readLowBalance(entry, at, refuse);
     if (lowBalance !== undefined) live.lowBalanceKobo[plugin.name] = lowBalance;
+    const commission = own(entry, "commission");
+    if (commission !== undefined) live.commission[plugin.name] = readCommission(commission, `${at}.commission`, refuse);
+    const tolerance = own(entry, "float_tolerance_kobo");
+    if (tolerance !== undefined) {
+      const label = `${at}.float_tolerance_kobo`;
+      live.floatToleranceKobo[plugin.name] = wholeNumber(tolerance, label, 0, 0, Number.MAX_SAFE_INTEGER, refuse);
+    }
   }
   return live;
 }
@@ -267,6 +294,55 @@ function readLowBalance(entry: Record<string, unknown>, at: string, refuse: Refu
     );
   }
   return amount;
+}
+
+/**
+ * `commission`: per service (or `default`, every other service), either one commission or one per network,
+ * disco or biller (with an optional `default` for the others); a commission is `{ bps: 0..10000 }` (basis
+ * points of face value) or `{ fixed_kobo: N }`. Flattened to `service/network`, `service/*` and `*\/*`.
+ */
+function readCommission(value: unknown, at: string, refuse: Refuse): CommissionSchedule {
+  const services = mappingAt(value, at, refuse);
+  const schedule: CommissionSchedule = {};
+  for (const [service, entry] of Object.entries(services)) {
+    const label = `${at}.${service}`;
+    if (service !== "default" && !isService(service)) {
+      refuse(label, `is not a service; use one of ${serviceCodes.join(", ")} or default`);
+    }
+    const serviceKey = service === "default" ? "*" : service;
+    const map = mappingAt(entry ?? undefined, label, refuse);
+    if (isCommissionRule(map)) {
+      schedule[`${serviceKey}/*`] = readCommissionRule(map, label, refuse);
+      continue;
+    }
+    if (service === "default") refuse(label, "must be one commission ({ bps: N } or { fixed_kobo: N })");
+    for (const [network, rule] of Object.entries(map)) {
+      const ruleLabel = `${label}.${network}`;
+      if (network !== "default" && !/^[a-z0-9]+$/.test(network)) {
+        refuse(ruleLabel, "is not a network, disco or biller code (lower-case, like mtn, ikedc, dstv) or default");
+      }
+      const networkKey = network === "default" ? "*" : network;
+      schedule[`${serviceKey}/${networkKey}`] = readCommissionRule(
+        mappingAt(rule ?? undefined, ruleLabel, refuse),
+        ruleLabel,
+        refuse,
+      );
+    }
+  }
+  return schedule;
+}
+
+const isCommissionRule = (map: Record<string, unknown>): boolean => Object.hasOwn(map, "bps") || Object.hasOwn(map, "fixed_kobo");
+
+function readCommissionRule(rule: Record<string, unknown>, at: string, refuse: Refuse): Commission {
+  onlyKeys(rule, ["bps", "fixed_kobo"], at, refuse);
+  const bps = own(rule, "bps");
+  const fixed = own(rule, "fixed_kobo");
+  if ((bps === undefined) === (fixed === undefined)) {
+    refuse(at, "must hold exactly one of bps (basis points of face value) or fixed_kobo (kobo per order)");
+  }
+  if (bps !== undefined) return { bps: wholeNumber(bps, `${at}.bps`, 0, 0, 10_000, refuse) };
+  return { fixedKobo: wholeNumber(fixed, `${at}.fixed_kobo`, 0, 0, Number.MAX_SAFE_INTEGER, refuse) };
 }
 
 /** `routes`: absent, every configured live provider carries every service (routes []). */

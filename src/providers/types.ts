@@ -88,6 +88,22 @@ export class ProviderUnavailableError extends Error {
   }
 }
 
+/** One plan a provider sells at a fixed face value, as its plan list gives it. */
+export interface ProviderPlan {
+  /** The provider's own code: what a vend of it sends (VTpass `variation_code`, ClubKonnect `DataPlan`). */
+  code: string;
+  name: string;
+  service: ServiceCode;
+  network: string;
+  faceValueKobo: number;
+}
+
+/** A provider's whole plan list, and the services it covers (its products of other services are not in question). */
+export interface ProviderPlanList {
+  services: ServiceCode[];
+  plans: ProviderPlan[];
+}
+
 /** One interface for every upstream: in-process (test mode) and HTTP providers alike. */
 export interface ProviderAdapter {
   readonly name: string;
@@ -97,6 +113,8 @@ export interface ProviderAdapter {
   verifyCustomer(query: CustomerQuery): Promise<CustomerInfo | null>;
   /** Our float at the provider, in kobo; absent when the provider cannot report it. Throws ProviderUnavailableError. */
   balance?(): Promise<number>;
+  /** Every plan it sells now; absent when it cannot list them. Throws ProviderUnavailableError. */
+  listPlans?(): Promise<ProviderPlanList>;
 }
 
 /**

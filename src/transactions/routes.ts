@@ -6,6 +6,7 @@ import { resolveTransaction } from "../orders/resolve.ts";
 import { stuckCutoff } from "../orders/statements/raise-stuck.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
 import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./lookup.ts";
+import { marginReport } from "./margin.ts";
 import { settlementReport } from "./settlement.ts";
 
 export function transactionRoutes(deps: AppDeps) {
@@ -31,6 +32,10 @@ export function transactionRoutes(deps: AppDeps) {
     settlementReport: async ({ query }) => ({
       status: 200,
       data: await deps.reads.read((db) => settlementReport(db, query)),
+    }),
+    marginReport: async ({ query }) => ({
+      status: 200,
+      data: await deps.reads.read((db) => marginReport(db, query)),
     }),
     resolveTransaction: async ({ params, body, db, afterCommit }) => {
       const metrics = transitionsAfterCommit(deps.metrics, afterCommit);

@@ -21,13 +21,13 @@ const dayMs = 24 * 60 * 60 * 1000;
 /** Days before this are refused: nothing was vended then, and far years do not survive the trip to the database. */
 const earliestDay = "2000-01-01";
 
-/** The instants a Lagos calendar day runs between: `from` inclusive, `to` exclusive; `400` naming `date` otherwise. */
-export function lagosDay(date: string): { from: Date; to: Date } {
+/** The instants a Lagos calendar day runs between: `from` inclusive, `to` exclusive; `400` naming `field` otherwise. */
+export function lagosDay(date: string, field = "date"): { from: Date; to: Date } {
   const midnightUtc = /^\d{4}-\d{2}-\d{2}$/.test(date) ? Date.parse(`${date}T00:00:00Z`) : Number.NaN;
   if (Number.isNaN(midnightUtc) || new Date(midnightUtc).toISOString().slice(0, 10) !== date) {
-    throw validationError([{ field: "date", message: "must be a calendar day, YYYY-MM-DD" }]);
+    throw validationError([{ field, message: "must be a calendar day, YYYY-MM-DD" }]);
   }
-  if (date < earliestDay) throw validationError([{ field: "date", message: `must be ${earliestDay} or later` }]);
+  if (date < earliestDay) throw validationError([{ field, message: `must be ${earliestDay} or later` }]);
   const from = new Date(midnightUtc - lagosOffsetMs);
   return { from, to: new Date(from.getTime() + dayMs) };
 }

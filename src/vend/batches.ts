@@ -18,7 +18,7 @@ import {
   type VendBatch,
 } from "../orders/batch-completion.ts";
 import { listTransactions } from "../transactions/lookup.ts";
-import { type ChooseRoute, type ProductLookup, resolverFor, type VendOrder } from "./requests.ts";
+import { type ChooseRoute, type PriceOf, type ProductLookup, resolverFor, type VendOrder } from "./requests.ts";
 
 type Schemas = components["schemas"];
 type VendBatchOrder = Schemas["VendBatchOrder"];
@@ -49,12 +49,19 @@ function invalid(index: number, fields: Record<string, unknown>, errors: FieldEr
   };
 }
 
-async function resolveOrder(lookup: ProductLookup, route: ChooseRoute, check: OrderCheck, raw: VendBatchOrder, index: number) {
+interface Resolution {
+  lookup: ProductLookup;
+  route: ChooseRoute;
+  price: PriceOf;
+  check: OrderCheck;
+}
+
+async function resolveOrder({ lookup, route, price, check }: Resolution, raw: VendBatchOrder, index: number) {
   const { service, ...fields } = raw as VendBatchOrder & Record<string, unknown>;
   const problems = check(service, fields);
   if (problems.length > 0) return invalid(index, fields, problems);
   try {
-    const order = await resolverFor(service)(lookup, fields, route);
+    const order = await resolverFor(service)(lookup, fields, route, price);
     if (order.product.service !== service) {
       return invalid(index, fields, [
         { field: "service", message: `does not match the product's service (${order.product.service})` },
@@ -73,12 +80,11 @@ async function resolveOrder(lookup: ProductLookup, route: ChooseRoute, check: Or
 /**
  * Validates and resolves every order exactly as its single vend would (schema, catalogue, amounts), each
  * on its own: an invalid one becomes a 400 rejection naming `orders[i].field`. A product with no provider
- * to route to (live mode) throws 503 NO_ROUTE for the whole batch.
+ * to route to (live mode) throws 503 NO_ROUTE for the whole batch. Every order is priced by `price` (the
+ * caller's plan).
  */
 export function resolveBatchOrders(
-  lookup: ProductLookup,
-  route: ChooseRoute,
-  check: OrderCheck,
+  { lookup, route, price, check }: Resolution,
   orders: readonly VendBatchOrder[],
 ): Promise<BatchItem[]> {
   // Each product is looked up once for the whole batch (the shared cache does not join concurrent loads).
@@ -91,7 +97,7 @@ export function resolveBatchOrders(
     }
     return product;
   };
-  return Promise.all(orders.map((raw, index) => resolveOrder(once, route, check, raw, index)));
+  return Promise.all(orders.map((raw, index) => resolveOrder({ lookup: once, route, price, check }, raw, index)));
 }
 
 export interface BatchAcceptance {

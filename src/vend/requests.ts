@@ -1,6 +1,5 @@
 import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
-import { priceFor } from "../catalogue/catalogue-listing.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/shared/destinations.ts";
 import type { VendOrder } from "../orders/accept-vends.ts";
@@ -73,6 +72,9 @@ function resolveAmount(product: ProductRow, amount: number | undefined, field: s
 /** Finds a product by code (callers may read through a cache). */
 export type ProductLookup = (code: string) => Promise<ProductRow | undefined>;
 
+/** What the caller's wallet pays for `amountKobo` of `product` (on the caller's price plan). */
+export type PriceOf = (product: ProductRow, amountKobo: number) => number;
+
 async function activeProduct(
   lookup: ProductLookup,
   code: string,
@@ -105,6 +107,7 @@ function order(
   amountKobo: number,
   body: { client_reference?: string; metadata?: Record<string, string> },
   route: ChooseRoute,
+  price: PriceOf,
   own: Record<string, string>,
   phone?: string | null,
 ): VendOrder {
@@ -120,21 +123,24 @@ function order(
     product,
     destination,
     amountKobo,
-    priceKobo: priceFor(product, amountKobo),
+    priceKobo: price(product, amountKobo),
     clientReference: body.client_reference ?? null,
     metadata,
   };
 }
 
-/** Resolves one request body against the catalogue (products by `lookup`, the provider by `route`) into an order, or throws 400. */
-export type VendResolver<Body> = (lookup: ProductLookup, body: Body, route: ChooseRoute) => Promise<VendOrder>;
+/**
+ * Resolves one request body against the catalogue (products by `lookup`, the provider by `route`, the price
+ * by `price`) into an order, or throws 400.
+ */
+export type VendResolver<Body> = (lookup: ProductLookup, body: Body, route: ChooseRoute, price: PriceOf) => Promise<VendOrder>;
 
 /** A resolved amount for `product`, or undefined with the field's error added. */
 const amountFor = (product: ProductRow | undefined, amount: { value?: number; field?: string }, errors: FieldError[]) =>
   product ? resolveAmount(product, amount.value, amount.field ?? "amount_kobo", errors) : undefined;
 
 /** POST /api/v1/vend: airtime and data by product code to a phone number. */
-export const resolveProductVend: VendResolver<Schemas["VendRequest"]> = async (lookup, body, route) => {
+export const resolveProductVend: VendResolver<Schemas["VendRequest"]> = async (lookup, body, route, price) => {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [productCodeField, phoneField], errors);
   const [code, phone] = found;
@@ -146,11 +152,11 @@ export const resolveProductVend: VendResolver<Schemas["VendRequest"]> = async (l
   }
   const amountKobo = amountFor(product, amount, errors);
   if (errors.length > 0 || !product || !destination || amountKobo === undefined) fail(errors);
-  return order(product, destination, amountKobo, body, route, { data_type: product.service });
+  return order(product, destination, amountKobo, body, route, price, { data_type: product.service });
 };
 
 /** POST /api/v1/bills/electricity. */
-export const resolveElectricityVend: VendResolver<Schemas["ElectricityVendRequest"]> = async (lookup, body, route) => {
+export const resolveElectricityVend: VendResolver<Schemas["ElectricityVendRequest"]> = async (lookup, body, route, price) => {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [billerField, meterField], errors);
   const [disco, meter] = found;
@@ -170,11 +176,11 @@ export const resolveElectricityVend: VendResolver<Schemas["ElectricityVendReques
   const amountKobo = amountFor(product, amount, errors);
   if (errors.length > 0 || !product || !meter || amountKobo === undefined) fail(errors);
   const own = { meter_number: meter.value, meter_type: product.meterType ?? meterType };
-  return order(product, meter.value, amountKobo, body, route, own, phone);
+  return order(product, meter.value, amountKobo, body, route, price, own, phone);
 };
 
 /** POST /api/v1/bills/cable. */
-export const resolveCableVend: VendResolver<Schemas["CableVendRequest"]> = async (lookup, body, route) => {
+export const resolveCableVend: VendResolver<Schemas["CableVendRequest"]> = async (lookup, body, route, price) => {
   const errors: FieldError[] = [];
   const { found, amount } = readAliased(body, [billerField, smartcardField, bouquetField], errors);
   const [biller, card, code] = found;
@@ -186,14 +192,15 @@ export const resolveCableVend: VendResolver<Schemas["CableVendRequest"]> = async
   }
   const amountKobo = amountFor(product, amount, errors);
   if (errors.length > 0 || !product || !card || amountKobo === undefined) fail(errors);
-  return order(product, card.value, amountKobo, body, route, { smartcard_number: card.value }, phone);
+  return order(product, card.value, amountKobo, body, route, price, { smartcard_number: card.value }, phone);
 };
 
 /** The resolver of a bulk order's item by its `service`: a bill's own shape, or a product code's (airtime, data). */
 export function resolverFor(service: string): VendResolver<Record<string, unknown>> {
   if (service === "electricity")
-    return (lookup, fields, route) => resolveElectricityVend(lookup, fields as Schemas["ElectricityVendRequest"], route);
+    return (lookup, fields, route, price) =>
+      resolveElectricityVend(lookup, fields as Schemas["ElectricityVendRequest"], route, price);
   if (service === "cable")
-    return (lookup, fields, route) => resolveCableVend(lookup, fields as Schemas["CableVendRequest"], route);
-  return (lookup, fields, route) => resolveProductVend(lookup, fields as Schemas["VendRequest"], route);
+    return (lookup, fields, route, price) => resolveCableVend(lookup, fields as Schemas["CableVendRequest"], route, price);
+  return (lookup, fields, route, price) => resolveProductVend(lookup, fields as Schemas["VendRequest"], route, price);
 }

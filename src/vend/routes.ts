@@ -1,4 +1,5 @@
 import type { ServiceCode } from "../../generated/constants.ts";
+import { accountPricing, planPriceFor } from "../catalogue/plan-pricing.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError, successEnvelope } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
@@ -23,6 +24,7 @@ import {
 } from "./batches.ts";
 import {
   type ChooseRoute,
+  type PriceOf,
   type ProductLookup,
   resolveCableVend,
   resolveElectricityVend,
@@ -42,6 +44,12 @@ const productLookup =
   (deps: AppDeps): ProductLookup =>
   (code) =>
     deps.caches.products.getOrLoad(code, () => findProduct(deps.db, code));
+
+/** What the account's wallet pays, on its price plan (through the shared plan caches: no query on a hit). */
+const pricer = async (deps: AppDeps, accountId: string): Promise<PriceOf> => {
+  const plan = await accountPricing(deps.db, deps.caches, accountId);
+  return (product, amountKobo) => planPriceFor(plan, product, amountKobo);
+};
 
 /** The provider an order of `mode` for a product goes to now. */
 const routeChooser =
@@ -74,7 +82,7 @@ export function vendRoutes(deps: AppDeps) {
       let labels: VendLabels;
       try {
         const route = routeChooser(deps, principal.mode);
-        const order = await resolve(productLookup(deps), input.body, route);
+        const order = await resolve(productLookup(deps), input.body, route, await pricer(deps, wallet.accountId));
         const provider = order.metadata.route ?? route(order.product);
         labels = { service: order.product.service, network: order.product.network, provider };
         outcome = await accept(laneOf(wallet.accountId), {
@@ -140,7 +148,8 @@ function batchHandlers(deps: AppDeps) {
       const route = routeChooser(deps, principal.mode);
       let items: BatchItem[];
       try {
-        items = await resolveBatchOrders(productLookup(deps), route, check, input.body.orders);
+        const price = await pricer(deps, wallet.accountId);
+        items = await resolveBatchOrders({ lookup: productLookup(deps), route, price, check }, input.body.orders);
       } catch (error) {
         // A whole-batch refusal (503 NO_ROUTE) replays a stored answer under the key, and stores nothing itself.
         if (!(error instanceof AppError) || error.code.startsWith("IDEMPOTENCY_")) throw error;

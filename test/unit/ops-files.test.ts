@@ -64,6 +64,7 @@ describe("ops/", () => {
     expect(rules.map((rule) => rule.alert).sort()).toEqual(
       [
         "ProviderErrorRate",
+        "ProviderFloatMismatch",
         "QueueAge",
         "StuckPendingOrders",
         "WebhookFailures",
@@ -147,7 +148,7 @@ describe.skipIf(!promtool)("ops/ under promtool (Debian's prometheus package)", 
 
   test("promtool check rules: the rules file is valid", () => {
     const result = run("check", "rules", "prometheus-alerts.yml");
-    expect(result).toMatchObject({ code: 0, output: expect.stringContaining("SUCCESS: 9 rules found") });
+    expect(result).toMatchObject({ code: 0, output: expect.stringContaining("SUCCESS: 10 rules found") });
   });
 
   test("promtool check config: the scrape configuration is valid", () => {

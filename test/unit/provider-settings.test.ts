@@ -108,7 +108,15 @@ describe("provider settings without PROVIDERS_FILE", () => {
       callbackSecret: "env-callback-secret",
       timeoutMs: 9000,
     });
-    expect(config.routing).toEqual({ file: undefined, routes: [], productCodes: {}, lowBalanceKobo: {}, ...defaultHealth });
+    expect(config.routing).toEqual({
+      file: undefined,
+      routes: [],
+      productCodes: {},
+      lowBalanceKobo: {},
+      commission: {},
+      floatToleranceKobo: {},
+      ...defaultHealth,
+    });
   });
 });
 
@@ -178,6 +186,8 @@ balance_check_seconds: 60
       ],
       productCodes: { alpha: { "mtn-data-1gb-7d": "1000.0", "glo-data-5gb-30d": "glo-5gb" } },
       lowBalanceKobo: { alpha: 123_450, beta: 99 },
+      commission: {},
+      floatToleranceKobo: {},
       breaker: { failures: 3, cooldownMs: 45_000 },
       healthRefreshMs: 500,
       balanceCheckMs: 60_000,
@@ -217,6 +227,17 @@ balance_check_seconds: 60
         clubkonnect: { "mtn-data-1gb-7d": "1000.0", "mtn-data-2gb-30d": "2000.0" },
       },
       lowBalanceKobo: { vtu: 5_000_000, clubkonnect: 2_500_000 },
+      commission: {
+        vtu: {
+          "airtime/mtn": { bps: 300 },
+          "airtime/*": { bps: 250 },
+          "data/*": { bps: 200 },
+          "electricity/*": { fixedKobo: 10_000 },
+          "*/*": { bps: 100 },
+        },
+        clubkonnect: { "airtime/*": { bps: 350 }, "data/mtn": { bps: 400 } },
+      },
+      floatToleranceKobo: { vtu: 100 },
       ...defaultHealth,
     });
   });
@@ -233,7 +254,15 @@ balance_check_seconds: 60
       callbackSecret: "file-callback-secret",
       timeoutMs: 12_000,
     });
-    expect(config.routing).toEqual({ file: path, routes: [], productCodes: {}, lowBalanceKobo: {}, ...defaultHealth });
+    expect(config.routing).toEqual({
+      file: path,
+      routes: [],
+      productCodes: {},
+      lowBalanceKobo: {},
+      commission: {},
+      floatToleranceKobo: {},
+      ...defaultHealth,
+    });
   });
 
   test("a JSON file reads the same as YAML", () => {
@@ -322,7 +351,7 @@ balance_check_seconds: 60
       "a setting the plugin never reads",
       vtu({ bse_url: "https://typo.test" }),
       "providers.vtu.bse_url is an unknown setting (vtu reads: base_url, api_key_env, secret_key_env, callback_token_env, " +
-        "callback_secret_env, timeout_ms, products, low_balance_naira, low_balance_kobo)",
+        "callback_secret_env, timeout_ms, products, low_balance_naira, low_balance_kobo, commission, float_tolerance_kobo)",
     ],
     [
       "an entry that configures nothing",
@@ -469,6 +498,51 @@ balance_check_seconds: 60
       "a balance check too frequent",
       { ...vtu({}), balance_check_seconds: 5 },
       "balance_check_seconds must be between 10 and 86400, got 5",
+    ],
+    [
+      "a commission for an unknown service",
+      vtu({ commission: { power: { bps: 10 } } }),
+      "providers.vtu.commission.power is not a service; use one of airtime, data, cable, electricity or default",
+    ],
+    [
+      "a commission with both bps and fixed_kobo",
+      vtu({ commission: { airtime: { bps: 10, fixed_kobo: 5 } } }),
+      "providers.vtu.commission.airtime must hold exactly one of bps (basis points of face value) or fixed_kobo (kobo per order)",
+    ],
+    [
+      "a commission over 100%",
+      vtu({ commission: { airtime: { mtn: { bps: 10_001 } } } }),
+      "providers.vtu.commission.airtime.mtn.bps must be between 0 and 10000, got 10001",
+    ],
+    [
+      "a fractional fixed commission",
+      vtu({ commission: { electricity: { fixed_kobo: 1.5 } } }),
+      "providers.vtu.commission.electricity.fixed_kobo must be a whole number, got 1.5",
+    ],
+    [
+      "a network commission that is no mapping",
+      vtu({ commission: { data: { glo: 300 } } }),
+      "providers.vtu.commission.data.glo must be a mapping, got 300",
+    ],
+    [
+      "an unknown key in a commission",
+      vtu({ commission: { data: { glo: { percent: 3 } } } }),
+      "providers.vtu.commission.data.glo.percent is not a known key; allowed: bps, fixed_kobo",
+    ],
+    [
+      "a network code in capitals",
+      vtu({ commission: { data: { MTN: { bps: 3 } } } }),
+      "providers.vtu.commission.data.MTN is not a network, disco or biller code (lower-case, like mtn, ikedc, dstv) or default",
+    ],
+    [
+      "a default commission given per network",
+      vtu({ commission: { default: { mtn: { bps: 3 } } } }),
+      "providers.vtu.commission.default must be one commission ({ bps: N } or { fixed_kobo: N })",
+    ],
+    [
+      "a negative float tolerance",
+      vtu({ float_tolerance_kobo: -1 }),
+      "providers.vtu.float_tolerance_kobo must be a whole number, got -1",
     ],
   ])("%s is refused, naming the entry", (_, document, problem) => {
     expect(refusal(document, vtuSecrets).message).toBe(`Invalid configuration: PROVIDERS_FILE <file>: ${problem}`);

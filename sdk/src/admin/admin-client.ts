@@ -23,6 +23,27 @@ class Accounts {
   get(accountId: string, options: CallOptions = {}) {
     return this.requester.unwrap(api.getAccount({ ...this.requester.with(options), path: { account_id: accountId } }));
   }
+  /** Moves the account to a price plan; its next orders are priced by it. */
+  setPricePlan(accountId: string, body: types.AccountPricePlanRequest, options: CallOptions = {}) {
+    return this.requester.unwrap(
+      api.setAccountPricePlan({ ...this.requester.with(options), path: { account_id: accountId }, body }),
+    );
+  }
+}
+
+class PricePlans {
+  constructor(private readonly requester: Requester) {}
+  /** Every price plan with its discounts and account count. */
+  list(options: CallOptions = {}) {
+    return this.requester.unwrap(api.listPricePlans({ ...this.requester.with(options) }));
+  }
+  create(body: types.PricePlanCreateRequest, options: CallOptions = {}) {
+    return this.requester.unwrap(api.createPricePlan({ ...this.requester.with(options), body }));
+  }
+  /** Changes a plan's description, or replaces its whole list of discounts. */
+  update(name: string, body: types.PricePlanUpdateRequest, options: CallOptions = {}) {
+    return this.requester.unwrap(api.updatePricePlan({ ...this.requester.with(options), path: { name }, body }));
+  }
 }
 
 class ApiKeys {
@@ -85,6 +106,10 @@ class AdminTransactions {
   settlement(query: types.SettlementReportData["query"], options: CallOptions = {}) {
     return this.requester.unwrap(api.settlementReport({ ...this.requester.with(options), query }));
   }
+  /** Successful orders' face value, price, provider cost and margin over Lagos days, by provider, service, network, account or day. */
+  margin(query: types.MarginReportData["query"], options: CallOptions = {}) {
+    return this.requester.unwrap(api.marginReport({ ...this.requester.with(options), query }));
+  }
   /** Anomalies found between orders and providers, every page. */
   anomalies(params: ListParams<types.ListAnomaliesData["query"]> = {}, options: CallOptions = {}): PageList<types.Anomaly> {
     return new PageList((cursor) =>
@@ -118,6 +143,46 @@ class Providers {
   }
   stats(name: string, options: CallOptions = {}) {
     return this.requester.unwrap(api.getProviderStats({ ...this.requester.with(options), path: { name } }));
+  }
+  /** The differences between the provider's plan list and the catalogue (a dry run: nothing changes). */
+  catalogueSync(name: string, options: CallOptions = {}) {
+    return this.requester.unwrap(api.getCatalogueSync({ ...this.requester.with(options), path: { name } }));
+  }
+  /** Applies those differences; with the dry run's `fingerprint`, refused (409) if they changed since. */
+  applyCatalogueSync(name: string, body: types.CatalogueSyncApplyRequest = {}, options: CallOptions = {}) {
+    return this.requester.unwrap(api.applyCatalogueSync({ ...this.requester.with(options), path: { name }, body }));
+  }
+  /** Live figures (what `vendctl top` shows); `since`: the previous snapshot's `generated_at`, for exact rates. */
+  snapshot(query: types.GetOperationsSnapshotData["query"] = {}, options: CallOptions = {}) {
+    return this.requester.unwrap(api.getOperationsSnapshot({ ...this.requester.with(options), query }));
+  }
+  /** Records money put on the provider's float (audited); a retry with the same key records it once. */
+  recordFloatTopup(name: string, body: types.FloatTopupRequest, options: IdempotentCallOptions = {}) {
+    const { idempotencyKey: key, ...call } = options;
+    return this.requester.unwrap(
+      api.recordFloatTopup({
+        ...this.requester.with(call),
+        path: { name },
+        body,
+        headers: { "Idempotency-Key": idempotencyKey(key) },
+      }),
+    );
+  }
+  /** The provider's recorded float top-ups, every page. */
+  floatTopups(
+    name: string,
+    params: ListParams<types.ListFloatTopupsData["query"]> = {},
+    options: CallOptions = {},
+  ): PageList<types.FloatTopup> {
+    return new PageList((cursor) =>
+      this.requester.unwrap(
+        api.listFloatTopups({ ...this.requester.with(options), path: { name }, query: { ...params, cursor } }),
+      ),
+    );
+  }
+  /** The provider's float walked sample by sample against top-ups, costs and reversals. */
+  floatReconciliation(name: string, query: types.FloatReconciliationData["query"], options: CallOptions = {}) {
+    return this.requester.unwrap(api.floatReconciliation({ ...this.requester.with(options), path: { name }, query }));
   }
   /** Changes a product's price, discount or availability. */
   updateProduct(code: string, body: types.ProductUpdateRequest, options: CallOptions = {}) {
@@ -160,6 +225,7 @@ export class VendAdmin {
   readonly callbacks: Callbacks;
   readonly providers: Providers;
   readonly operators: Operators;
+  readonly pricePlans: PricePlans;
 
   constructor(options: VendAdminOptions) {
     if (typeof options?.token !== "string" || options.token === "") throw new TypeError("token is required");
@@ -171,5 +237,6 @@ export class VendAdmin {
     this.callbacks = new Callbacks(requester);
     this.providers = new Providers(requester);
     this.operators = new Operators(requester);
+    this.pricePlans = new PricePlans(requester);
   }
 }

@@ -6,6 +6,7 @@ export * from "./idempotency-records.ts";
 export * from "./ledger-entries.ts";
 export * from "./networks.ts";
 export * from "./operators.ts";
+export * from "./price-plans.ts";
 export * from "./products.ts";
 export * from "./provider-callbacks.ts";
 export * from "./providers.ts";

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, primaryKey, text, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { anomalyKinds } from "../../../generated/constants.ts";
 import { insertedAt, kobo, oneOf, timestampMs, uuidPrimaryKey } from "./columns.ts";
 
 export const providerAttemptStatuses = ["sent", "pending", "unknown", "successful", "failed", "not_received"] as const;
@@ -24,6 +25,11 @@ export const providerAttempts = pgTable(
     answeredAt: timestampMs("answered_at"),
     /** How long the provider took to answer the vend (not re-queries). */
     answerMs: integer("answer_ms"),
+    /**
+     * What the provider charges our float for this order (face value less its commission), fixed when the
+     * attempt is recorded, before the send; null on attempts recorded before costs were kept.
+     */
+    costKobo: kobo("cost_kobo"),
   },
   (t) => [
     uniqueIndex("provider_attempts_transaction_idx").on(t.transactionId, t.provider),
@@ -61,8 +67,6 @@ export const providerBreakers = pgTable(
   (t) => [primaryKey({ columns: [t.provider, t.service] })],
 );
 
-export const anomalyKinds = ["double_delivery", "low_balance"] as const;
-
 /** What operators must look at (GET /admin/v1/anomalies); append-only. */
 export const providerAnomalies = pgTable(
   "provider_anomalies",
@@ -81,5 +85,40 @@ export const providerAnomalies = pgTable(
     // A repeated callback about the same double delivery records it once.
     uniqueIndex("provider_anomalies_once_idx").on(t.kind, t.provider, t.reference).where(sql`${t.reference} is not null`),
     check("provider_anomalies_kind", oneOf(t.kind, anomalyKinds)),
+  ],
+);
+
+/**
+ * Every float a provider reported (the balance task), oldest first per provider. Consecutive samples are
+ * reconciled against top-ups and attempt costs; `reconciledAt` marks the pair (previous, this) done, so its
+ * anomaly is raised once.
+ */
+export const providerFloatSamples = pgTable(
+  "provider_float_samples",
+  {
+    id: uuidPrimaryKey(),
+    provider: text().notNull(),
+    balanceKobo: kobo("balance_kobo").notNull(),
+    sampledAt: insertedAt("sampled_at", "clock"),
+    reconciledAt: timestampMs("reconciled_at"),
+  },
+  (t) => [index("provider_float_samples_walk_idx").on(t.provider, t.sampledAt)],
+);
+
+/** Money an operator put on a provider's float (POST /admin/v1/providers/{name}/float-topups); append-only. */
+export const providerFloatTopups = pgTable(
+  "provider_float_topups",
+  {
+    id: uuidPrimaryKey(),
+    provider: text().notNull(),
+    amountKobo: kobo("amount_kobo").notNull(),
+    note: text().notNull(),
+    /** When the money reached the provider (defaults to when it was recorded). */
+    occurredAt: timestampMs("occurred_at").notNull(),
+    createdAt: insertedAt("created_at", "clock"),
+  },
+  (t) => [
+    index("provider_float_topups_walk_idx").on(t.provider, t.occurredAt),
+    check("provider_float_topups_amount", sql`${t.amountKobo} > 0`),
   ],
 );

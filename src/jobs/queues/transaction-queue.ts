@@ -6,6 +6,7 @@ import { type ClaimedTransaction, claimDueTransactions } from "../../orders/stat
 import { releaseLeases } from "../../orders/statements/release-leases.ts";
 import { vacuumQueue } from "../../orders/statements/vacuum-queue.ts";
 import { isFinal } from "../../orders/states.ts";
+import { commissionTable } from "../../providers/commission.ts";
 import { tracingOff } from "../../tracing/tracing.ts";
 import { workChannel } from "../channels.ts";
 import type { Job, Queue } from "../queue.ts";
@@ -99,6 +100,7 @@ export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue 
   const { concurrency, claimMin, claimMax, leaseSeconds } = deps.config.worker;
   // One per process: the completions of all its jobs are group-committed together.
   const batcher = completionBatcher(deps.db, deps.tracing);
+  const commissions = commissionTable(deps.config.routing);
   const complete: Completer = async (request) => counted(deps.metrics, await batcher(request));
   return {
     name: "transactions",
@@ -112,7 +114,7 @@ export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue 
       return {
         async claim({ limit }): Promise<Job[]> {
           const claimedAt = performance.now();
-          const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds);
+          const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds, commissions);
           nextDueMs = claimed.nextDueMs;
           vacuum.claimed(claimed.length);
           return claimed.map((claim) => ({ run: () => processSafely(deps, leases, complete, claim, claimedAt) }));

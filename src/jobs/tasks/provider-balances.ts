@@ -2,7 +2,9 @@ import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { formatNgn } from "../../lib/shared/money.ts";
 import type { Logger } from "../../logger.ts";
+import type { Metrics } from "../../metrics/metrics.ts";
 import { raiseAnomaly } from "../../providers/anomalies.ts";
+import { floatToleranceOf, recordFloatSample } from "../../providers/float.ts";
 import type { Providers } from "../../providers/registry.ts";
 import { ProviderUnavailableError } from "../../providers/types.ts";
 import type { Task } from "../queue.ts";
@@ -12,18 +14,23 @@ export interface BalanceDeps {
   logger: Logger;
   providers: Providers;
   config: Config;
+  /** Where float mismatches are counted; absent where nothing is exposed. */
+  metrics?: Metrics;
 }
 
 /**
  * Asks every provider that can report its float for it, records it (shown in the providers' list and
  * stats), and raises a `low_balance` anomaly when it falls below the provider's threshold: once per
  * crossing (when the last figure was above it, or there was none); it re-arms once the float is back up.
- * A provider that cannot answer is logged and asked again next time. Returns how many answered.
+ * Every figure is also kept as a float sample and reconciled with the one before it (`recordFloatSample`:
+ * a `float_mismatch` anomaly, counted by `vend_provider_float_mismatch_total`, when they disagree beyond the
+ * tolerance). A provider that cannot answer is logged and asked again next time. Returns how many answered.
  */
 export async function checkProviderBalances(deps: BalanceDeps): Promise<number> {
   let answered = 0;
   for (const { name, adapter } of deps.providers.list()) {
     if (!adapter.balance) continue;
+    deps.metrics?.watchFloat(name);
     let balanceKobo: number;
     try {
       balanceKobo = await adapter.balance();
@@ -34,6 +41,9 @@ export async function checkProviderBalances(deps: BalanceDeps): Promise<number> 
     }
     answered += 1;
     const previous = await deps.providers.health.recordBalance(name, balanceKobo);
+    const tolerance = floatToleranceOf(deps.config.routing, name);
+    const step = await recordFloatSample(deps.db, deps.logger, name, balanceKobo, tolerance);
+    if (step && !step.withinTolerance) deps.metrics?.floatMismatched(name);
     const threshold = deps.config.routing.lowBalanceKobo[name];
     if (threshold === undefined || balanceKobo >= threshold || (previous !== null && previous < threshold)) continue;
     await raiseAnomaly(deps.db, deps.logger, {

@@ -23,7 +23,7 @@ export type LeaseHold = Pick<ClaimedTransaction, "leaseOwner" | "attempts">;
 
 /** The claim's text, built once (see `preparedStatement`). */
 const claimStatement = preparedStatement<
-  { workerId: string; limit: number; leaseSeconds: number },
+  { workerId: string; limit: number; leaseSeconds: number; commissions: string },
   { claimed: string | ClaimedRow[]; next_due_ms: number | string | null }
 >(
   () => sql`${statementLabel(claimDueStatementName)}with due as materialized (
@@ -73,8 +73,19 @@ const claimStatement = preparedStatement<
           where q.transaction_id in (select id from seen where status not in ('queued', 'processing', 'pending') or next_attempt_at is null)
              or q.transaction_id in (select id from missing)
         ), sent as (
-          insert into provider_attempts (transaction_id, provider, request_id, status)
-          select id, provider, coalesce(provider_request_id, reference), 'sent' from claimed where previous_status = 'queued'
+          -- The provider's cost fixed at the send: face value less its commission (see src/providers/commission.ts).
+          insert into provider_attempts (transaction_id, provider, request_id, status, cost_kobo)
+          select c.id, c.provider, coalesce(c.provider_request_id, c.reference), 'sent',
+                 c.amount_kobo - least(c.amount_kobo, coalesce((r.rule ->> 'fixed_kobo')::bigint,
+                                                               c.amount_kobo * (r.rule ->> 'bps')::bigint / 10000, 0))
+          from claimed c cross join lateral (
+            select case when c.mode = 'test' then '{"bps": 10000}'::jsonb
+                        else coalesce(t.rules -> (c.provider || '/' || c.service || '/' || c.network),
+                                      t.rules -> (c.provider || '/' || c.service || '/*'),
+                                      t.rules -> (c.provider || '/*/*')) end as rule
+            from (select ${sql.placeholder("commissions")}::jsonb as rules) t
+          ) r
+          where c.previous_status = 'queued'
           on conflict (transaction_id, provider) do nothing
         )
         select coalesce((select json_agg(c) from claimed c), '[]') as claimed,
@@ -89,7 +100,8 @@ const claimStatement = preparedStatement<
  * LOCKED lets any number of workers claim side by side; the lease keeps others off until it
  * expires. A new one moves to `processing`, and its send to the provider is counted here, before
  * it happens: a crash after the claim overcounts, never undercounts. Its attempt at the provider it was
- * routed to is recorded in the same statement, so where it went is known even if this worker dies.
+ * routed to is recorded in the same statement, so where it went is known even if this worker dies, with
+ * the provider's cost by `commissions` (`commissionTable`, a JSON text bound like the other values).
  *
  * It reads the small `transaction_queue` (what is due, oldest first), never the history of `transactions`, and
  * locks each order's row (skipping those another statement holds) before touching its queue row, the lock order
@@ -104,8 +116,9 @@ export async function claimDueTransactions(
   workerId: string,
   limit: number,
   leaseSeconds: number,
+  commissions = "{}",
 ): Promise<ClaimedTransaction[] & { nextDueMs?: number }> {
-  const rows = await claimStatement(db, { workerId, limit, leaseSeconds });
+  const rows = await claimStatement(db, { workerId, limit, leaseSeconds, commissions });
   const [answer] = rows;
   const claimed = jsonRows(answer?.claimed);
   const nextDue = answer?.next_due_ms;

@@ -12,14 +12,14 @@ export const switchProviderStatementName = "orders.switch_provider";
  * transaction names `to` (and its request id, and `route` in its metadata), its send there is counted
  * (`provider_sends` starts again at 1: the re-send bound is per provider), the previous provider's
  * attempt gets its final answer (`from` is null when nothing was sent to it yet, and its attempt row is
- * re-pointed instead), and `to`'s attempt is recorded. Null when the claim is no longer this worker's:
+ * re-pointed instead), and `to`'s attempt is recorded with its cost there (`providerCostKobo`). Null when the claim is no longer this worker's:
  * the caller must not send. Returns the row as it now stands.
  */
 export async function switchProvider(
   db: Executor,
   row: TransactionRow,
   claim: LeaseHold,
-  to: { provider: string; requestId: string },
+  to: { provider: string; requestId: string; costKobo: number },
   from: { answer: AttemptAnswer } | null,
   leaseSeconds: number,
 ): Promise<TransactionRow | null> {
@@ -42,8 +42,8 @@ export async function switchProvider(
             and status in ('processing', 'pending') and provider = ${previous}
           returning id, updated_at
         ), closed as (${closePrevious}), opened as (
-          insert into provider_attempts (transaction_id, provider, request_id, status)
-          select id, ${to.provider}, ${to.requestId}, 'sent' from txn
+          insert into provider_attempts (transaction_id, provider, request_id, status, cost_kobo)
+          select id, ${to.provider}, ${to.requestId}, 'sent', ${to.costKobo}::bigint from txn
         )
         select updated_at from txn`,
   );

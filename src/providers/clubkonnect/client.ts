@@ -1,10 +1,19 @@
 import { nairaToKobo } from "../../lib/shared/money.ts";
 import { believe, type FetchFunction, fetchJson, type JsonAnswer, type ProviderHttp, unavailable } from "../http.ts";
 import { isRecord, readText } from "../readings.ts";
-import type { CustomerInfo, CustomerQuery, ProviderAdapter, ProviderNotFound, ProviderOrder, ProviderOutcome } from "../types.ts";
+import type {
+  CustomerInfo,
+  CustomerQuery,
+  ProviderAdapter,
+  ProviderNotFound,
+  ProviderOrder,
+  ProviderOutcome,
+  ProviderPlanList,
+} from "../types.ts";
 import { interpretOrderAnswer, interpretQueryAnswer } from "./answers.ts";
 import type { ClubkonnectConfig } from "./config.ts";
 import { planClubkonnectOrder, planClubkonnectVerify } from "./mapping.ts";
+import { readClubkonnectDataPlans } from "./plans.ts";
 
 export interface ClubkonnectProviderOptions {
   /** Defaults to the global fetch, looked up on every call (so msw can patch it after creation). */
@@ -70,6 +79,15 @@ export function createClubkonnectProvider(config: ClubkonnectConfig, options: Cl
       const plan = planClubkonnectVerify(query);
       if (!plan) return null;
       return readCustomer(plan.endpoint, await get(plan.endpoint, plan.params));
+    },
+
+    /** The data plan list (data only: its bouquets are not listed here). */
+    async listPlans(): Promise<ProviderPlanList> {
+      const endpoint = "APIDatabundlePlansV2.asp";
+      const answered = await get(endpoint, {});
+      const plans = answered.httpStatus >= 400 ? `HTTP ${answered.httpStatus}` : readClubkonnectDataPlans(answered.body);
+      if (typeof plans === "string") throw unavailable(http, `${endpoint} answered ${plans}`, true);
+      return { services: ["data"], plans };
     },
 
     async balance(): Promise<number> {

@@ -73,6 +73,11 @@ const defaultDataPlans: Readonly<Record<string, string>> = {
   "9mobile-data-40gb-30d": "40000.0",
 };
 
+/** Our network for one of ClubKonnect's `MobileNetwork` codes ("01" → mtn), or undefined. */
+export function networkOfCode(code: string): string | undefined {
+  return Object.entries(networkCodes).find(([, value]) => value === code)?.[0];
+}
+
 /** ClubKonnect requires `PhoneNo` on electricity and cable orders; sent for orders that carry none. */
 export const fallbackCustomerPhone = "08000000000";
 

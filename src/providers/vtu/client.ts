@@ -1,10 +1,20 @@
 import { nairaToKobo } from "../../lib/shared/money.ts";
 import { believe, type FetchFunction, fetchJson, type JsonAnswer, type ProviderHttp, unavailable } from "../http.ts";
 import { isRecord, readText } from "../readings.ts";
-import type { CustomerInfo, CustomerQuery, ProviderAdapter, ProviderNotFound, ProviderOrder, ProviderOutcome } from "../types.ts";
+import type {
+  CustomerInfo,
+  CustomerQuery,
+  ProviderAdapter,
+  ProviderNotFound,
+  ProviderOrder,
+  ProviderOutcome,
+  ProviderPlan,
+  ProviderPlanList,
+} from "../types.ts";
 import { interpretAnswer, readCode } from "./answers.ts";
 import type { VtuConfig } from "./config.ts";
-import { buildVtuPayRequest, buildVtuVerifyRequest } from "./mapping.ts";
+import { buildVtuPayRequest, buildVtuVerifyRequest, vtuPlanSources } from "./mapping.ts";
+import { readVtuVariations } from "./plans.ts";
 
 export interface VtuProviderOptions {
   /** Defaults to the global fetch, looked up on every call (so msw can patch it after creation). */
@@ -20,8 +30,8 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
   const http: ProviderHttp = { provider: vtuName, timeoutMs: config.timeoutMs, fetch: options.fetch };
 
   /** POSTs `payload` (GET when there is none, as VTpass's balance wants) and reads the JSON answer. */
-  function post(path: string, payload?: object): Promise<JsonAnswer> {
-    return fetchJson(http, path, `${config.baseUrl}${path}`, {
+  function post(path: string, payload?: object, query = ""): Promise<JsonAnswer> {
+    return fetchJson(http, path, `${config.baseUrl}${path}${query}`, {
       method: payload ? "POST" : "GET",
       headers: {
         "api-key": config.apiKey,
@@ -58,6 +68,21 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
       if (httpStatus >= 400 || kobo === undefined)
         throw unavailable(http, `/api/balance answered HTTP ${httpStatus} without a balance`, true);
       return kobo;
+    },
+
+    /** Every `service-variations` list with fixed-price plans (data per network, cable bouquets), one GET each. */
+    async listPlans(): Promise<ProviderPlanList> {
+      const path = "/api/service-variations";
+      const sources = vtuPlanSources();
+      const lists = await Promise.all(
+        sources.map(async (source): Promise<ProviderPlan[]> => {
+          const { httpStatus, body } = await post(path, undefined, `?${new URLSearchParams({ serviceID: source.serviceID })}`);
+          const plans = httpStatus >= 400 ? `HTTP ${httpStatus}` : readVtuVariations(body, source);
+          if (typeof plans === "string") throw unavailable(http, `${path}?serviceID=${source.serviceID} answered ${plans}`, true);
+          return plans;
+        }),
+      );
+      return { services: [...new Set(sources.map((s) => s.service))], plans: lists.flat() };
     },
 
     async verifyCustomer(query: CustomerQuery): Promise<CustomerInfo | null> {

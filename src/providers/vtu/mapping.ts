@@ -75,6 +75,28 @@ function serviceIdOf(order: ProviderOrder): string | undefined {
   }
 }
 
+/** A VTpass plan list: the `service-variations` of one serviceID, and the service and network it sells. */
+export interface VtuPlanSource {
+  serviceID: string;
+  service: "data" | "cable";
+  network: string;
+}
+
+/** Every serviceID whose `service-variations` list fixed-price plans: data per network, bouquets per cable biller. */
+export function vtuPlanSources(): VtuPlanSource[] {
+  const data = Object.entries(networkServiceIds).map(([network, id]) => ({
+    serviceID: `${id}-data`,
+    service: "data" as const,
+    network,
+  }));
+  const cable = Object.entries(cableServiceIds).map(([network, serviceID]) => ({
+    serviceID,
+    service: "cable" as const,
+    network,
+  }));
+  return [...data, ...cable];
+}
+
 /** The pay body for an order, or null when this provider sells no such product. */
 export function buildVtuPayRequest(order: ProviderOrder, fallbackPhone = defaultCustomerPhone): VtuPayRequest | null {
   const serviceID = serviceIdOf(order);

@@ -249,8 +249,10 @@ export const listServices = <ThrowOnError extends boolean = false>(options?: Opt
  * List products
  *
  * The whole list of active products, optionally filtered; no paging. Each product's `updated_at` moves
- * when anything it shows changes. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
- * changes of price, discount or availability.
+ * when anything it shows changes. `discount_bps` is the calling account's discount on its price plan (see
+ * `PricePlan`); `price_kobo` of a fixed product stays its face value (the amount an order may name), and the
+ * wallet pays it less that discount. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body. The `catalogue.updated` webhook announces
+ * changes of price, discount or availability, including a change of the account's plan or of the plan's discounts.
  *
  */
 export const listProducts = <ThrowOnError extends boolean = false>(options?: Options<ListProductsData, ThrowOnError>) => (options?.client ?? client).get<ListProductsResponses, ListProductsErrors, ThrowOnError>({
@@ -262,9 +264,12 @@ export const listProducts = <ThrowOnError extends boolean = false>(options?: Opt
 /**
  * Prices and discounts
  *
- * What the wallet pays per product: for a fixed product the bundle price; for a range product the face
- * value less `discount_bps` basis points, the discount rounded down to whole kobo. The same for every
- * account. Carries an `ETag`; with `If-None-Match` naming it, `304` and no body.
+ * What the calling account's wallet pays per product, on the account's price plan (see `PricePlan`):
+ * `discount_bps` is the plan's discount for the product; for a fixed product `price_kobo` is what the wallet
+ * pays (the bundle's face value, `price_kobo` in the catalogue, less that discount); for a range product the
+ * face value ordered less `discount_bps` basis points, the discount rounded down to whole kobo. Accounts on
+ * the same plan see the same answer. Carries an `ETag` (a hash of the exact body, so it differs between
+ * plans whose prices differ); with `If-None-Match` naming it, `304` and no body.
  *
  */
 export const getPricing = <ThrowOnError extends boolean = false>(options?: Options<GetPricingData, ThrowOnError>) => (options?.client ?? client).get<GetPricingResponses, GetPricingErrors, ThrowOnError>({

@@ -149,7 +149,9 @@ export type WalletBalanceLow = {
 
 /**
  * The `data` of `catalogue.updated`: the products whose price (`price_kobo`, `min_amount_kobo`,
- * `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now.
+ * `max_amount_kobo`), `discount_bps` or `active` changed in one change, each as it is now. A change of a
+ * price plan's discounts, or an account's move to another plan, is announced to the accounts concerned
+ * only, with the discounts they now get.
  *
  */
 export type CatalogueUpdated = {
@@ -629,6 +631,11 @@ export type Product = {
     price_kobo: number | null;
     min_amount_kobo: number | null;
     max_amount_kobo: number | null;
+    /**
+     * In the catalogue and in `catalogue.updated`, the receiving account's discount on its price plan (see
+     * `PricePlan`); in an operator's product edit, the product's own list discount.
+     *
+     */
     discount_bps: number;
     requested_mb: number | null;
     validity_days: number | null;
@@ -649,7 +656,7 @@ export type PricingItem = {
     kind: 'fixed' | 'range';
     discount_bps: number;
     /**
-     * The price of a fixed product.
+     * What the wallet pays for a fixed product on the caller's plan: face value less `discount_bps`.
      */
     price_kobo: number | null;
     min_amount_kobo: number | null;

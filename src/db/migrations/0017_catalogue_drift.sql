@@ -1,0 +1,2 @@
+ALTER TABLE "provider_anomalies" DROP CONSTRAINT "provider_anomalies_kind";--> statement-breakpoint
+ALTER TABLE "provider_anomalies" ADD CONSTRAINT "provider_anomalies_kind" CHECK ("provider_anomalies"."kind" in ('double_delivery', 'low_balance', 'catalogue_drift'));
