@@ -11,3 +11,16 @@ export function formatTime(value: string, utc: boolean): string {
     : [d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds()];
   return `${y}-${two(mo)}-${two(day)} ${two(h)}:${two(mi)}:${two(s)}`;
 }
+
+/** Waits `ms`, or less when `signal` aborts. */
+export function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

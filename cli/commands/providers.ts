@@ -15,6 +15,7 @@ import { parseFrom, parseTo } from "../dates.ts";
 import { io } from "../io.ts";
 import { parseNgn } from "../money.ts";
 import type { Column } from "../output.ts";
+import { pause } from "../time.ts";
 
 type Schemas = components["schemas"];
 type ProviderStatus = Schemas["ProviderStatus"];
@@ -129,19 +130,6 @@ async function fetchSnapshot(admin: VendClient, names: string[]): Promise<Snapsh
 
 const printSnapshot = (ctx: Context, snapshot: Snapshot): Promise<void> =>
   ctx.printer.listAll(statsColumns(snapshot.states), snapshot.stats);
-
-/** Waits `ms`, or less when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
-}
 
 const clearScreen = "\x1b[2J\x1b[H";
 

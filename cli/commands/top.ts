@@ -4,6 +4,7 @@ import { unwrap, type VendClient } from "../client.ts";
 import { actionCommand, type Context, integerOption } from "../context.ts";
 import { io } from "../io.ts";
 import { renderTable, type TableStyle } from "../table.ts";
+import { pause } from "../time.ts";
 
 type Snapshot = components["schemas"]["OperationsSnapshot"];
 type ProviderFigures = components["schemas"]["OperationsSnapshotProvider"];
@@ -59,19 +60,6 @@ export function renderTop(snapshot: Snapshot, intervalSeconds: number, style: Ta
 function snapshotAfter(admin: VendClient, since: string | undefined): Promise<Snapshot> {
   const query = since === undefined ? {} : { since };
   return unwrap(admin.GET("/admin/v1/operations/snapshot", { params: { query } }));
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener("abort", done, { once: true });
-  });
 }
 
 type RawInput = NodeJS.ReadableStream & { isTTY?: boolean; setRawMode?: (raw: boolean) => unknown };
