@@ -33,7 +33,13 @@ describe.skipIf(!postgres)("a flood of unknown keys from one address", () => {
   beforeAll(async () => {
     database = await createTestDatabase({ maxConnections: 2 });
     name = new URL(database.url ?? "").pathname.slice(1);
-    api = spawnService(database.url ?? "", "api", { ADMIN_TOKEN: testAdminToken, AUTH_FAILURES_PER_MINUTE: "60" });
+    // A heartbeat every 5 s (KEY_PROPAGATION_MS / 4), not every 0.5 s: each is a transaction, and the readings'
+    // 11 s waits would otherwise count some 40 of them against the flood.
+    api = spawnService(database.url ?? "", "api", {
+      ADMIN_TOKEN: testAdminToken,
+      AUTH_FAILURES_PER_MINUTE: "60",
+      KEY_PROPAGATION_MS: "20000",
+    });
     url = await apiUrl(api);
   }, processTestMs);
 
