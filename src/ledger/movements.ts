@@ -159,11 +159,15 @@ export function settleEach(settled: SettledTransactions): Pick<MovementParts, "w
     sql.raw(
       `case s.status when 'successful' then ${effects.capture[column]} when 'failed' then ${effects.release[column]} end * s.price_kobo`,
     );
-  const wallet = sql`settled_locked as materialized (
-      select w.id, w.account_id, w.mode from wallets w
-      where (w.account_id, w.mode) in (select account_id, mode from ${source})
-      order by w.id
-      for update
+  // Each wallet found and locked by its own index lookup (a lateral subquery with `limit 1`), in id order, whatever
+  // the planner makes of the sizes: a prepared statement's generic plan guesses 100 orders, and against a small
+  // or never-analyzed `wallets` it chose a hash join over a scan of every wallet (~400 rows read per completion).
+  const wallet = sql`settled_ids as materialized (
+      select w.id, k.account_id, k.mode from (select distinct account_id, mode from ${source}) k
+      cross join lateral (select id from wallets w where w.account_id = k.account_id and w.mode = k.mode limit 1) w
+    ), settled_locked as materialized (
+      select w.id, x.account_id, x.mode from (select * from settled_ids order by id) x
+      cross join lateral (select w.id from wallets w where w.id = x.id limit 1 for update) w
     ), settled_steps as materialized (
       select l.id as wallet_id, s.id as transaction_id, s.ord, s.price_kobo as amount_kobo, s.note,
              case s.status when 'successful' then 'capture' when 'failed' then 'release' end as kind,

@@ -35,15 +35,25 @@ const claimStatement = preparedStatement<
           limit ${sql.placeholder("limit")}
         ), seen as materialized (
           -- Each order locked, skipping those another statement holds (a completion, another worker's claim).
-          select d.id, d.created_at, t.status, t.next_attempt_at, t.lease_expires_at
+          -- Each found by its own index lookup (a lateral subquery with "limit 1"), and every later step reaches
+          -- the rows found here by their keys too (the locked rows' ctids, the queue's ids as an array): a prepared
+          -- statement's generic plan guesses sizes, and over a small or never-analyzed table it chose hash joins
+          -- over seq scans of transactions (test/processing/hot-statement-plans.test.ts).
+          select d.id, d.created_at, t.row_id, t.status, t.next_attempt_at, t.lease_expires_at
           from due d cross join lateral (
-            select t.status, t.next_attempt_at, t.lease_expires_at from transactions t
+            select t.ctid as row_id, t.status, t.next_attempt_at, t.lease_expires_at from transactions t
             where t.id = d.id and t.created_at = d.created_at limit 1
             for update skip locked
           ) t
         ), missing as materialized (
-          select d.id from due d
-          where not exists (select 1 from transactions t where t.id = d.id and t.created_at = d.created_at)
+          -- Not seen: locked by another statement, or gone. Only those are looked up again.
+          select d.id from (select * from due where id not in (select id from seen)) d
+          cross join lateral (
+            select count(*) as found from (
+              select 1 from transactions t where t.id = d.id and t.created_at = d.created_at limit 1
+            ) t
+          ) f
+          where f.found = 0
         ), claimed as (
           update transactions t
           set status = case when t.status = 'queued' then 'processing' else t.status end,
@@ -53,7 +63,8 @@ const claimStatement = preparedStatement<
               attempts = t.attempts + 1,
               updated_at = now()
           from seen s
-          where t.id = s.id and t.created_at = s.created_at and t.status = s.status and t.next_attempt_at <= now()
+          -- The rows this statement locked (no other can have moved them since), fetched by their ctids.
+          where t.ctid = any(array(select row_id from seen)) and t.ctid = s.row_id and t.id = s.id and t.status = s.status and t.next_attempt_at <= now()
             and (t.status = 'queued'
                  or (t.status in ('pending', 'processing') and (t.lease_expires_at is null or t.lease_expires_at < now())))
           returning t.*, s.status as previous_status
@@ -69,9 +80,10 @@ const claimStatement = preparedStatement<
             and s.id not in (select id from claimed)
         ), gone as (
           -- Final, its re-queries stopped, or deleted: no worker will claim it again.
+          -- One list, by the queue's key (an OR of two would scan the whole queue, a backlog included).
           delete from transaction_queue q
-          where q.transaction_id in (select id from seen where status not in ('queued', 'processing', 'pending') or next_attempt_at is null)
-             or q.transaction_id in (select id from missing)
+          where q.transaction_id = any(array(select id from seen where status not in ('queued', 'processing', 'pending') or next_attempt_at is null
+                                             union all select id from missing))
         ), sent as (
           -- The provider's cost fixed at the send: face value less its commission (see src/providers/commission.ts).
           insert into provider_attempts (transaction_id, provider, request_id, status, cost_kobo)
