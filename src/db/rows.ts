@@ -11,6 +11,15 @@ const dialect = new PgDialect();
 export const statementLabel = (name: string): SQL => sql.raw(`/* ${name} */ `);
 
 /**
+ * A condition true of every row (`position` is never negative) that makes the planner expect ONE row: a range on a
+ * column it has no statistics for is estimated at 0.5% of the rows, and a JSON input is guessed at 100. A
+ * prepared statement keeps one generic plan, made on the sizes its tables had then: planned for 100 orders
+ * over young tables it hash-joins over seq scans, and goes on reading those tables whole as they grow (no
+ * new plan comes where autovacuum is off). Planned for one, each step is a lookup by key at every size.
+ */
+export const plannedForOne = (position: SQL): SQL => sql`${position} between 0 and 2147483647`;
+
+/**
  * Runs raw SQL and returns its rows, whichever engine is underneath.
  *
  * On PostgreSQL the statement goes to the executor's postgres.js connection as a named prepared

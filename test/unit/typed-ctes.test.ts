@@ -40,7 +40,7 @@ describe("typed CTE contracts", () => {
     const answers = cte("moved", [...attemptAnswerColumns, "extra"]);
     const written = text(answerAttempts(answers));
     expect(written).toContain("from moved");
-    expect(written).toContain("a.transaction_id = moved.id");
+    expect(written).toContain("join moved on moved.id = r.transaction_id");
     expect(written).toContain("coalesce(moved.answer_provider, moved.provider)");
     const settled = text(settleEach(cte("done", ["id", "account_id", "mode", "price_kobo", "status", "ord", "note"])).wallet);
     expect(settled).toContain("from done");

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { storedNow, storedNowIso } from "../../db/clock.ts";
 import { cte } from "../../db/cte.ts";
-import { queryRows, statementLabel } from "../../db/rows.ts";
+import { plannedForOne, queryRows, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { claimedKeys, claimKeys } from "../../idempotency/claim-keys.ts";
 import { type PriorAnswer, retentionHours } from "../../idempotency/protocol.ts";
@@ -67,6 +67,8 @@ export function runAcceptStatement(db: Executor, input: readonly AcceptInput[]):
           ord int, account_id uuid, mode text, lock text, scope text, method text, path text, key text, fingerprint text, id uuid, reference text,
           product_code text, network text, service text, destination text, amount_kobo bigint, price_kobo bigint,
           metadata jsonb, client_reference text, provider text, body text, token text, trace_context text, batch_id uuid)
+        -- Planned for one order, so each step reads by key at every table size (see plannedForOne).
+        where ${plannedForOne(sql`i.ord`)}
       ),
       -- An order without a key of its own (a bulk order's) is free: the enclosing key is held.
       ${claimKeys(requests)},
@@ -116,8 +118,9 @@ export function runAcceptStatement(db: Executor, input: readonly AcceptInput[]):
       ),
       ${held.entry},
       expired as (
-        delete from idempotency_records
-        where ctid = any (array(select c.record from ${claimedKeys.name} c join free_keys f on f.ord = c.ord where c.expired))
+        delete from idempotency_records r
+        using (select c.record from ${claimedKeys.name} c join free_keys f on f.ord = c.ord where c.expired) x
+        where r.ctid = x.record
         returning key
       ),
       recorded as (

@@ -24,10 +24,11 @@ export type AttemptAnswers = Cte<(typeof attemptAnswerColumns)[number]>;
  * answer time stays. The one place an attempt is answered, in the statement that moves its order
  * (completion, pending).
  *
- * Each attempt is found (and locked) by ONE unique-index lookup, and updated by its row address: a join of
- * the table with the answers would be planned on the sizes known when the prepared statement was first
- * planned, and a hash join planned on a young table scans every attempt ever made, on every completion, for
- * as long as the connection lives.
+ * Each attempt is found (and locked) by ONE unique-index lookup, and updated by its row address (a join on
+ * `ctid`, which the statement's few estimated rows plan as one TID lookup each): a join of the table with the
+ * answers would be planned on the sizes known when the prepared statement was first planned, and a hash join
+ * planned on a young table scans every attempt ever made, on every completion, for as long as the connection
+ * lives (test/processing/hot-statement-plans.test.ts).
  */
 export function answerAttempts(answers: AttemptAnswers): SQL {
   const c = answers.column;
@@ -43,8 +44,7 @@ export function answerAttempts(answers: AttemptAnswers): SQL {
       set status = ${c.answer_status}, message = coalesce(${c.answer_message}, a.message),
           provider_reference = coalesce(${c.answer_reference}, a.provider_reference),
           answered_at = now(), answer_ms = coalesce(a.answer_ms, ${c.answer_ms})
-      from ${answers.name}
-      where a.ctid = any (array(select row from attempt_rows))
-        and a.transaction_id = ${c.id} and a.provider = coalesce(${c.answer_provider}, ${c.provider})
+      from attempt_rows r join ${answers.name} on ${c.id} = r.transaction_id
+      where a.ctid = r.row and a.provider = r.provider
     )`;
 }

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { storedNow, storedNowIso } from "../../db/clock.ts";
 import { cte } from "../../db/cte.ts";
-import { preparedStatement, statementLabel } from "../../db/rows.ts";
+import { plannedForOne, preparedStatement, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { settleEach } from "../../ledger/movements.ts";
 import { emitEach } from "../../ledger/outbox.ts";
@@ -87,6 +87,9 @@ const completeStatement = preparedStatement<{ orders: string; token: string }, C
             ord int, id uuid, from_status text, from_updated_at text, lease_owner text, attempts int, status text, metadata jsonb,
             provider_reference text, failure_reason text, note text, event_id text, event_type text, payload json, announcement text,
             chunk int, answer_status text, answer_message text, answer_ms int, answer_provider text)
+          -- Always true (positions are never negative), but a range the planner cannot size: it plans for ONE order, so
+          -- each later step reads by key whatever the tables' sizes (see plannedForOne).
+          where ${plannedForOne(sql`i.ord`)}
         ), guarded as materialized (
           -- One primary-key lookup (and lock) per transaction, in id order, whatever the planner guesses of the
           -- sizes (a prepared statement's plan outlives the statistics it was made with).
