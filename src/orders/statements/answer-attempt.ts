@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { Cte } from "../../db/cte.ts";
+import { plannedForOne } from "../../db/rows.ts";
 
 /**
  * What a statement's transactions CTE gives the attempt's answer: the transaction (`id`), the provider it is
@@ -25,7 +26,7 @@ export type AttemptAnswers = Cte<(typeof attemptAnswerColumns)[number]>;
  * (completion, pending).
  *
  * Each attempt is found (and locked) by ONE unique-index lookup, and updated by its row address (a join on
- * `ctid`, which the statement's few estimated rows plan as one TID lookup each): a join of the table with the
+ * `ctid`, planned for one answer (see plannedForOne) whatever the caller's estimate, so one TID lookup each): a join of the table with the
  * answers would be planned on the sizes known when the prepared statement was first planned, and a hash join
  * planned on a young table scans every attempt ever made, on every completion, for as long as the connection
  * lives (test/processing/hot-statement-plans.test.ts).
@@ -33,7 +34,7 @@ export type AttemptAnswers = Cte<(typeof attemptAnswerColumns)[number]>;
 export function answerAttempts(answers: AttemptAnswers): SQL {
   const c = answers.column;
   return sql`attempt_rows as materialized (
-      select found.row, ${c.id} as transaction_id, found.provider from ${answers.name}
+      select found.row, ${c.id} as transaction_id, found.provider, row_number() over () as n from ${answers.name}
       cross join lateral (
         select p.ctid as row, p.provider from provider_attempts p
         where p.transaction_id = ${c.id} and p.provider = coalesce(${c.answer_provider}, ${c.provider})
@@ -44,7 +45,7 @@ export function answerAttempts(answers: AttemptAnswers): SQL {
       set status = ${c.answer_status}, message = coalesce(${c.answer_message}, a.message),
           provider_reference = coalesce(${c.answer_reference}, a.provider_reference),
           answered_at = now(), answer_ms = coalesce(a.answer_ms, ${c.answer_ms})
-      from attempt_rows r join ${answers.name} on ${c.id} = r.transaction_id
+      from (select * from attempt_rows where ${plannedForOne(sql`n`)}) r join ${answers.name} on ${c.id} = r.transaction_id
       where a.ctid = r.row and a.provider = r.provider
     )`;
 }

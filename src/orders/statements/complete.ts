@@ -93,7 +93,7 @@ const completeStatement = preparedStatement<{ orders: string; token: string }, C
         ), guarded as materialized (
           -- One primary-key lookup (and lock) per transaction, in id order, whatever the planner guesses of the
           -- sizes (a prepared statement's plan outlives the statistics it was made with).
-          select t.id, i.ord from (select * from input order by id) i
+          select t.id, t.created_at, i.ord from (select * from input order by id) i
           cross join lateral (select * from transactions t where t.id = i.id limit 1 for update) t
           where t.status = i.from_status and t.updated_at = i.from_updated_at::timestamptz
             and (i.lease_owner is null or (t.lease_owner = i.lease_owner and t.attempts = i.attempts))
@@ -103,7 +103,8 @@ const completeStatement = preparedStatement<{ orders: string; token: string }, C
               provider_reference = i.provider_reference, failure_reason = i.failure_reason,
               lease_owner = null, lease_expires_at = null, next_attempt_at = null
           from guarded g join input i on i.ord = g.ord
-          where t.id = g.id
+          -- The whole primary key: on the id alone a never-analyzed table is guessed at ~20 rows per order.
+          where t.id = g.id and t.created_at = g.created_at
           returning t.id, t.account_id, t.mode, t.price_kobo, t.status, t.provider, i.ord, i.note, i.event_id, i.event_type,
                     replace(i.payload::text, ${sql.placeholder("token")}, ${storedNowIso})::jsonb as payload,
                     replace(i.announcement, ${sql.placeholder("token")}, ${storedNowIso}) as announcement, i.chunk,
