@@ -25,11 +25,11 @@ export type AttemptAnswers = Cte<(typeof attemptAnswerColumns)[number]>;
  * answer time stays. The one place an attempt is answered, in the statement that moves its order
  * (completion, pending).
  *
- * Each attempt is found (and locked) by ONE unique-index lookup, and updated by its row address (a join on
- * `ctid`, planned for one answer (see plannedForOne) whatever the caller's estimate, so one TID lookup each): a join of the table with the
- * answers would be planned on the sizes known when the prepared statement was first planned, and a hash join
- * planned on a young table scans every attempt ever made, on every completion, for as long as the connection
- * lives (test/processing/hot-statement-plans.test.ts).
+ * Each attempt is found (and locked) by ONE unique-index lookup, and updated by its row address: a join on
+ * `ctid` planned for one answer whatever the caller's estimate (see plannedForOne), so one TID lookup each. A
+ * join of the table with the answers would be planned on the sizes known when the prepared statement was first
+ * planned, and a hash join planned on a young table scans every attempt ever made, on every completion, for as
+ * long as the connection lives (test/processing/hot-statement-plans.test.ts).
  */
 export function answerAttempts(answers: AttemptAnswers): SQL {
   const c = answers.column;
