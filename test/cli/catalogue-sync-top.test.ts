@@ -4,7 +4,6 @@ import { HttpResponse, http } from "msw";
 import type { components } from "../../generated/openapi-types.ts";
 import { processingRunner } from "../../src/background.ts";
 import { products } from "../../src/db/schema/index.ts";
-import { loadConfig } from "../../src/load-config.ts";
 import { fastProcessing, vendAirtime } from "../helpers/processing.ts";
 import { setupMockFetch, vtuTestConfig } from "../helpers/vtu-mock.ts";
 import { cliServer, runCli, runJson } from "./cli.ts";
@@ -29,13 +28,11 @@ beforeAll(() => {
 });
 afterAll(() => network.disable());
 
-const defaults = loadConfig({});
-const base = fastProcessing({ providers: { vtu: vtuTestConfig } });
 const cli = cliServer({
-  config: {
-    ...base,
-    routing: { ...defaults.routing, ...base.routing, productCodes: { vtu: { "mtn-data-1gb-1d": "mtn-1gb-daily" } } },
-  },
+  config: fastProcessing({
+    providers: { vtu: vtuTestConfig },
+    routing: { productCodes: { vtu: { "mtn-data-1gb-1d": "mtn-1gb-daily" } } },
+  }),
   account: { name: "Top load", kobo: 100_000_000 },
 });
 const admin = () => cli.adminEnv();

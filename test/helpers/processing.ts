@@ -16,15 +16,19 @@ const defaults = loadConfig({});
  * given in `overrides.providers` replaces that provider's settings; the others keep these.
  */
 export function fastProcessing(
-  overrides: Omit<Partial<Config>, "providers"> & { providers?: Partial<ProviderConfigs> } = {},
+  overrides: Omit<Partial<Config>, "providers" | "routing"> & {
+    providers?: Partial<ProviderConfigs>;
+    /** Merged into the fast routing below (routes, product codes, commissions…). */
+    routing?: Partial<Config["routing"]>;
+  } = {},
 ): Partial<Config> {
-  const { providers, ...rest } = overrides;
+  const { providers, routing, ...rest } = overrides;
   return {
     maxWaitSeconds: 10,
     worker: { ...defaults.worker, concurrency: 8, pollMs: 50, leaseSeconds: 5, requerySchedule: [0.2] },
     providers: { ...defaults.providers, sandbox: { ...defaults.providers.sandbox, callbackDelayMs: 150 }, ...providers },
     // Breakers stay shut unless a test is about them; switches and shared breakers are re-read quickly.
-    routing: { ...defaults.routing, breaker: { failures: 1000, cooldownMs: 1000 }, healthRefreshMs: 100 },
+    routing: { ...defaults.routing, breaker: { failures: 1000, cooldownMs: 1000 }, healthRefreshMs: 100, ...routing },
     // Tests run their webhook receivers on 127.0.0.1.
     webhooks: { ...defaults.webhooks, retrySchedule: [0, 0.1, 0.1, 0.1], timeoutMs: 2000, allowPrivateUrls: true },
     ...rest,

@@ -62,11 +62,9 @@ const credit = 100_000_000;
 const dataProduct = "mtn-data-1gb-1d";
 
 function routedConfig(overrides: Partial<Config["routing"]> = {}): Partial<Config> {
-  const base = fastProcessing({ providers: { vtu: vtuTestConfig, clubkonnect: clubkonnectTestConfig } });
-  return {
-    ...base,
+  return fastProcessing({
+    providers: { vtu: vtuTestConfig, clubkonnect: clubkonnectTestConfig },
     routing: {
-      ...(base.routing as Config["routing"]),
       routes: [
         { service: "data", network: "mtn", providers: ["vtu", "clubkonnect"] },
         { service: "airtime", network: "glo", providers: ["clubkonnect", "vtu"] },
@@ -76,7 +74,7 @@ function routedConfig(overrides: Partial<Config["routing"]> = {}): Partial<Confi
       productCodes: { vtu: { [dataProduct]: "mtn-1gb-daily" }, clubkonnect: { [dataProduct]: "1000.01" } },
       ...overrides,
     },
-  };
+  });
 }
 
 async function liveClient(server: TestServer): Promise<HttpClient> {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { eq, sql } from "drizzle-orm";
 import { processingRunner } from "../../src/background.ts";
-import type { Config } from "../../src/config.ts";
 import { ledgerEntries } from "../../src/db/schema/index.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { loadConfig } from "../../src/load-config.ts";
@@ -43,12 +42,11 @@ const credit = 1_000_000;
 beforeAll(async () => {
   network.enable();
   network.use(...clubkonnectHandlers({ book, vend: scenarioOf }));
-  const base = fastProcessing({ providers: { clubkonnect: clubkonnectTestConfig } });
-  const config: Partial<Config> = {
-    ...base,
+  const config = fastProcessing({
+    providers: { clubkonnect: clubkonnectTestConfig },
     worker: { ...loadConfig({}).worker, pollMs: 50, leaseSeconds: 5, requerySchedule: [0.2], maxSends },
-    routing: { ...(base.routing as Config["routing"]), routes: [{ service: "airtime", providers: ["clubkonnect"] }] },
-  };
+    routing: { routes: [{ service: "airtime", providers: ["clubkonnect"] }] },
+  });
   server = await startTestServer(config);
   const account = await server.createAccount("Live Reasons Ltd");
   const credited = await server.admin.post(

@@ -32,16 +32,14 @@ const vtuCost = 10_000 - 300;
 const ckCost = 10_000;
 
 function floatConfig(): Partial<Config> {
-  const base = fastProcessing({ providers: { vtu: vtuTestConfig, clubkonnect: clubkonnectTestConfig } });
-  return {
-    ...base,
+  return fastProcessing({
+    providers: { vtu: vtuTestConfig, clubkonnect: clubkonnectTestConfig },
     routing: {
-      ...(base.routing as Config["routing"]),
       routes: [{ service: "airtime", providers: ["vtu", "clubkonnect"] }],
       commission: { vtu: { "airtime/*": { bps: 300 } } },
       floatToleranceKobo: { clubkonnect: 50 },
     },
-  };
+  });
 }
 
 let server: TestServer;

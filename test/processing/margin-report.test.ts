@@ -36,11 +36,9 @@ const dataPriceKobo = 50_000;
 const refusedAtVtu = (code: string) => code.endsWith("7001") || code.endsWith("7002");
 
 function costConfig(): Partial<Config> {
-  const base = fastProcessing({ providers: { vtu: vtuTestConfig, clubkonnect: clubkonnectTestConfig } });
-  return {
-    ...base,
+  return fastProcessing({
+    providers: { vtu: vtuTestConfig, clubkonnect: clubkonnectTestConfig },
     routing: {
-      ...(base.routing as Config["routing"]),
       routes: [
         { service: "airtime", network: "mtn", providers: ["vtu", "clubkonnect"] },
         { service: "airtime", network: "glo", providers: ["clubkonnect", "vtu"] },
@@ -53,7 +51,7 @@ function costConfig(): Partial<Config> {
         clubkonnect: { "airtime/*": { bps: 350 }, "data/mtn": { bps: 400 }, "*/*": { bps: 100 } },
       },
     },
-  };
+  });
 }
 
 /** The commissions above, written out again: what each provider charges for one order. */

@@ -45,7 +45,7 @@ const claimStatement = preparedStatement<
         ), seen as materialized (
           -- Each order locked, skipping those another statement holds (a completion, another worker's claim), each
           -- by its own index lookup (a lateral subquery with "limit 1").
-          select d.id, d.created_at, t.row_id, t.status, t.next_attempt_at, t.lease_expires_at
+          select d.id, t.row_id, t.status, t.next_attempt_at, t.lease_expires_at
           from due d cross join lateral (
             select t.ctid as row_id, t.status, t.next_attempt_at, t.lease_expires_at from transactions t
             where t.id = d.id and t.created_at = d.created_at limit 1
