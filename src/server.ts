@@ -102,7 +102,11 @@ export async function createDeps(
   const providers = createProviders(database.db, config, logger, liveProviders);
   await providers.health.refresh();
   await providers.health.start(database);
-  const metrics = createMetrics({ database, stuckAfterMinutes: config.operations.stuckAfterMinutes });
+  const metrics = createMetrics({
+    database,
+    stuckAfterMinutes: config.operations.stuckAfterMinutes,
+    processMetrics: config.operations.metricsEnabled,
+  });
   // Like `credentialsDb`: the handle's database until `deps` exists, then whatever `deps.db` is.
   let readsPrimary = () => database.db;
   const reads = await openReads(config, () => readsPrimary(), metrics, logger, options.servesApi !== false);
