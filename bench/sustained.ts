@@ -7,7 +7,9 @@
  * (64 connections, closed loop, the workers paused; its backlog is then drained). Then, each round, an
  * open-loop load at 80% of that rate for BENCH_SECONDS while the workers process; the backlog is printed
  * every second, and after the load stops the bench times how long until every vend is final.
- * Target: drained within 2 s. Env: BENCH_SECONDS (15), BENCH_ROUNDS (1), BENCH_LOAD_FRACTION (0.8),
+ * Target: drained within 2 s. It also prints the end-to-end ceiling the calibration implies (accepting and
+ * processing on the same cores: 1 / (1/accept rate + 1/processing rate)); a load above it cannot drain in time.
+ * Env: BENCH_SECONDS (15), BENCH_ROUNDS (1), BENCH_LOAD_FRACTION (0.8),
  * BENCH_CALIBRATION_SECONDS (3), BENCH_WORKER_PROCESSES (1), BENCH_ACCOUNTS (200), BENCH_RATE (unset: a fixed load in
  * accepts/s instead of the calibrated fraction, to compare two trees at the same rate).
  */
@@ -60,6 +62,15 @@ await runBench(async () => {
   );
   if (calibration.ok === 0 || calibration.failed > calibration.ok / 100)
     throw new Error(`the calibration burst failed (${calibration.failed} failed), e.g. ${calibration.failures.join(" | ")}`);
+  // Accepting and processing share the machine's cores: with each alone at its full rate (the burst's accept
+  // rate, its drain's processing rate), both at once keep up with at most 1 / (1/accepting + 1/processing).
+  // A steady load above that ceiling grows the backlog for as long as it lasts, whatever the drain target.
+  const processingRate = calibration.ok / calibrationDrain;
+  const ceiling = 1 / (1 / calibration.perSecond + 1 / processingRate);
+  console.log(
+    `each alone: ${calibration.perSecond.toFixed(0)} accepts/s, ${processingRate.toFixed(0)} vends processed/s; ` +
+      `both at once at most ~${ceiling.toFixed(0)}/s (${((ceiling / calibration.perSecond) * 100).toFixed(0)}% of the accept rate)`,
+  );
   const share =
     fixedRate === undefined
       ? `${fraction * 100}%`
