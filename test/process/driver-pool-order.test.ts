@@ -5,8 +5,8 @@ import postgres from "postgres";
 // load cycled through every connection of the pool: each of its backends woke in turn, planned the hot
 // statements for itself (a prepared statement keeps its plan per connection) and kept its own catalog
 // caches warm. An idle worker's three polls every 5 s went to ten backends (their CPU at rest 5-6 ms/s
-// against 1 once they kept to one; bench/worker-cost.ts). Patched in patches/postgres+3.4.9.patch: the pool
-// takes the connection used last, as pg-pool, HikariCP and Rails do.
+// against 1-2 once they kept to a few, from /proc). Patched in patches/postgres+3.4.9.patch: the pool takes
+// the connection used last, as pg-pool, HikariCP and Rails do.
 const url = process.env.DATABASE_URL;
 let sql: postgres.Sql | undefined;
 
