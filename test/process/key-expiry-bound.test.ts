@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { HttpClient } from "../helpers/http.ts";
 import type { StartedProcess } from "../helpers/process.ts";
 import { testAdminToken } from "../helpers/server.ts";
+import { waitUntil } from "../helpers/wait.ts";
 
 // Two real API processes on one real PostgreSQL server.
 const postgres = Boolean(process.env.DATABASE_URL);
@@ -52,9 +53,8 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
     return { key, id: created?.id ?? "" };
   }
 
-  /** 8 loops, each alternating processes and wallet reads with vends, until `until()` says stop. */
-  async function useUntil(key: string, until: () => boolean): Promise<Use[]> {
-    const uses: Use[] = [];
+  /** 8 loops, each alternating processes and wallet reads with vends, until `until()` says stop; into `uses`. */
+  async function useUntil(key: string, until: () => boolean, uses: Use[]): Promise<Use[]> {
     await Promise.all(
       Array.from({ length: clients }, async (_, loop) => {
         for (let i = 0; !until(); i++) {
@@ -96,13 +96,16 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
   test("rolled with grace 0 under load", async () => {
     const { key } = await fundedKey("roller");
     let end = Number.POSITIVE_INFINITY;
-    const load = useUntil(key, () => Date.now() > end + 1000);
-    await Bun.sleep(400);
+    const uses: Use[] = [];
+    const load = useUntil(key, () => Date.now() > end + 1000, uses);
+    // Enough answered before the change that "served until its end" means something, however slow the machine
+    // (a fixed 400 ms gave 82 on a loaded CI machine).
+    await waitUntil(() => uses.length >= 150, { what: "150 requests answered before the change", timeoutMs: 30_000 });
     const rolled = await new HttpClient(urls[0] ?? "", key).post("/api/v1/keys/roll", { grace_seconds: 0 });
     const answeredAt = Date.now();
     expect(rolled.status).toBe(201);
     end = Date.parse(rolled.json.data.previous.expires_at);
-    const uses = await load;
+    await load;
     judge(uses, end, answeredAt, "roll");
     expect(answeredAt).toBeLessThan(end);
   }, 60_000);
@@ -110,13 +113,16 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
   test("revoked by an operator under load", async () => {
     const { key, id } = await fundedKey("revoked");
     let end = Number.POSITIVE_INFINITY;
-    const load = useUntil(key, () => Date.now() > end + 1000);
-    await Bun.sleep(400);
+    const uses: Use[] = [];
+    const load = useUntil(key, () => Date.now() > end + 1000, uses);
+    // Enough answered before the change that "served until its end" means something, however slow the machine
+    // (a fixed 400 ms gave 82 on a loaded CI machine).
+    await waitUntil(() => uses.length >= 150, { what: "150 requests answered before the change", timeoutMs: 30_000 });
     const revoked = await new HttpClient(urls[1] ?? "", testAdminToken).request("DELETE", `/admin/v1/keys/${id}`);
     const answeredAt = Date.now();
     expect(revoked.status).toBe(200);
     end = Date.parse(revoked.json.data.revoked_at);
-    const uses = await load;
+    await load;
     judge(uses, end, answeredAt, "revocation");
     expect(answeredAt).toBeLessThan(end);
   }, 60_000);
