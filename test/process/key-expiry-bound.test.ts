@@ -54,7 +54,7 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
   }
 
   /** 8 loops, each alternating processes and wallet reads with vends, until `until()` says stop; into `uses`. */
-  async function useUntil(key: string, until: () => boolean, uses: Use[]): Promise<Use[]> {
+  async function useUntil(key: string, until: () => boolean, uses: Use[]): Promise<void> {
     await Promise.all(
       Array.from({ length: clients }, async (_, loop) => {
         for (let i = 0; !until(); i++) {
@@ -72,7 +72,6 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
         }
       }),
     );
-    return uses;
   }
 
   function judge(uses: Use[], end: number, answeredAt: number, label: string) {
