@@ -104,9 +104,14 @@ describe.skipIf(!postgres)("two live providers under real processes", () => {
     const api = spawnService(dbUrl, "api", env);
     processes.push(api);
     const url = await apiUrl(api);
-    processes.push(spawnService(dbUrl, "worker", { ...env, WORKER_CONCURRENCY: "16" }));
-    processes.push(spawnService(dbUrl, "worker", { ...env, WORKER_CONCURRENCY: "16" }));
+    const spawned = Date.now();
+    const workers = [1, 2].map(() => spawnService(dbUrl, "worker", { ...env, WORKER_CONCURRENCY: "16" }));
+    processes.push(...workers);
     const key = await liveAccount(url);
+    // The orders must meet A while it flaps (about 7 s): a worker still starting on a loaded machine would
+    // take them only after, and then none is sent to A while it is down.
+    await Promise.all(workers.map((worker) => worker.waitFor(/worker running/i)));
+    console.log(`failover drill: workers running ${Date.now() - spawned} ms after their start`);
 
     // 500 orders over about 5 s, so they meet A both up and down.
     const refused: number[] = [];
@@ -157,6 +162,7 @@ describe.skipIf(!postgres)("two live providers under real processes", () => {
     expect(books?.unknown_provider).toBe(0);
     expect(books?.held).toBe(0);
     // The drill did make orders move from A to B.
+    console.log(`failover drill: ${books?.moved} of ${books?.successful} orders moved from A to B`);
     expect(Number(books?.moved)).toBeGreaterThan(0);
     expect(await reconcileWallets(database.handle.db)).toEqual([]);
   }, 150_000);
