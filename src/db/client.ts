@@ -5,8 +5,9 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePostgres } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import type { Config } from "../config.ts";
-import { asDataDirError, type DataDirLock, lockDataDir } from "./data-dir-lock.ts";
+import { asDataDirError, type DataDirLock, dataDirLockName, lockDataDir } from "./data-dir-lock.ts";
 import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
+import { clearDataDir, readEmbeddedImage } from "./embedded-image.ts";
 import { bindPool, type Database } from "./executor.ts";
 import { asksForTls, parsePostgresUrl, withFailoverDefaults } from "./postgres-url.ts";
 import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
@@ -328,6 +329,28 @@ function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * Opens the engine; a new directory (no image given) starts from the image `npm install` prepared when there is
+ * one (src/db/embedded-image.ts). An image that cannot be used is said so, cleared away, and initdb runs instead.
+ */
+async function openEngine(dataDir: string, events: EmbeddedEngineEvents, image?: Blob): Promise<EmbeddedEngine> {
+  const creating = !image && !dataDir.startsWith("memory://") && !existsSync(join(dataDir, "PG_VERSION"));
+  const prepared = creating ? await readEmbeddedImage() : undefined;
+  if (!prepared) return EmbeddedEngine.open(dataDir, events, image);
+  events.onProgress?.(`Creating the database files from the image prepared at install (${prepared.path})`);
+  try {
+    const engine = await EmbeddedEngine.open(dataDir, events, prepared.image);
+    events.onProgress?.("Database files created");
+    return engine;
+  } catch (error) {
+    events.onProgress?.(
+      `The prepared image could not be used (${(error as Error).message}); creating the database files instead`,
+    );
+    clearDataDir(dataDir, (name) => name.startsWith(dataDirLockName));
+    return EmbeddedEngine.open(dataDir, events);
+  }
+}
+
 async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, image?: Blob): Promise<DbHandle> {
   const inMemory = dataDir.startsWith("memory://");
   let lock: DataDirLock | undefined;
@@ -344,7 +367,7 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, im
   }
   let engine: EmbeddedEngine;
   try {
-    engine = await EmbeddedEngine.open(dataDir, events, image);
+    engine = await openEngine(dataDir, events, image);
   } catch (error) {
     lock?.release();
     throw error;

@@ -14,7 +14,8 @@ import { join, resolve } from "node:path";
  * first claim it under a name derived from its token, which exactly one of them can create.
  */
 
-const lockName = "vend.lock";
+/** The lock file in a data directory (and its drafts, `vend.lock.TOKEN`). */
+export const dataDirLockName = "vend.lock";
 
 interface Holder {
   pid: number;
@@ -72,7 +73,7 @@ const heldHere = new Set<string>();
 /** Takes the directory's lock, or throws DataDirLockedError naming the live holder. */
 export function lockDataDir(dataDir: string): DataDirLock {
   const dir = resolve(dataDir);
-  const path = join(dir, lockName);
+  const path = join(dir, dataDirLockName);
   if (heldHere.has(path)) throw new DataDirLockedError(dir, process.pid);
   const mine: Holder = { pid: process.pid, started: processStartTime(process.pid), token: randomBytes(12).toString("hex") };
   const draft = `${path}.${mine.token}`;

@@ -51,7 +51,14 @@ async function batchCounts(id: string): Promise<{ counts: Counts; completed: boo
 beforeAll(async () => {
   server = spawnProcess(
     [process.execPath, main],
-    childEnv({ VEND_DATA_DIR: join(root, "data"), PORT: "0", LOG_LEVEL: "info", RATE_LIMIT_PER_MINUTE: "0" }),
+    // Without the image `npm install` prepares (embedded-image.test.ts), so initdb runs as it says.
+    childEnv({
+      VEND_DATA_DIR: join(root, "data"),
+      PORT: "0",
+      LOG_LEVEL: "info",
+      RATE_LIMIT_PER_MINUTE: "0",
+      VEND_EMBEDDED_IMAGE: "off",
+    }),
   );
   [, url = ""] = await server.waitFor(/listening on (http:\/\/[^\s]+)/);
   [, key = ""] = await server.waitFor(/Test API key \(shown once, store it now\): (\S+)/);

@@ -55,7 +55,8 @@ let server: StartedProcess;
 let url = "";
 
 beforeAll(async () => {
-  server = start(dataDir);
+  // Without the image `npm install` prepares (embedded-image.test.ts): initdb and every migration, as listed.
+  server = start(dataDir, { VEND_EMBEDDED_IMAGE: "off" });
   [, url = ""] = await server.waitFor(/listening on (http:\/\/[^\s]+)/, 120_000);
   await server.waitFor(startupLine);
 }, 130_000);
