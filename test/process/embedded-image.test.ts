@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { embeddedImagePath } from "../../src/db/embedded-image.ts";
 import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
 
 /**
@@ -44,6 +45,21 @@ async function call(url: string, key: string, method: string, path: string, body
 }
 
 describe("the embedded image npm install prepares", () => {
+  test("by default it is named for the PGlite version and the committed migrations, so a stale one is never used", () => {
+    const saved = process.env.VEND_EMBEDDED_IMAGE;
+    try {
+      delete process.env.VEND_EMBEDDED_IMAGE;
+      expect(embeddedImagePath()).toMatch(
+        /\/node_modules\/\.cache\/vend\/embedded-pglite-\d+\.\d+\.\d+-migrations-[0-9a-f]{12}\.tar$/,
+      );
+      process.env.VEND_EMBEDDED_IMAGE = "off";
+      expect(embeddedImagePath()).toBeUndefined();
+    } finally {
+      if (saved === undefined) delete process.env.VEND_EMBEDDED_IMAGE;
+      else process.env.VEND_EMBEDDED_IMAGE = saved;
+    }
+  });
+
   test(
     "the postinstall script writes it and says where",
     async () => {
