@@ -330,12 +330,12 @@ function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /**
- * Opens the engine; a new directory (no image given) starts from the image `npm install` prepared when there is
- * one (src/db/embedded-image.ts). An image that cannot be used is said so, cleared away, and initdb runs instead.
+ * Opens the engine; a new directory on disk (`first`, no image given) starts from the image `npm install`
+ * prepared when there is one (src/db/embedded-image.ts). An image that cannot be used is said so, cleared away,
+ * and initdb runs instead.
  */
-async function openEngine(dataDir: string, events: EmbeddedEngineEvents, image?: Blob): Promise<EmbeddedEngine> {
-  const creating = !image && !dataDir.startsWith("memory://") && !existsSync(join(dataDir, "PG_VERSION"));
-  const prepared = creating ? await readEmbeddedImage() : undefined;
+async function openEngine(dataDir: string, first: boolean, events: EmbeddedEngineEvents, image?: Blob): Promise<EmbeddedEngine> {
+  const prepared = first && !image ? await readEmbeddedImage() : undefined;
   if (!prepared) return EmbeddedEngine.open(dataDir, events, image);
   events.onProgress?.(`Creating the database files from the image prepared at install (${prepared.path})`);
   try {
@@ -354,6 +354,7 @@ async function openEngine(dataDir: string, events: EmbeddedEngineEvents, image?:
 async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, image?: Blob): Promise<DbHandle> {
   const inMemory = dataDir.startsWith("memory://");
   let lock: DataDirLock | undefined;
+  let first = false;
   if (!inMemory) {
     try {
       mkdirSync(dataDir, { recursive: true });
@@ -362,12 +363,12 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, im
     } catch (error) {
       throw asDataDirError(dataDir, error);
     }
-    const first = !existsSync(join(dataDir, "PG_VERSION"));
+    first = !existsSync(join(dataDir, "PG_VERSION"));
     events.onProgress?.(`Opening the embedded database in ${resolve(dataDir)}${first ? " (first start: creating it)" : ""}`);
   }
   let engine: EmbeddedEngine;
   try {
-    engine = await openEngine(dataDir, events, image);
+    engine = await openEngine(dataDir, first, events, image);
   } catch (error) {
     lock?.release();
     throw error;
