@@ -3,6 +3,8 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { embeddedImagePath } from "../../src/db/embedded-image.ts";
+import { idem } from "../helpers/accounts.ts";
+import { HttpClient } from "../helpers/http.ts";
 import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
 
 /**
@@ -28,20 +30,7 @@ async function firstStart(name: string, imagePath: string) {
   started.push(server);
   const [, key = ""] = await server.waitFor(/Test API key \(shown once, store it now\): (\S+)/);
   const [, url = ""] = await server.waitFor(/listening on (http:\/\/[^\s]+)/);
-  return { url, key, output: server.output() };
-}
-
-async function call(url: string, key: string, method: string, path: string, body?: unknown, idempotencyKey?: string) {
-  const res = await fetch(`${url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      "content-type": "application/json",
-      ...(idempotencyKey ? { "idempotency-key": idempotencyKey } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+  return { url, key, client: new HttpClient(url, key), output: server.output() };
 }
 
 describe("the embedded image npm install prepares", () => {
@@ -84,33 +73,27 @@ describe("the embedded image npm install prepares", () => {
       // The image holds every committed migration.
       expect(one.output).not.toContain("Migrating the database");
       expect(one.output).toContain('Creating the first account "default"');
-      expect((await call(one.url, one.key, "POST", "/api/v1/wallet/fund", { amount_kobo: 100_000 }, "fund-1")).status).toBe(200);
-      const vend = await call(
-        one.url,
-        one.key,
-        "POST",
-        "/api/v1/vend",
-        { product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 10_000 },
-        "vend-1",
-      );
+      expect((await one.client.post("/api/v1/wallet/fund", { amount_kobo: 100_000 }, idem())).status).toBe(200);
+      const order = { product_code: "mtn-airtime", phone_number: "08031234567", amount_kobo: 10_000 };
+      const vend = await one.client.post("/api/v1/vend", order, idem());
       expect(vend.status).toBe(202);
-      const wallet = await call(one.url, one.key, "GET", "/api/v1/wallet");
+      const wallet = await one.client.get("/api/v1/wallet");
       // Funded 100,000; the order's price held or spent, whichever the worker has reached: nothing else moved.
-      const price = vend.body.data.price_kobo as number;
+      const price = vend.json.data.price_kobo as number;
       expect(price).toBeGreaterThan(0);
       const {
         balance_kobo: balance = 0,
         held_kobo: held = 0,
         available_kobo: available,
-      } = wallet.body.data as Record<string, number>;
+      } = wallet.json.data as Record<string, number>;
       expect(available).toBe(100_000 - price);
       expect(balance - held).toBe(100_000 - price);
 
       // The image carries no account: a second directory made from it has its own key, and the first one's is unknown there.
       const two = await firstStart("two", image);
       expect(two.key).not.toBe(one.key);
-      expect((await call(two.url, one.key, "GET", "/api/v1/wallet")).status).toBe(401);
-      expect((await call(two.url, two.key, "GET", "/api/v1/wallet")).status).toBe(200);
+      expect((await new HttpClient(two.url, one.key).get("/api/v1/wallet")).status).toBe(401);
+      expect((await two.client.get("/api/v1/wallet")).status).toBe(200);
       expect(statSync(image).size).toBe(size);
     },
     processTestMs,
@@ -126,7 +109,7 @@ describe("the embedded image npm install prepares", () => {
       expect(said).toBeGreaterThan(-1);
       expect(three.output.indexOf("Creating the database files (initdb)")).toBeGreaterThan(said);
       expect(three.output).toContain("Migrating the database: 1 of");
-      expect((await call(three.url, three.key, "GET", "/api/v1/wallet")).status).toBe(200);
+      expect((await three.client.get("/api/v1/wallet")).status).toBe(200);
     },
     processTestMs,
   );
