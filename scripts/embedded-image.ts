@@ -3,9 +3,8 @@
  * directory copies instead of running initdb and every migration (src/db/embedded-image.ts says where it goes).
  * Never fails an install: whatever goes wrong is said in one line, and a first start then runs initdb as before.
  */
-import { openDatabase } from "../src/db/client.ts";
 import { embeddedImagePath, writeEmbeddedImage } from "../src/db/embedded-image.ts";
-import { runMigrations } from "../src/db/migrate.ts";
+import { migratedEmbeddedImage } from "../src/db/migrate.ts";
 
 const started = performance.now();
 const path = embeddedImagePath();
@@ -13,17 +12,10 @@ try {
   if (!path) {
     console.log("embedded database image: off (VEND_EMBEDDED_IMAGE=off)");
   } else {
-    const handle = await openDatabase({ dataDir: "memory://" });
-    try {
-      await runMigrations(handle);
-      const image = await handle.dumpImage?.();
-      if (!image) throw new Error("the embedded database gave no image");
-      await writeEmbeddedImage(path, image);
-      const megabytes = Math.round(image.size / 1e6);
-      console.log(`embedded database image for first starts: ${path} (${megabytes} MB, ${seconds()} s)`);
-    } finally {
-      await handle.close();
-    }
+    const image = await migratedEmbeddedImage();
+    await writeEmbeddedImage(path, image);
+    const megabytes = Math.round(image.size / 1e6);
+    console.log(`embedded database image for first starts: ${path} (${megabytes} MB, ${seconds()} s)`);
   }
 } catch (error) {
   console.log(

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
-import type { DbHandle } from "./client.ts";
+import { type DbHandle, openDatabase } from "./client.ts";
 
 const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 const migrationLockId = 7_311_042;
@@ -68,5 +68,22 @@ export async function runMigrations(handle: DbHandle, progress?: MigrationProgre
   } finally {
     await client`select pg_advisory_unlock(${migrationLockId})`.catch(() => {});
     await client.end({ timeout: 5 });
+  }
+}
+
+/**
+ * A new in-memory embedded database with every committed migration applied, as a data directory image that
+ * `openDatabase({ image })` starts from: the install's first-start image (scripts/embedded-image.ts) and the test
+ * runs' template.
+ */
+export async function migratedEmbeddedImage(): Promise<Blob> {
+  const handle = await openDatabase({ dataDir: "memory://" });
+  try {
+    await runMigrations(handle);
+    const image = await handle.dumpImage?.();
+    if (!image) throw new Error("the embedded database gave no image");
+    return image;
+  } finally {
+    await handle.close();
   }
 }

@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { type DbHandle, openDatabase } from "../../src/db/client.ts";
-import { runMigrations } from "../../src/db/migrate.ts";
+import { migratedEmbeddedImage, runMigrations } from "../../src/db/migrate.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
 
 const baseUrl = process.env.DATABASE_URL || undefined;
@@ -53,20 +53,8 @@ function migratedPgliteImage(): Promise<Blob> {
     ? Bun.file(shared.pgliteImage)
         .arrayBuffer()
         .then((bytes) => new Blob([bytes]))
-    : migrateNewPglite();
+    : migratedEmbeddedImage();
   return pgliteImage;
-}
-
-async function migrateNewPglite(): Promise<Blob> {
-  const handle = await openDatabase({ dataDir: "memory://" });
-  try {
-    await runMigrations(handle);
-    const image = await handle.dumpImage?.();
-    if (!image) throw new Error("the embedded database gave no image");
-    return image;
-  } finally {
-    await handle.close();
-  }
 }
 
 export interface TestDatabase {

@@ -53,11 +53,18 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
     return { key, id: created?.id ?? "" };
   }
 
-  /** 8 loops, each alternating processes and wallet reads with vends, until `until()` says stop; into `uses`. */
-  async function useUntil(key: string, until: () => boolean, uses: Use[]): Promise<void> {
-    await Promise.all(
+  /**
+   * Puts the key under load (8 loops, each alternating processes and wallet reads with vends) and returns once 150
+   * requests have been answered: enough before the change that "served until its end" means something however
+   * slow the machine (a fixed 400 ms gave 82 on a loaded CI machine). `finish(end)` lets the loops run until a
+   * second past `end` and gives every use.
+   */
+  async function loadOn(key: string) {
+    let end = Number.POSITIVE_INFINITY;
+    const uses: Use[] = [];
+    const load = Promise.all(
       Array.from({ length: clients }, async (_, loop) => {
-        for (let i = 0; !until(); i++) {
+        for (let i = 0; Date.now() <= end + 1000; i++) {
           const client = new HttpClient(urls[(loop + i) % urls.length] ?? "", key);
           const vend = i % 2 === 1;
           const sentAt = Date.now();
@@ -72,6 +79,14 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
         }
       }),
     );
+    await waitUntil(() => uses.length >= 150, { what: "150 requests answered before the change", timeoutMs: 30_000 });
+    return {
+      async finish(at: number): Promise<Use[]> {
+        end = at;
+        await load;
+        return uses;
+      },
+    };
   }
 
   function judge(uses: Use[], end: number, answeredAt: number, label: string) {
@@ -94,35 +109,23 @@ describe.skipIf(!postgres)("a key's recorded end is when it stops working on eve
 
   test("rolled with grace 0 under load", async () => {
     const { key } = await fundedKey("roller");
-    let end = Number.POSITIVE_INFINITY;
-    const uses: Use[] = [];
-    const load = useUntil(key, () => Date.now() > end + 1000, uses);
-    // Enough answered before the change that "served until its end" means something, however slow the machine
-    // (a fixed 400 ms gave 82 on a loaded CI machine).
-    await waitUntil(() => uses.length >= 150, { what: "150 requests answered before the change", timeoutMs: 30_000 });
+    const load = await loadOn(key);
     const rolled = await new HttpClient(urls[0] ?? "", key).post("/api/v1/keys/roll", { grace_seconds: 0 });
     const answeredAt = Date.now();
     expect(rolled.status).toBe(201);
-    end = Date.parse(rolled.json.data.previous.expires_at);
-    await load;
-    judge(uses, end, answeredAt, "roll");
+    const end = Date.parse(rolled.json.data.previous.expires_at);
+    judge(await load.finish(end), end, answeredAt, "roll");
     expect(answeredAt).toBeLessThan(end);
   }, 60_000);
 
   test("revoked by an operator under load", async () => {
     const { key, id } = await fundedKey("revoked");
-    let end = Number.POSITIVE_INFINITY;
-    const uses: Use[] = [];
-    const load = useUntil(key, () => Date.now() > end + 1000, uses);
-    // Enough answered before the change that "served until its end" means something, however slow the machine
-    // (a fixed 400 ms gave 82 on a loaded CI machine).
-    await waitUntil(() => uses.length >= 150, { what: "150 requests answered before the change", timeoutMs: 30_000 });
+    const load = await loadOn(key);
     const revoked = await new HttpClient(urls[1] ?? "", testAdminToken).request("DELETE", `/admin/v1/keys/${id}`);
     const answeredAt = Date.now();
     expect(revoked.status).toBe(200);
-    end = Date.parse(revoked.json.data.revoked_at);
-    await load;
-    judge(uses, end, answeredAt, "revocation");
+    const end = Date.parse(revoked.json.data.revoked_at);
+    judge(await load.finish(end), end, answeredAt, "revocation");
     expect(answeredAt).toBeLessThan(end);
   }, 60_000);
 });
