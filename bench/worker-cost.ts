@@ -92,7 +92,14 @@ await runBench(async () => {
 
   const idleBefore = await atRest("before the load");
   const figures = { accept: [] as number[], process: [] as number[], bare: [] as number[], tuples: [] as number[] };
-  const parts = { api: [] as number[], apiBackends: [] as number[], worker: [] as number[], workerBackends: [] as number[] };
+  const parts = {
+    api: [] as number[],
+    apiBackends: [] as number[],
+    worker: [] as number[],
+    workerBackends: [] as number[],
+    bare: [] as number[],
+    bareBackends: [] as number[],
+  };
   for (let round = 0; round <= rounds && !stopping(); round++) {
     const sides = [
       async () => {
@@ -124,8 +131,13 @@ await runBench(async () => {
         const progress: OpenLoopProgress = { sent: 0, answered: 0, ok: 0, failed: 0, behind: 0 };
         await openLoop(anchor, rate, seconds, progress);
         const b = cpuBetween(before, await sample(bare));
-        if (round > 0) figures.bare.push((b.process + b.backends) / Math.max(progress.ok, 1));
-        return `bare: ${progress.ok} accepts, ${((b.process + b.backends) / Math.max(progress.ok, 1)).toFixed(2)} ms`;
+        const accepts = Math.max(progress.ok, 1);
+        if (round > 0) {
+          figures.bare.push((b.process + b.backends) / accepts);
+          parts.bare.push(b.process / accepts);
+          parts.bareBackends.push(b.backends / accepts);
+        }
+        return `bare: ${progress.ok} accepts, ${((b.process + b.backends) / accepts).toFixed(2)} ms`;
       },
     ];
     if (round % 2 === 1) sides.reverse();
@@ -143,6 +155,8 @@ await runBench(async () => {
   line("  worker process", parts.worker, "ms CPU");
   line("  its backends", parts.workerBackends, "ms CPU");
   line("anchor: bare server + its backends", figures.bare, "ms CPU");
+  line("  bare server process", parts.bare, "ms CPU");
+  line("  its backends", parts.bareBackends, "ms CPU");
   line("tuples read (tup_returned) per vend", figures.tuples, "tuples", 0);
   const ratio = (a: number[], b: number[]) => a.map((x, i) => x / (b[i] ?? Number.NaN));
   console.log("");

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { storedNow, storedNowIso } from "../../db/clock.ts";
 import { cte } from "../../db/cte.ts";
-import { plannedForOne, queryRows, statementLabel } from "../../db/rows.ts";
+import { plannedForOne, preparedStatement, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { claimedKeys, claimKeys } from "../../idempotency/claim-keys.ts";
 import { type PriorAnswer, retentionHours } from "../../idempotency/protocol.ts";
@@ -54,16 +54,15 @@ const requests = cte("input", ["ord", "lock", "scope", "method", "path", "key"])
 const held = holds(cte("accepted", ["wallet_id", "transaction_id", "amount_kobo", "running_kobo"]));
 
 /**
- * The statement: requests travel as one JSON parameter, so its text is the same for any batch and is
- * prepared once per connection. `fit` walks the free requests in order, placing each hold that the
- * balance left by the earlier ones covers (the wallet row is locked first, so the balance is current).
+ * The statement: requests travel as one JSON parameter, so its text is the same for any batch, built once
+ * (see `preparedStatement`) and prepared once per connection. `fit` walks the free requests in order,
+ * placing each hold that the balance left by the earlier ones covers (the wallet row is locked first, so
+ * the balance is current).
  */
-export function runAcceptStatement(db: Executor, input: readonly AcceptInput[]): Promise<AcceptRow[]> {
-  return queryRows<AcceptRow>(
-    db,
-    sql`${statementLabel(acceptStatementName)}with recursive
+const acceptStatement = preparedStatement<{ input: string }, AcceptRow>(
+  () => sql`${statementLabel(acceptStatementName)}with recursive
       input as (
-        select * from json_to_recordset(${JSON.stringify(input)}::json) as i(
+        select * from json_to_recordset(${sql.placeholder("input")}::json) as i(
           ord int, account_id uuid, mode text, lock text, scope text, method text, path text, key text, fingerprint text, id uuid, reference text,
           product_code text, network text, service text, destination text, amount_kobo bigint, price_kobo bigint,
           metadata jsonb, client_reference text, provider text, body text, token text, trace_context text, batch_id uuid)
@@ -140,5 +139,9 @@ export function runAcceptStatement(db: Executor, input: readonly AcceptInput[]):
               where i.ord = c.ord) as recorded_body
       from ${claimedKeys.name} c left join accepted a on a.ord = c.ord
       order by c.ord`,
-  );
+);
+
+/** Runs the accept statement for `input`, one answer row per request. */
+export function runAcceptStatement(db: Executor, input: readonly AcceptInput[]): Promise<AcceptRow[]> {
+  return acceptStatement(db, { input: JSON.stringify(input) });
 }
