@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { migrationsDigest } from "./migration-files.ts";
 
 /**
  * A first start on a new embedded directory spends most of its time in PGlite's initdb (4 s of 6 on an idle
@@ -23,17 +23,6 @@ function defaultPath(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The committed migrations (their journal and every SQL file), as 12 hex digits of a SHA-256. */
-function migrationsDigest(): string {
-  const folder = join(import.meta.dir, "migrations");
-  const hash = createHash("sha256").update(readFileSync(join(folder, "meta", "_journal.json")));
-  for (const name of readdirSync(folder)
-    .filter((n) => n.endsWith(".sql"))
-    .sort())
-    hash.update(readFileSync(join(folder, name)));
-  return hash.digest("hex").slice(0, 12);
 }
 
 /** Where the image is read and written; undefined when turned off. */

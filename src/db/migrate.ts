@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { type DbHandle, openDatabase } from "./client.ts";
+import { migrationsFolder } from "./migration-files.ts";
 
-const migrationsFolder = fileURLToPath(new URL("./migrations", import.meta.url));
 const migrationLockId = 7_311_042;
 
 /** Told as each migration starts: its place among all committed migrations and its name. */
