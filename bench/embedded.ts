@@ -26,6 +26,7 @@ import { benchAdminToken, fundedAccounts, fundTestWallet, vendTargets } from "./
 import { envNumber, onCleanup, requirePostgres, runBench } from "./lib/cleanup.ts";
 import { blankDatabase } from "./lib/databases.ts";
 import { closedLoop } from "./lib/load.ts";
+import { serviceRoot } from "./lib/processes.ts";
 import { printFigure, printRatio } from "./lib/stats.ts";
 
 const seconds = envNumber("BENCH_SECONDS", 5);
@@ -33,7 +34,6 @@ const rounds = envNumber("BENCH_ROUNDS", 3);
 const concurrency = envNumber("BENCH_CONCURRENCY", 64);
 const accountCount = envNumber("BENCH_ACCOUNTS", 50);
 const batchSize = process.env.BENCH_BATCH === "0" ? 0 : envNumber("BENCH_BATCH", 1000);
-const serviceRoot = process.env.BENCH_SERVICE_ROOT ?? join(import.meta.dir, "..");
 
 interface Side {
   label: string;

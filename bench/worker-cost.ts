@@ -18,17 +18,24 @@
  *   tuples read ≤ 100 per vend and flat from round to round (the rounds add up to BENCH_ROUNDS × rate ×
  *   seconds vends processed).
  *
- * Env: BENCH_RATE (100), BENCH_SECONDS (20), BENCH_ROUNDS (5), BENCH_IDLE_SECONDS (10), BENCH_ACCOUNTS (200).
- * Say whether the server runs with autovacuum (printed at the start): production's case is autovacuum on.
+ * With BENCH_BEFORE_ROOT (a checkout of an older commit, with its own `npm ci`) that tree's API and worker run
+ * too, on a blank database of their own that they migrate, as a third side of every round: before and after
+ * measured in one run, at the same moments. Every side's processes stay up through the whole run, so the others'
+ * rest cost (a few ms/s, printed) is in each side's figures alike.
+ *
+ * Env: BENCH_RATE (100), BENCH_SECONDS (20), BENCH_ROUNDS (5), BENCH_IDLE_SECONDS (10), BENCH_ACCOUNTS (200),
+ * BENCH_BEFORE_ROOT (unset). Say whether the server runs with autovacuum (printed at the start): production's
+ * case is autovacuum on.
  */
+import type postgres from "postgres";
 import { bareWalletCount } from "./anchors/bare-accept-sql.ts";
 import { benchAdminToken, fundedAccounts, vendBody, vendTargets } from "./lib/accounts.ts";
 import { backlog } from "./lib/backlog.ts";
 import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
 import { type CpuSample, cpuBetween, sampleCpu } from "./lib/cpu.ts";
-import { benchClient, serviceDatabase } from "./lib/databases.ts";
+import { benchClient, blankDatabase, serviceDatabase } from "./lib/databases.ts";
 import { type OpenLoopProgress, openLoop, type Target } from "./lib/load.ts";
-import { apiUrl, type BenchProcess, startAnchor, startService } from "./lib/processes.ts";
+import { apiUrl, type BenchProcess, startAnchor, startService, thisTree } from "./lib/processes.ts";
 import { formatSpread, spread } from "./lib/stats.ts";
 
 const rate = envNumber("BENCH_RATE", 100);
@@ -36,21 +43,49 @@ const seconds = envNumber("BENCH_SECONDS", 20);
 const rounds = envNumber("BENCH_ROUNDS", 5);
 const idleSeconds = envNumber("BENCH_IDLE_SECONDS", 10);
 const accountCount = envNumber("BENCH_ACCOUNTS", 200);
+const beforeRoot = process.env.BENCH_BEFORE_ROOT;
 
 const line = (label: string, values: number[], unit: string, digits = 2) =>
   console.log(`${label.padEnd(46)} ${formatSpread(spread(values), digits).padStart(24)} ${unit}`);
 
+/** One tree's service under measurement: its API and worker on a database of its own, and its figures. */
+interface Tree {
+  label: string;
+  api: BenchProcess;
+  worker: BenchProcess;
+  sql: postgres.Sql;
+  targets: Target[];
+  idle: number[];
+  figures: { accept: number[]; process: number[]; tuples: number[] };
+  parts: { api: number[]; apiBackends: number[]; worker: number[]; workerBackends: number[] };
+}
+
+/** `root`'s API and worker on `url`; the API first, so a blank database is migrated once before the worker opens it. */
+async function startTree(label: string, url: string, root: string): Promise<Tree> {
+  const api = startService(url, "api", { ADMIN_TOKEN: benchAdminToken }, root);
+  const serviceUrl = await apiUrl(api);
+  const worker = startService(url, "worker", {}, root);
+  await worker.waitFor(/Vend worker running/);
+  return {
+    label,
+    api,
+    worker,
+    sql: benchClient(url),
+    targets: vendTargets(serviceUrl, await fundedAccounts(serviceUrl, accountCount, 100_000_000_000)),
+    idle: [],
+    figures: { accept: [], process: [], tuples: [] },
+    parts: { api: [], apiBackends: [], worker: [], workerBackends: [] },
+  };
+}
+
 await runBench(async () => {
   const base = requirePostgres();
   const serverPort = Number(new URL(base).port || 5432);
-  const url = await serviceDatabase(base);
-  const api = startService(url, "api", { ADMIN_TOKEN: benchAdminToken });
-  const worker = startService(url, "worker");
+  const url = await serviceDatabase(base, thisTree);
+  const trees = [await startTree("service", url, thisTree)];
+  if (beforeRoot) trees.push(await startTree(`before (${beforeRoot})`, await blankDatabase(base, "before"), beforeRoot));
   const bare = startAnchor("bare-accept-server.ts", { DATABASE_URL: url });
-  const serviceUrl = await apiUrl(api);
-  await worker.waitFor(/Vend worker running/);
   const [, bareUrl = ""] = await bare.waitFor(/listening on (http:\/\/\S+)/);
-  const service = vendTargets(serviceUrl, await fundedAccounts(serviceUrl, accountCount, 100_000_000_000));
   const anchor: Target[] = Array.from({ length: bareWalletCount }, (_, i) => ({
     url: `${bareUrl}/api/v1/vend`,
     headers: { authorization: `Bearer ${i + 1}`, "content-type": "application/json" },
@@ -65,9 +100,9 @@ await runBench(async () => {
   );
 
   const sample = (process: BenchProcess) => sampleCpu(sql, process.proc.pid, serverPort);
-  const open = async () => (await backlog(sql)).open;
-  const tuplesRead = async () => {
-    const [row] = await sql<{ n: string }[]>`select tup_returned as n from pg_stat_database where datname = current_database()`;
+  const tuplesRead = async (tree: Tree) => {
+    const [row] = await tree.sql<{ n: string }[]>`
+      select tup_returned as n from pg_stat_database where datname = current_database()`;
     return Number(row?.n ?? 0);
   };
   /** Statistics reach pg_stat_database up to a second after a statement; wait for them to settle. */
@@ -75,105 +110,106 @@ await runBench(async () => {
 
   async function atRest(label: string) {
     await Bun.sleep(3000);
-    const before = await Promise.all([sample(api), sample(worker)]);
+    const processes = trees.flatMap((tree) => [tree.api, tree.worker]);
+    const before = await Promise.all(processes.map(sample));
     await Bun.sleep(idleSeconds * 1000);
-    const after = await Promise.all([sample(api), sample(worker)]);
-    const [apiCpu, workerCpu] = [
-      cpuBetween(before[0] as CpuSample, after[0] as CpuSample),
-      cpuBetween(before[1] as CpuSample, after[1] as CpuSample),
-    ];
+    const after = await Promise.all(processes.map(sample));
     const perSecond = (ms: number) => (ms / idleSeconds).toFixed(1);
-    console.log(
-      `at rest, ${label}: worker ${perSecond(workerCpu.process)} + its backends ${perSecond(workerCpu.backends)} ms/s; ` +
-        `API ${perSecond(apiCpu.process)} + its backends ${perSecond(apiCpu.backends)} ms/s`,
-    );
-    return workerCpu.process + workerCpu.backends;
+    trees.forEach((tree, i) => {
+      const apiCpu = cpuBetween(before[2 * i] as CpuSample, after[2 * i] as CpuSample);
+      const workerCpu = cpuBetween(before[2 * i + 1] as CpuSample, after[2 * i + 1] as CpuSample);
+      console.log(
+        `at rest, ${label}, ${tree.label}: worker ${perSecond(workerCpu.process)} + its backends ` +
+          `${perSecond(workerCpu.backends)} ms/s; API ${perSecond(apiCpu.process)} + its backends ${perSecond(apiCpu.backends)} ms/s`,
+      );
+      tree.idle.push((workerCpu.process + workerCpu.backends) / idleSeconds);
+    });
   }
 
-  const idleBefore = await atRest("before the load");
-  const figures = { accept: [] as number[], process: [] as number[], bare: [] as number[], tuples: [] as number[] };
-  const parts = {
-    api: [] as number[],
-    apiBackends: [] as number[],
-    worker: [] as number[],
-    workerBackends: [] as number[],
-    bare: [] as number[],
-    bareBackends: [] as number[],
-  };
+  async function serviceSide(tree: Tree, counted: boolean) {
+    await settle();
+    const tuples0 = await tuplesRead(tree);
+    const before = await Promise.all([sample(tree.api), sample(tree.worker)]);
+    const progress: OpenLoopProgress = { sent: 0, answered: 0, ok: 0, failed: 0, behind: 0 };
+    await openLoop(tree.targets, rate, seconds, progress);
+    while ((await backlog(tree.sql)).open > 0 && !stopping()) await Bun.sleep(20);
+    const after = await Promise.all([sample(tree.api), sample(tree.worker)]);
+    await settle();
+    const tuples = (await tuplesRead(tree)) - tuples0;
+    const a = cpuBetween(before[0] as CpuSample, after[0] as CpuSample);
+    const w = cpuBetween(before[1] as CpuSample, after[1] as CpuSample);
+    const vends = Math.max(progress.ok, 1);
+    if (counted) {
+      tree.figures.accept.push((a.process + a.backends) / vends);
+      tree.figures.process.push((w.process + w.backends) / vends);
+      tree.figures.tuples.push(tuples / vends);
+      tree.parts.api.push(a.process / vends);
+      tree.parts.apiBackends.push(a.backends / vends);
+      tree.parts.worker.push(w.process / vends);
+      tree.parts.workerBackends.push(w.backends / vends);
+    }
+    return (
+      `${tree.label}: ${progress.ok} vends, accept ${((a.process + a.backends) / vends).toFixed(2)} ms, ` +
+      `process ${((w.process + w.backends) / vends).toFixed(2)} ms, ${(tuples / vends).toFixed(0)} tuples read per vend`
+    );
+  }
+
+  const bareFigures = { total: [] as number[], process: [] as number[], backends: [] as number[] };
+  async function bareSide(counted: boolean) {
+    const before = await sample(bare);
+    const progress: OpenLoopProgress = { sent: 0, answered: 0, ok: 0, failed: 0, behind: 0 };
+    await openLoop(anchor, rate, seconds, progress);
+    const b = cpuBetween(before, await sample(bare));
+    const accepts = Math.max(progress.ok, 1);
+    if (counted) {
+      bareFigures.total.push((b.process + b.backends) / accepts);
+      bareFigures.process.push(b.process / accepts);
+      bareFigures.backends.push(b.backends / accepts);
+    }
+    return `bare: ${progress.ok} accepts, ${((b.process + b.backends) / accepts).toFixed(2)} ms`;
+  }
+
+  await atRest("before the load");
   for (let round = 0; round <= rounds && !stopping(); round++) {
-    const sides = [
-      async () => {
-        await settle();
-        const tuples0 = await tuplesRead();
-        const before = await Promise.all([sample(api), sample(worker)]);
-        const progress: OpenLoopProgress = { sent: 0, answered: 0, ok: 0, failed: 0, behind: 0 };
-        await openLoop(service, rate, seconds, progress);
-        while ((await open()) > 0 && !stopping()) await Bun.sleep(20);
-        const after = await Promise.all([sample(api), sample(worker)]);
-        await settle();
-        const tuples = (await tuplesRead()) - tuples0;
-        const a = cpuBetween(before[0] as CpuSample, after[0] as CpuSample);
-        const w = cpuBetween(before[1] as CpuSample, after[1] as CpuSample);
-        const vends = Math.max(progress.ok, 1);
-        if (round > 0) {
-          figures.accept.push((a.process + a.backends) / vends);
-          figures.process.push((w.process + w.backends) / vends);
-          figures.tuples.push(tuples / vends);
-          parts.api.push(a.process / vends);
-          parts.apiBackends.push(a.backends / vends);
-          parts.worker.push(w.process / vends);
-          parts.workerBackends.push(w.backends / vends);
-        }
-        return `service: ${progress.ok} vends, accept ${((a.process + a.backends) / vends).toFixed(2)} ms, process ${((w.process + w.backends) / vends).toFixed(2)} ms, ${(tuples / vends).toFixed(0)} tuples read per vend`;
-      },
-      async () => {
-        const before = await sample(bare);
-        const progress: OpenLoopProgress = { sent: 0, answered: 0, ok: 0, failed: 0, behind: 0 };
-        await openLoop(anchor, rate, seconds, progress);
-        const b = cpuBetween(before, await sample(bare));
-        const accepts = Math.max(progress.ok, 1);
-        if (round > 0) {
-          figures.bare.push((b.process + b.backends) / accepts);
-          parts.bare.push(b.process / accepts);
-          parts.bareBackends.push(b.backends / accepts);
-        }
-        return `bare: ${progress.ok} accepts, ${((b.process + b.backends) / accepts).toFixed(2)} ms`;
-      },
-    ];
-    if (round % 2 === 1) sides.reverse();
+    const counted = round > 0;
+    const sides = [...trees.map((tree) => () => serviceSide(tree, counted)), () => bareSide(counted)];
+    // Each side goes first in turn: none always follows the same neighbour's backlog or warm cache.
+    const order = sides.map((_, i) => sides[(i + round) % sides.length] as () => Promise<string>);
     const said: string[] = [];
-    for (const side of sides) said.push(await side());
+    for (const side of order) said.push(await side());
     console.log(`${round === 0 ? "warm-up" : `round ${round}`}: ${said.join("; ")}`);
   }
-  const idleAfter = await atRest(`after ${rounds + 1} rounds`);
+  await atRest(`after ${rounds + 1} rounds`);
 
-  console.log(`\n${"per vend".padEnd(46)} ${"min / median / max".padStart(24)}`);
-  line("accept: API + its backends", figures.accept, "ms CPU");
-  line("  API process", parts.api, "ms CPU");
-  line("  its backends", parts.apiBackends, "ms CPU");
-  line("process: worker + its backends", figures.process, "ms CPU");
-  line("  worker process", parts.worker, "ms CPU");
-  line("  its backends", parts.workerBackends, "ms CPU");
-  line("anchor: bare server + its backends", figures.bare, "ms CPU");
-  line("  bare server process", parts.bare, "ms CPU");
-  line("  its backends", parts.bareBackends, "ms CPU");
-  line("tuples read (tup_returned) per vend", figures.tuples, "tuples", 0);
   const ratio = (a: number[], b: number[]) => a.map((x, i) => x / (b[i] ?? Number.NaN));
-  console.log("");
-  line("ratio processing / accepting (target ≤ 1.0)", ratio(figures.process, figures.accept), "");
-  line("ratio accepting / bare anchor (target ≤ 1.3)", ratio(figures.accept, figures.bare), "");
-  console.log(`tuples read per vend by round (flat is the target): ${figures.tuples.map((t) => t.toFixed(0)).join(", ")}`);
-  const [hot] = await sql<{ relname: string; updates: string; hot: string }[]>`
-    select sum(n_tup_upd) as updates, sum(n_tup_hot_upd) as hot from pg_stat_user_tables
-    where relname = 'transactions' or relname like 'transactions\\_y%'`;
-  console.log(`transactions: ${hot?.hot} of ${hot?.updates} row updates were HOT (wrote no index entry)`);
-  const readers = await sql<{ name: string; scans: string; tuples: string }[]>`
-    select relname || ' (seq scan)' as name, seq_scan as scans, seq_tup_read as tuples from pg_stat_user_tables where seq_tup_read > 0
-    union all
-    select indexrelname, idx_scan, idx_tup_read from pg_stat_user_indexes where idx_tup_read > 0
-    order by tuples desc limit 6`;
-  console.log(`where the tuples were read: ${readers.map((r) => `${r.name} ${r.tuples} in ${r.scans} scans`).join("; ")}`);
-  console.log(
-    `worker + its backends at rest: ${(idleBefore / idleSeconds).toFixed(1)} ms/s before, ${(idleAfter / idleSeconds).toFixed(1)} ms/s after (target ≤ 5)`,
-  );
+  console.log(`\n${"per vend".padEnd(46)} ${"min / median / max".padStart(24)}`);
+  line("anchor: bare server + its backends", bareFigures.total, "ms CPU");
+  line("  bare server process", bareFigures.process, "ms CPU");
+  line("  its backends", bareFigures.backends, "ms CPU");
+  for (const tree of trees) {
+    console.log(`\n${tree.label}`);
+    line("accept: API + its backends", tree.figures.accept, "ms CPU");
+    line("  API process", tree.parts.api, "ms CPU");
+    line("  its backends", tree.parts.apiBackends, "ms CPU");
+    line("process: worker + its backends", tree.figures.process, "ms CPU");
+    line("  worker process", tree.parts.worker, "ms CPU");
+    line("  its backends", tree.parts.workerBackends, "ms CPU");
+    line("tuples read (tup_returned) per vend", tree.figures.tuples, "tuples", 0);
+    line("ratio processing / accepting (target ≤ 1.0)", ratio(tree.figures.process, tree.figures.accept), "");
+    line("ratio accepting / bare anchor (target ≤ 1.3)", ratio(tree.figures.accept, bareFigures.total), "");
+    console.log(`tuples read per vend by round (flat is the target): ${tree.figures.tuples.map((t) => t.toFixed(0)).join(", ")}`);
+    const [hot] = await tree.sql<{ updates: string; hot: string }[]>`
+      select sum(n_tup_upd) as updates, sum(n_tup_hot_upd) as hot from pg_stat_user_tables
+      where relname = 'transactions' or relname like 'transactions\\_y%'`;
+    console.log(`transactions: ${hot?.hot} of ${hot?.updates} row updates were HOT (wrote no index entry)`);
+    const readers = await tree.sql<{ name: string; scans: string; tuples: string }[]>`
+      select relname || ' (seq scan)' as name, seq_scan as scans, seq_tup_read as tuples from pg_stat_user_tables where seq_tup_read > 0
+      union all
+      select indexrelname, idx_scan, idx_tup_read from pg_stat_user_indexes where idx_tup_read > 0
+      order by tuples desc limit 6`;
+    console.log(`where the tuples were read: ${readers.map((r) => `${r.name} ${r.tuples} in ${r.scans} scans`).join("; ")}`);
+    console.log(
+      `worker + its backends at rest: ${tree.idle.map((ms) => ms.toFixed(1)).join(" ms/s before, ")} ms/s after (target ≤ 5)`,
+    );
+  }
 });

@@ -2,6 +2,7 @@ import postgres from "postgres";
 import { randomBase62 } from "../../src/lib/random.ts";
 import { createTestDatabase, dropTestTemplate, testTemplateName } from "../../test/helpers/database.ts";
 import { onCleanup } from "./cleanup.ts";
+import { serviceRoot, thisTree } from "./processes.ts";
 
 function urlFor(base: string, database: string): string {
   const url = new URL(base);
@@ -42,8 +43,12 @@ function registerFinalCheck(base: string): void {
   });
 }
 
-/** A new database with the service's schema (cloned from the migrated template); dropped, template too, at cleanup. */
-export async function serviceDatabase(base: string): Promise<string> {
+/**
+ * A new database with the service's schema (cloned from the migrated template); dropped, template too, at
+ * cleanup. For another tree's service (`root`, see processes.ts), a blank one its service migrates at its start.
+ */
+export async function serviceDatabase(base: string, root = serviceRoot): Promise<string> {
+  if (root !== thisTree) return blankDatabase(base, "tree");
   registerFinalCheck(base);
   const database = await createTestDatabase({ maxConnections: 1 });
   const url = database.url ?? "";

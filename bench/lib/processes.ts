@@ -32,16 +32,36 @@ function managed(started: StartedProcess, label: string): BenchProcess {
   return bench;
 }
 
+/** This checkout, whose src/main.ts the benches run unless told another tree's. */
+export const thisTree = join(import.meta.dir, "../..");
+
 /**
- * The service (`src/main.ts`) as a real process: API only or worker only; stopped at cleanup. To profile one
- * side, BENCH_API_BUN_OPTIONS or BENCH_WORKER_BUN_OPTIONS (e.g. `--cpu-prof-md --cpu-prof-dir=/tmp/prof`) is
- * given to its processes as BUN_OPTIONS; the profile is written when it stops.
+ * The tree whose src/main.ts runs as the service: BENCH_SERVICE_ROOT (a checkout of an older commit with its
+ * own `npm ci`, to measure it by the same bench), or this one. Such a service gets a blank database of its own
+ * (`serviceDatabase`) and migrates it at its start, so it runs on its own schema.
  */
-export function startService(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}): BenchProcess {
+export const serviceRoot = process.env.BENCH_SERVICE_ROOT ?? thisTree;
+
+/**
+ * The service (`src/main.ts` of `root`) as a real process: API only or worker only; stopped at cleanup. To
+ * profile one side, BENCH_API_BUN_OPTIONS or BENCH_WORKER_BUN_OPTIONS (e.g. `--cpu-prof-md
+ * --cpu-prof-dir=/tmp/prof`) is given to its processes as BUN_OPTIONS; the profile is written when it stops.
+ */
+export function startService(
+  databaseUrl: string,
+  role: "api" | "worker",
+  env: Record<string, string> = {},
+  root = serviceRoot,
+): BenchProcess {
   const profile = process.env[`BENCH_${role.toUpperCase()}_BUN_OPTIONS`];
   return managed(
-    spawnService(databaseUrl, role, { LOG_LEVEL: "error", ...(profile ? { BUN_OPTIONS: profile } : {}), ...env }),
-    `service ${role}`,
+    spawnService(
+      databaseUrl,
+      role,
+      { LOG_LEVEL: "error", ...(profile ? { BUN_OPTIONS: profile } : {}), ...env },
+      join(root, "src/main.ts"),
+    ),
+    `service ${role}${root === thisTree ? "" : ` (${root})`}`,
   );
 }
 

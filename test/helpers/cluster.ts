@@ -35,11 +35,19 @@ export async function writeProvidersFile(text: string): Promise<{ path: string; 
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 
-/** `npm start`'s entry point as a real process on `databaseUrl`: API, worker or both. */
-export function spawnService(databaseUrl: string, role: "api" | "worker", env: Record<string, string> = {}): StartedProcess {
+/**
+ * `npm start`'s entry point as a real process on `databaseUrl`: API or worker. `entry` is another tree's
+ * src/main.ts when a bench compares an older commit.
+ */
+export function spawnService(
+  databaseUrl: string,
+  role: "api" | "worker",
+  env: Record<string, string> = {},
+  entry = main,
+): StartedProcess {
   const args = role === "api" ? ["--no-worker"] : ["--worker-only"];
   return spawnProcess(
-    [process.execPath, main, ...args],
+    [process.execPath, entry, ...args],
     // With DATABASE_URL set private webhook targets are refused by default; test receivers are on 127.0.0.1.
     childEnv({ DATABASE_URL: databaseUrl, PORT: "0", RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...env }),
   );
