@@ -8,8 +8,8 @@
  * backends serving it (bench/lib/cpu.ts).
  *
  * - **At rest**: CPU ms per second of each process and of its backends over BENCH_IDLE_SECONDS with no
- *   traffic, measured before the load and again after it (an idle cost that grew with the work done would
- *   show). Target: worker + its backends ≤ 5 ms/s.
+ *   traffic, BENCH_IDLE_SETTLE_SECONDS after the last request, measured before the load and again after it (an
+ *   idle cost that grew with the work done would show). Target: worker + its backends ≤ 5 ms/s.
  * - **At a fixed rate**: each round, BENCH_RATE vends/s for BENCH_SECONDS to the service (then until the
  *   worker has finished them) and the same rate to the bare server, in alternating order. Per vend: the API
  *   and its backends (accepting), the worker and its backends (processing), the bare server and its
@@ -23,7 +23,8 @@
  * measured in one run, at the same moments. Every side's processes stay up through the whole run, so the others'
  * rest cost (a few ms/s, printed) is in each side's figures alike.
  *
- * Env: BENCH_RATE (100), BENCH_SECONDS (20), BENCH_ROUNDS (5), BENCH_IDLE_SECONDS (10), BENCH_ACCOUNTS (200),
+ * Env: BENCH_RATE (100), BENCH_SECONDS (20), BENCH_ROUNDS (5), BENCH_IDLE_SECONDS (30), BENCH_IDLE_SETTLE_SECONDS
+ * (10), BENCH_ACCOUNTS (200),
  * BENCH_BEFORE_ROOT (unset). Say whether the server runs with autovacuum (printed at the start): production's
  * case is autovacuum on.
  */
@@ -41,7 +42,8 @@ import { formatSpread, spread } from "./lib/stats.ts";
 const rate = envNumber("BENCH_RATE", 100);
 const seconds = envNumber("BENCH_SECONDS", 20);
 const rounds = envNumber("BENCH_ROUNDS", 5);
-const idleSeconds = envNumber("BENCH_IDLE_SECONDS", 10);
+const idleSeconds = envNumber("BENCH_IDLE_SECONDS", 30);
+const idleSettleSeconds = envNumber("BENCH_IDLE_SETTLE_SECONDS", 10);
 const accountCount = envNumber("BENCH_ACCOUNTS", 200);
 const beforeRoot = process.env.BENCH_BEFORE_ROOT;
 
@@ -109,12 +111,13 @@ await runBench(async () => {
   const settle = () => Bun.sleep(1500);
 
   async function atRest(label: string) {
-    await Bun.sleep(3000);
+    // Quiet first: compiling at start-up and collecting after the load are over in a few seconds, not the rest cost.
+    await Bun.sleep(idleSettleSeconds * 1000);
     const processes = trees.flatMap((tree) => [tree.api, tree.worker]);
     const before = await Promise.all(processes.map(sample));
     await Bun.sleep(idleSeconds * 1000);
     const after = await Promise.all(processes.map(sample));
-    const perSecond = (ms: number) => (ms / idleSeconds).toFixed(1);
+    const perSecond = (ms: number) => (ms / idleSeconds).toFixed(2);
     trees.forEach((tree, i) => {
       const apiCpu = cpuBetween(before[2 * i] as CpuSample, after[2 * i] as CpuSample);
       const workerCpu = cpuBetween(before[2 * i + 1] as CpuSample, after[2 * i + 1] as CpuSample);
@@ -209,7 +212,7 @@ await runBench(async () => {
       order by tuples desc limit 6`;
     console.log(`where the tuples were read: ${readers.map((r) => `${r.name} ${r.tuples} in ${r.scans} scans`).join("; ")}`);
     console.log(
-      `worker + its backends at rest: ${tree.idle.map((ms) => ms.toFixed(1)).join(" ms/s before, ")} ms/s after (target ≤ 5)`,
+      `worker + its backends at rest: ${tree.idle.map((ms) => ms.toFixed(2)).join(" ms/s before, ")} ms/s after (target ≤ 5)`,
     );
   }
 });

@@ -7,18 +7,23 @@
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import type postgres from "postgres";
 
-/** /proc counts CPU in USER_HZ ticks, 100 a second on Linux. */
-const msPerTick = 10;
-
-/** utime + stime of `pid` (all its threads) in ms; 0 when it has gone. */
-export function processCpuMs(pid: number): number {
+/**
+ * CPU ms of each thread of `pid`, by thread id; empty when it has gone. Read from each thread's `schedstat`
+ * (nanoseconds on the CPU) rather than `stat`'s utime + stime, which move in 10 ms ticks: a process at rest spends
+ * a few ms a second, which ticks cannot tell apart. By thread, because the process's own total in `schedstat` is
+ * its main thread's, and a sum over the threads alive at each sample falls when a thread ends (Bun ends idle
+ * compiler threads): a thread that ends between two samples takes only its time since the earlier one with it.
+ */
+export function threadCpuMs(pid: number): Map<number, number> {
+  const threads = new Map<number, number>();
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) * msPerTick;
-  } catch {
-    return 0;
-  }
+    for (const thread of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        threads.set(Number(thread), Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, "utf8").split(" ")[0]) / 1e6);
+      } catch {}
+    }
+  } catch {}
+  return threads;
 }
 
 /** The local ports of `pid`'s TCP sockets connected to `serverPort`. */
@@ -55,8 +60,9 @@ function clientPorts(pid: number, serverPort: number): Set<number> {
 }
 
 export interface CpuSample {
-  process: number;
-  /** CPU ms of each backend seen, by its pid. */
+  /** CPU ms of each of the process's threads, by thread id. */
+  process: Map<number, number>;
+  /** CPU ms of each backend seen, by its pid (a backend is one thread). */
   backends: Map<number, number>;
 }
 
@@ -65,15 +71,18 @@ export async function sampleCpu(sql: postgres.Sql, pid: number, serverPort: numb
   const ports = clientPorts(pid, serverPort);
   const rows = await sql<{ pid: number; client_port: number }[]>`
     select pid, client_port from pg_stat_activity where client_port = any(${[...ports]}::int[])`;
-  return { process: processCpuMs(pid), backends: new Map(rows.map((r) => [r.pid, processCpuMs(r.pid)])) };
+  const sum = (threads: Map<number, number>) => [...threads.values()].reduce((a, b) => a + b, 0);
+  return { process: threadCpuMs(pid), backends: new Map(rows.map((r) => [r.pid, sum(threadCpuMs(r.pid))])) };
 }
 
-/**
- * CPU ms spent between two samples: the process's, and its backends'. A backend first seen in the later
- * sample connected after the earlier one, so all its CPU falls in between.
- */
+/** CPU ms between two readings of the same ids; an id first seen in the later one began after the earlier one. */
+function spentBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [id, total] of after) ms += total - (before.get(id) ?? 0);
+  return ms;
+}
+
+/** CPU ms spent between two samples: the process's (all its threads), and its backends'. */
 export function cpuBetween(before: CpuSample, after: CpuSample): { process: number; backends: number } {
-  let backends = 0;
-  for (const [pid, ms] of after.backends) backends += ms - (before.backends.get(pid) ?? 0);
-  return { process: after.process - before.process, backends };
+  return { process: spentBetween(before.process, after.process), backends: spentBetween(before.backends, after.backends) };
 }
