@@ -45,7 +45,7 @@ const rounds = envNumber("BENCH_ROUNDS", 5);
 const idleSeconds = envNumber("BENCH_IDLE_SECONDS", 30);
 const idleSettleSeconds = envNumber("BENCH_IDLE_SETTLE_SECONDS", 10);
 const accountCount = envNumber("BENCH_ACCOUNTS", 200);
-const beforeRoot = process.env.BENCH_BEFORE_ROOT;
+const beforeRoot = process.env.BENCH_BEFORE_ROOT || undefined;
 
 const line = (label: string, values: number[], unit: string, digits = 2) =>
   console.log(`${label.padEnd(46)} ${formatSpread(spread(values), digits).padStart(24)} ${unit}`);

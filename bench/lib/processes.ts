@@ -40,7 +40,7 @@ export const thisTree = join(import.meta.dir, "../..");
  * own `npm ci`, to measure it by the same bench), or this one. Such a service gets a blank database of its own
  * (`serviceDatabase`) and migrates it at its start, so it runs on its own schema.
  */
-export const serviceRoot = process.env.BENCH_SERVICE_ROOT ?? thisTree;
+export const serviceRoot = process.env.BENCH_SERVICE_ROOT || thisTree;
 
 /**
  * The service (`src/main.ts` of `root`) as a real process: API only or worker only; stopped at cleanup. To
