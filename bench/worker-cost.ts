@@ -36,7 +36,7 @@ import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts
 import { type CpuSample, cpuBetween, sampleCpu } from "./lib/cpu.ts";
 import { benchClient, blankDatabase, serviceDatabase } from "./lib/databases.ts";
 import { type OpenLoopProgress, openLoop, type Target } from "./lib/load.ts";
-import { apiUrl, type BenchProcess, startAnchor, startService, thisTree } from "./lib/processes.ts";
+import { apiUrl, type BenchProcess, serviceRoot, startAnchor, startService, thisTree } from "./lib/processes.ts";
 import { formatSpread, spread } from "./lib/stats.ts";
 
 const rate = envNumber("BENCH_RATE", 100);
@@ -83,8 +83,8 @@ async function startTree(label: string, url: string, root: string): Promise<Tree
 await runBench(async () => {
   const base = requirePostgres();
   const serverPort = Number(new URL(base).port || 5432);
-  const url = await serviceDatabase(base, thisTree);
-  const trees = [await startTree("service", url, thisTree)];
+  const url = await serviceDatabase(base);
+  const trees = [await startTree(serviceRoot === thisTree ? "service" : `service (${serviceRoot})`, url, serviceRoot)];
   if (beforeRoot) trees.push(await startTree(`before (${beforeRoot})`, await blankDatabase(base, "before"), beforeRoot));
   const bare = startAnchor("bare-accept-server.ts", { DATABASE_URL: url });
   const [, bareUrl = ""] = await bare.waitFor(/listening on (http:\/\/\S+)/);

@@ -11,7 +11,7 @@ const batchBytes = 4096;
  * Standard output (or `dest`), written in batches instead of one write per line: a line waits until 4 KiB
  * are buffered or for at most a second. The second is a timer started by the first line to wait, not a
  * periodic flush: a process with nothing to log never wakes to write nothing (sonic-boom's `periodicFlush`
- * flushes an empty buffer every second, a tenth of an idle worker's CPU). Writes stay synchronous: when
+ * flushes an empty buffer every second: 0.3 of an idle worker's 2 ms of CPU a second). Writes stay synchronous: when
  * stdout is not being read, writes and requests wait, as they did unbuffered, rather than memory growing or
  * lines being dropped. Whatever is buffered is written when the process exits, by `process.exit` (the
  * SIGTERM/SIGINT shutdown, a fatal error) or otherwise.
