@@ -33,7 +33,7 @@ import { bareWalletCount } from "./anchors/bare-accept-sql.ts";
 import { benchAdminToken, fundedAccounts, vendBody, vendTargets } from "./lib/accounts.ts";
 import { backlog } from "./lib/backlog.ts";
 import { envNumber, requirePostgres, runBench, stopping } from "./lib/cleanup.ts";
-import { type CpuSample, cpuBetween, sampleCpu } from "./lib/cpu.ts";
+import { cpuBetween, sampleCpu } from "./lib/cpu.ts";
 import { benchClient, blankDatabase, serviceDatabase } from "./lib/databases.ts";
 import { type OpenLoopProgress, openLoop, type Target } from "./lib/load.ts";
 import { apiUrl, type BenchProcess, serviceRoot, startAnchor, startService, thisTree } from "./lib/processes.ts";
@@ -110,37 +110,44 @@ await runBench(async () => {
   /** Statistics reach pg_stat_database up to a second after a statement; wait for them to settle. */
   const settle = () => Bun.sleep(1500);
 
+  /** A reading of a tree's API and worker, each with its backends; `spent` gives the CPU of each since then. */
+  async function treeReading(tree: Tree) {
+    const [api, worker] = await Promise.all([sample(tree.api), sample(tree.worker)]);
+    return {
+      async spent() {
+        const [apiNow, workerNow] = await Promise.all([sample(tree.api), sample(tree.worker)]);
+        return { api: cpuBetween(api, apiNow), worker: cpuBetween(worker, workerNow) };
+      },
+    };
+  }
+
   async function atRest(label: string) {
     // Quiet first: compiling at start-up and collecting after the load are over in a few seconds, not the rest cost.
     await Bun.sleep(idleSettleSeconds * 1000);
-    const processes = trees.flatMap((tree) => [tree.api, tree.worker]);
-    const before = await Promise.all(processes.map(sample));
+    const readings = await Promise.all(trees.map(treeReading));
     await Bun.sleep(idleSeconds * 1000);
-    const after = await Promise.all(processes.map(sample));
+    const spent = await Promise.all(readings.map((reading) => reading.spent()));
     const perSecond = (ms: number) => (ms / idleSeconds).toFixed(2);
-    trees.forEach((tree, i) => {
-      const apiCpu = cpuBetween(before[2 * i] as CpuSample, after[2 * i] as CpuSample);
-      const workerCpu = cpuBetween(before[2 * i + 1] as CpuSample, after[2 * i + 1] as CpuSample);
+    spent.forEach(({ api, worker }, i) => {
+      const tree = trees[i] as Tree;
       console.log(
-        `at rest, ${label}, ${tree.label}: worker ${perSecond(workerCpu.process)} + its backends ` +
-          `${perSecond(workerCpu.backends)} ms/s; API ${perSecond(apiCpu.process)} + its backends ${perSecond(apiCpu.backends)} ms/s`,
+        `at rest, ${label}, ${tree.label}: worker ${perSecond(worker.process)} + its backends ` +
+          `${perSecond(worker.backends)} ms/s; API ${perSecond(api.process)} + its backends ${perSecond(api.backends)} ms/s`,
       );
-      tree.idle.push((workerCpu.process + workerCpu.backends) / idleSeconds);
+      tree.idle.push((worker.process + worker.backends) / idleSeconds);
     });
   }
 
   async function serviceSide(tree: Tree, counted: boolean) {
     await settle();
     const tuples0 = await tuplesRead(tree);
-    const before = await Promise.all([sample(tree.api), sample(tree.worker)]);
+    const reading = await treeReading(tree);
     const progress: OpenLoopProgress = { sent: 0, answered: 0, ok: 0, failed: 0, behind: 0 };
     await openLoop(tree.targets, rate, seconds, progress);
     while ((await backlog(tree.sql)).open > 0 && !stopping()) await Bun.sleep(20);
-    const after = await Promise.all([sample(tree.api), sample(tree.worker)]);
+    const { api: a, worker: w } = await reading.spent();
     await settle();
     const tuples = (await tuplesRead(tree)) - tuples0;
-    const a = cpuBetween(before[0] as CpuSample, after[0] as CpuSample);
-    const w = cpuBetween(before[1] as CpuSample, after[1] as CpuSample);
     const vends = Math.max(progress.ok, 1);
     if (counted) {
       tree.figures.accept.push((a.process + a.backends) / vends);
