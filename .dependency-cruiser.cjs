@@ -23,8 +23,8 @@ const features =
   "^src/(accounts|admin|auth|callbacks|catalogue|provider-admin|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
-const composition =
-  "^src/(main|server|app|background|load-config)\\.ts$|^src/db/migrate-cli\\.ts$|^src/admin/create-operator-cli\\.ts$";
+// src/roles/: what each of vend's commands runs (serve, work, migrate, config, operator create).
+const composition = "^src/(main|server|app|background|load-config)\\.ts$|^src/roles/";
 const deps = "^src/deps\\.ts$";
 
 module.exports = {

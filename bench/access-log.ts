@@ -75,7 +75,7 @@ async function startServer(label: string, logLevel: string): Promise<Server> {
   const port = freePort();
   const target = sink === "file" || logLevel !== "info" ? Bun.file(file) : sink === "pipe" ? "pipe" : "ignore";
   const profiling = profile ? ["--cpu-prof", `--cpu-prof-dir=${directory}`, `--cpu-prof-name=${label}.cpuprofile`] : [];
-  const proc = Bun.spawn([process.execPath, ...profiling, join(import.meta.dir, "../src/main.ts"), "--no-worker"], {
+  const proc = Bun.spawn([process.execPath, ...profiling, join(import.meta.dir, "../src/main.ts"), "serve"], {
     env: childEnv({
       DATABASE_URL: database.url,
       PORT: String(port),

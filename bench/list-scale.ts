@@ -114,7 +114,7 @@ async function run(database: TestDatabase): Promise<void> {
   let server: StartedProcess | undefined;
   try {
     server = spawnProcess(
-      [process.execPath, join(import.meta.dir, "../src/main.ts"), "--no-worker"],
+      [process.execPath, join(import.meta.dir, "../src/main.ts"), "serve"],
       childEnv({ DATABASE_URL: url, PORT: "0", ADMIN_TOKEN: adminToken, RATE_LIMIT_PER_MINUTE: "0", LOG_LEVEL: "error" }),
     );
     const [, base = ""] = await server.waitFor(/listening on (http:\/\/[^\s]+)/);

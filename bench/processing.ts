@@ -3,7 +3,7 @@
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/processing.ts
  *
  * Subject: vends fully processed per second (claim, sandbox provider answering success at once, completion
- * with capture, ledger entry and event) by real worker processes (src/main.ts --worker-only, default
+ * with capture, ledger entry and event) by real worker processes (src/main.ts work, default
  * settings, LOG_LEVEL=error). Anchor: graphile-worker (bench/anchors/graphile-noop-worker.ts, default
  * settings) running no-op jobs on its own database, as many processes, the same number of items.
  * Each round, for each side: its workers are paused (SIGSTOP), the items are queued (vends accepted over

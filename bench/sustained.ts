@@ -2,7 +2,7 @@
  * Sustained end to end (issue 11): can the worker keep up with a steady accept load on the same database?
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/sustained.ts
  *
- * An API process (src/main.ts --no-worker) and worker processes (--worker-only), default settings,
+ * An API process (src/main.ts serve) and worker processes (work), default settings,
  * LOG_LEVEL=error, on one database; 200 funded accounts. First a calibration burst finds the accept rate
  * (64 connections, closed loop, the workers paused; its backlog is then drained). Then, each round, an
  * open-loop load at 80% of that rate for BENCH_SECONDS while the workers process; the backlog is printed

@@ -2,7 +2,7 @@
  * Vend accept throughput, the service against its anchors in one run (issue 11). By hand:
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/vend-accept.ts
  *
- * Subject: the real service (src/main.ts --no-worker, LOG_LEVEL=error) taking POST /api/v1/vend over HTTP from
+ * Subject: the real service (src/main.ts serve, LOG_LEVEL=error) taking POST /api/v1/vend over HTTP from
  * 64 concurrent connections spread over 200 funded accounts, each with its own key, a new Idempotency-Key
  * per request. Anchors, on their own tables in the same database:
  *   bare    bench/anchors/bare-accept-server.ts, a bare Elysia server doing the 3-statement transaction

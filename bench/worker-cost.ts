@@ -2,7 +2,7 @@
  * What a vend costs the machine, and what an idle service costs (issue 27):
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres bun bench/worker-cost.ts
  *
- * An API process (src/main.ts --no-worker) and one worker process (--worker-only), default settings,
+ * An API process (src/main.ts serve) and one worker process (work), default settings,
  * LOG_LEVEL=error, 200 funded accounts; and the bare accept server (bench/anchors/bare-accept-server.ts) on
  * its own tables of the same database. CPU is read from /proc for each process and for the PostgreSQL
  * backends serving it (bench/lib/cpu.ts).

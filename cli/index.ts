@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
 import { Command, CommanderError, Option } from "commander";
-import { version } from "../package.json";
+import { versionLine } from "../src/lib/shared/version.ts";
 import { type Colors, colorEnabled, colorsFor } from "./color.ts";
 import { accountsCommand } from "./commands/accounts.ts";
 import { adminCommand } from "./commands/admin.ts";
@@ -71,7 +71,7 @@ const helpWidth = (stream: OutputStream): number => (stream.isTTY && stream.colu
 export function buildProgram(argv: readonly string[] = []): Command {
   const program = new Command("vendctl")
     .description("Operate the vending service: vend, inspect transactions, fund wallets, manage accounts, keys and webhooks")
-    .version(version, "-V, --version")
+    .version(versionLine("vendctl"), "-V, --version")
     .option("--base-url <url>", "API base URL (env VENDCTL_BASE_URL, default http://localhost:8080)")
     .option("--api-key <key>", "API key rg_test_…/rg_live_… (env VENDCTL_API_KEY)")
     .option("--admin-token <token>", "operator token for admin commands (env VENDCTL_ADMIN_TOKEN)")

@@ -19,11 +19,13 @@ export interface Config {
   shutdownGraceSeconds: number;
   /**
    * On SIGTERM: how long to keep serving, unready, before the listener closes (for a load balancer to notice).
-   * Default 2: above a balancer's detection time, which for ops/haproxy.cfg (a check every 500 ms, down after
+   * Default 2 on PostgreSQL (0 on the embedded default, which has no balancer): above a balancer's detection time, which for ops/haproxy.cfg (a check every 500 ms, down after
    * 2 failures) is 1 s, doubled for margin. At 0 a rolling restart behind HAProxy answered 120 of 8,611 requests 503.
    */
   shutdownDelaySeconds: number;
   dataDir: string;
+  /** Start on a schema a newer release migrated (rolling back to an expand-compatible release); off: refuse. */
+  allowNewerSchema: boolean;
   port: number;
   host: string;
   adminToken: string | undefined;
@@ -110,7 +112,7 @@ export interface OperationsConfig {
   metricsEnabled: boolean;
   /** When set, `/metrics` asks for `Authorization: Bearer <token>` (METRICS_TOKEN). */
   metricsToken: string | undefined;
-  /** A worker-only process (`--worker-only`) serves its own `/metrics` on this port (METRICS_PORT). */
+  /** A worker-only process (`vend work`) serves its own `/metrics` on this port (METRICS_PORT). */
   metricsPort: number;
   /** OTLP/HTTP traces endpoint, e.g. http://collector:4318/v1/traces; tracing is off without it (OTEL_EXPORTER_OTLP_ENDPOINT). */
   otlpEndpoint: string | undefined;
@@ -456,10 +458,12 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     databaseConnectTimeoutSeconds: readInteger(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 5, 1, 300),
     databaseStatementTimeoutMs: readInteger(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 3_600_000),
     shutdownGraceSeconds: readInteger(env, "SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
-    shutdownDelaySeconds: readInteger(env, "SHUTDOWN_DELAY_SECONDS", 2, 0, 3600),
+    // The embedded default has no load balancer in front to wait for, and nobody else to reach it.
+    shutdownDelaySeconds: readInteger(env, "SHUTDOWN_DELAY_SECONDS", databaseUrl ? 2 : 0, 0, 3600),
     dataDir: env.VEND_DATA_DIR || "./.data",
+    allowNewerSchema: readBoolean(env, "ALLOW_NEWER_SCHEMA", false),
     port: readInteger(env, "PORT", 8080, 0, 65535),
-    host: env.HOST || "0.0.0.0",
+    host: env.HOST || (databaseUrl ? "0.0.0.0" : "127.0.0.1"),
     adminToken: readOptional(env, "ADMIN_TOKEN", 16),
     cursorSecret: readOptional(env, "CURSOR_SECRET", 32),
     maxWaitSeconds,

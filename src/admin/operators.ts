@@ -22,7 +22,7 @@ export const bootstrapOperatorName = "ADMIN_TOKEN";
 export const bootstrapOperator: OperatorPrincipal = { operatorId: null, name: bootstrapOperatorName, role: "admin" };
 
 /**
- * The name the local bootstrap secret acts under: `npm run operator:create` beside a running embedded
+ * The name the local bootstrap secret acts under: `vend operator create` beside a running embedded
  * server asks it, from this machine, with the secret the server left in its data directory.
  */
 export const localBootstrapOperatorName = "local-bootstrap";

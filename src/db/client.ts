@@ -10,6 +10,7 @@ import { EmbeddedEngine, type EmbeddedEngineEvents } from "./embedded.ts";
 import { clearDataDir, readEmbeddedImage } from "./embedded-image.ts";
 import { bindPool, type Database } from "./executor.ts";
 import { asksForTls, parsePostgresUrl, withFailoverDefaults } from "./postgres-url.ts";
+import { makePrivate } from "./private-dir.ts";
 import { ReplyWatchdog, type Target } from "./reply-watchdog.ts";
 import * as schema from "./schema/index.ts";
 
@@ -357,9 +358,10 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, im
   let first = false;
   if (!inMemory) {
     try {
-      mkdirSync(dataDir, { recursive: true });
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
       // Before PGlite touches the directory: a second process must not even open it.
       lock = lockDataDir(dataDir);
+      makePrivate(dataDir);
     } catch (error) {
       throw asDataDirError(dataDir, error);
     }
@@ -369,6 +371,7 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, im
   let engine: EmbeddedEngine;
   try {
     engine = await openEngine(dataDir, first, events, image);
+    if (!inMemory) makePrivate(dataDir);
   } catch (error) {
     lock?.release();
     throw error;
@@ -408,6 +411,7 @@ async function openPglite(dataDir: string, events: EmbeddedEngineEvents = {}, im
     async close() {
       try {
         await engine.close();
+        if (!inMemory) makePrivate(dataDir);
       } finally {
         lock?.release();
       }

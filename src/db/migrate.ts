@@ -1,10 +1,10 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { type MigrationMeta, readMigrationFiles } from "drizzle-orm/migrator";
+import { sql } from "drizzle-orm";
+import type { MigrationMeta } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import { type DbHandle, openDatabase } from "./client.ts";
-import { migrationsFolder } from "./migration-files.ts";
+import { type CommittedMigration, committedMigrations, migrationsFolder } from "./migration-files.ts";
+import { queryRows } from "./rows.ts";
 
 const migrationLockId = 7_311_042;
 
@@ -21,14 +21,11 @@ interface Migrating {
  * Every committed migration, each reporting to `progress` when the dialect starts applying it (only
  * pending ones are iterated), so the single transaction drizzle applies them in is kept.
  */
-function committedMigrations(progress: MigrationProgress | undefined): MigrationMeta[] {
-  const migrations = readMigrationFiles({ migrationsFolder });
+function reportingMigrations(progress: MigrationProgress | undefined): MigrationMeta[] {
+  const migrations = committedMigrations();
   if (!progress) return migrations;
-  const journal = JSON.parse(readFileSync(join(migrationsFolder, "meta/_journal.json"), "utf8")) as {
-    entries: { tag: string }[];
-  };
   return migrations.map((migration, index) => {
-    const step = { number: index + 1, total: migrations.length, name: journal.entries[index]?.tag ?? `migration ${index + 1}` };
+    const step = { number: index + 1, total: migrations.length, name: migration.tag };
     const statements = migration.sql;
     const reporting = {
       *[Symbol.iterator]() {
@@ -42,7 +39,7 @@ function committedMigrations(progress: MigrationProgress | undefined): Migration
 
 async function applyMigrations(db: unknown, progress: MigrationProgress | undefined): Promise<void> {
   const { dialect, session } = db as Migrating;
-  await dialect.migrate(committedMigrations(progress), session, { migrationsFolder });
+  await dialect.migrate(reportingMigrations(progress), session, { migrationsFolder });
 }
 
 /** Applies every committed migration; the one path used by start-up, tests and `bun run migrate`. */
@@ -67,6 +64,47 @@ export async function runMigrations(handle: DbHandle, progress?: MigrationProgre
   } finally {
     await client`select pg_advisory_unlock(${migrationLockId})`.catch(() => {});
     await client.end({ timeout: 5 });
+  }
+}
+
+/** How the database's schema stands against this code's committed migrations. */
+export interface SchemaState {
+  /** Committed migrations the database has not applied yet, in order. */
+  pending: CommittedMigration[];
+  /** Applied migrations this code does not know (a newer release migrated the database): how many. */
+  unknown: number;
+}
+
+/**
+ * Reads the migrations drizzle recorded as applied (none on a new database) and compares them with the
+ * committed ones, as drizzle decides what to apply: by time, newer than the last applied.
+ */
+export async function schemaState(handle: DbHandle): Promise<SchemaState> {
+  const [{ present } = { present: false }] = await queryRows<{ present: boolean }>(
+    handle.db,
+    sql`select to_regclass('drizzle.__drizzle_migrations') is not null as present`,
+  );
+  const applied = present
+    ? await queryRows<{ hash: string; created_at: string | number }>(
+        handle.db,
+        sql`select hash, created_at from drizzle.__drizzle_migrations order by created_at`,
+      )
+    : [];
+  const committed = committedMigrations();
+  const known = new Set(committed.map((migration) => migration.hash));
+  const last = applied.reduce((latest, row) => Math.max(latest, Number(row.created_at)), Number.NEGATIVE_INFINITY);
+  return {
+    pending: committed.filter((migration) => migration.folderMillis > last),
+    unknown: applied.filter((row) => !known.has(row.hash)).length,
+  };
+}
+
+/** Thrown when the database was migrated by a newer release than this code: running on it could write what that schema no longer means. */
+export class SchemaNewerError extends Error {
+  constructor(unknown: number) {
+    super(
+      `The database schema is newer than this release (${unknown} migration${unknown === 1 ? "" : "s"} it does not know): run the release that migrated it, or a later one`,
+    );
   }
 }
 

@@ -6,7 +6,7 @@ import { type Executor, withTransaction } from "./transaction.ts";
 /**
  * Monthly range partitions of the history (issue 25): the tables migration 0012 made ready (their primary keys
  * and uniqueness include `created_at`, nothing holds a foreign key to them). `partitionHistory` converts them,
- * once, on an operator's command (`npm run db:partition`); `createPartitionsAhead`, a task of the runner,
+ * once, on an operator's command (`vend partition`); `createPartitionsAhead`, a task of the runner,
  * keeps next months' partitions made. Unpartitioned databases (the default install, PGlite) are left alone.
  */
 export const partitionedTables = ["transactions", "ledger_entries", "events"] as const;

@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { type OperatorRole, operatorRoles } from "../../generated/constants.ts";
+import specFile from "../../openapi.yaml" with { type: "file" };
 
-export const specPath = fileURLToPath(new URL("../../openapi.yaml", import.meta.url));
+/** The contract's path: the repository's file, or the copy `bun build --compile` embeds in dist/vend. */
+export const specPath: string = specFile;
 
 export type JsonSchema = Record<string, unknown>;
 export type Security = "apiKey" | "admin" | "provider" | "none";

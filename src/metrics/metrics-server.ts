@@ -18,7 +18,7 @@ function errorAnswer(error: AppError): Response {
 }
 
 /**
- * `GET /metrics` alone, for a process without the API (`--worker-only`), under the same rule as the
+ * `GET /metrics` alone, for a process without the API (`vend work`), under the same rule as the
  * API's route: the token when one is set. Anything else is 404.
  */
 export function startMetricsServer(

@@ -1,12 +1,11 @@
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+// The package exports no path to its browser bundle, hence the path through node_modules.
+import scalarBundle from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
 
-/** The Scalar renderer from the installed package: one self-contained file, served at `/docs/scalar.js`. */
-export const scalarBundlePath = join(
-  dirname(fileURLToPath(import.meta.resolve("@scalar/api-reference"))),
-  "browser",
-  "standalone.js",
-);
+/**
+ * The Scalar renderer from the installed package: one self-contained file, served at `/docs/scalar.js`.
+ * Imported as a file, so `bun build --compile` embeds it in dist/vend.
+ */
+export const scalarBundlePath: string = scalarBundle;
 
 /**
  * Scalar settings that keep the page inside this service: no fonts from fonts.scalar.com, no telemetry, and

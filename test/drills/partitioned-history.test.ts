@@ -11,7 +11,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
-// Converting the history to monthly partitions is a PostgreSQL operator step (`npm run db:partition`).
+// Converting the history to monthly partitions is a PostgreSQL operator step (`vend partition`).
 const postgres = Boolean(process.env.DATABASE_URL);
 const processes: StartedProcess[] = [];
 let database: TestDatabase | undefined;
@@ -57,7 +57,7 @@ async function misplacedRows(db: Executor): Promise<number> {
 }
 
 const partitionCli = (url: string) =>
-  spawnProcess([process.execPath, join(import.meta.dir, "../../src/db/partition-cli.ts")], childEnv({ DATABASE_URL: url }));
+  spawnProcess([process.execPath, join(import.meta.dir, "../../src/main.ts"), "partition"], childEnv({ DATABASE_URL: url }));
 
 /** `npm start` (API and worker in one process, so the sandbox's callbacks reach its API). */
 async function startService(url: string): Promise<{ base: string; key?: string }> {
@@ -76,7 +76,7 @@ const get = async (url: string, key: string) => {
   return { status: res.status, body: (await res.json()) as { data: unknown } };
 };
 
-describe.skipIf(!postgres)("history partitioned by month (npm run db:partition)", () => {
+describe.skipIf(!postgres)("history partitioned by month (vend partition)", () => {
   test(
     "rows across 4 months are all kept, each in its month's partition; the service vends, lists, finds and delivers on it; the runner makes next months",
     async () => {
@@ -147,7 +147,7 @@ describe.skipIf(!postgres)("history partitioned by month (npm run db:partition)"
       await again.proc.exited;
       expect(again.output()).toContain("transactions: already partitioned");
       expect(again.output()).toContain("events: already partitioned");
-      console.log(`db:partition took ${Math.round(took)} ms`);
+      console.log(`vend partition took ${Math.round(took)} ms`);
 
       const [kinds] = await queryRows<{ partitioned: number }>(
         db,

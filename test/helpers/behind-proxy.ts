@@ -21,7 +21,7 @@ export interface ServiceBehindProxy {
 }
 
 /**
- * Starts `src/main.ts` with `args` (e.g. `--no-worker`) on a new test database reached through a proxy
+ * Starts `src/main.ts` with `args` (e.g. `serve`) on a new test database reached through a proxy
  * (PostgreSQL only: DATABASE_URL names the server), so a test can cut or rewrite its traffic without
  * touching the server others share. `env` adds to PORT=0 and the proxied DATABASE_URL.
  */

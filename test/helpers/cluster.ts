@@ -45,7 +45,7 @@ export function spawnService(
   env: Record<string, string> = {},
   entry = main,
 ): StartedProcess {
-  const args = role === "api" ? ["--no-worker"] : ["--worker-only"];
+  const args = role === "api" ? ["serve"] : ["work"];
   return spawnProcess(
     [process.execPath, entry, ...args],
     // With DATABASE_URL set private webhook targets are refused by default; test receivers are on 127.0.0.1.

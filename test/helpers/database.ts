@@ -142,3 +142,17 @@ export async function dropRunDatabases(): Promise<void> {
   });
   await dropTestTemplate();
 }
+
+/**
+ * A new, empty PostgreSQL database (no migration applied), for tests that migrate it as an operator would;
+ * named after the run, so the runner drops it even when the test file dies. Needs DATABASE_URL.
+ */
+export async function createEmptyTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `vend_t_${runId}_${randomBase62(8).toLowerCase()}`;
+  await adminQuery((sql) => sql.unsafe(`create database ${name} template template0`));
+  created.push(name);
+  return {
+    url: urlFor(name),
+    drop: () => adminQuery((sql) => sql.unsafe(`drop database if exists ${name} with (force)`)),
+  };
+}

@@ -28,7 +28,7 @@ async function startService(env: Record<string, string> = {}) {
     // One directory per process: a failed test's process, still running until afterAll, holds its own.
     settings.VEND_DATA_DIR = join(dataDir, String(started.length));
   }
-  const service = spawnProcess([process.execPath, main, "--no-worker"], childEnv(settings));
+  const service = spawnProcess([process.execPath, main, "serve"], childEnv(settings));
   started.push(service);
   // A first start on an embedded data directory migrates it, which takes a while on a busy machine.
   const [, url] = await service.waitFor(/listening on (http:\/\/[^\s]+)/);

@@ -81,7 +81,7 @@ describe.skipIf(!baseUrl)("a COMMIT that PostgreSQL answers with ROLLBACK", () =
   test(
     "is an error (500), never 200: the funding is not in the ledger, its key stays free, the books balance",
     async () => {
-      behind = await startServiceBehindProxy({ args: ["--no-worker"], env: { RATE_LIMIT_PER_MINUTE: "0" } });
+      behind = await startServiceBehindProxy({ args: ["serve"], env: { RATE_LIMIT_PER_MINUTE: "0" } });
       const { proxy, database, client } = behind;
       const fund = (idempotencyKey: string) =>
         client.post("/api/v1/wallet/fund", { amount_kobo: 50_000 }, { headers: { "idempotency-key": idempotencyKey } });

@@ -5,8 +5,6 @@ import { join } from "node:path";
 import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
 
 const main = join(import.meta.dir, "../../src/main.ts");
-const operatorCli = join(import.meta.dir, "../../src/admin/create-operator-cli.ts");
-const migrateCli = join(import.meta.dir, "../../src/db/migrate-cli.ts");
 const racer = join(import.meta.dir, "../helpers/lock-racer.ts");
 const migrations = JSON.parse(readFileSync(join(import.meta.dir, "../../src/db/migrations/meta/_journal.json"), "utf8"))
   .entries as { tag: string }[];
@@ -36,17 +34,18 @@ function adminApiOf(output: string): unknown {
 }
 
 async function runOperatorCreate(dir: string, ...args: string[]) {
-  return runTool(operatorCli, dir, ...args);
+  return runTool(dir, "operator", "create", ...args);
 }
 
-/** `npm run migrate` on `dir`. */
+/** `vend migrate` on `dir`. */
 async function runMigrate(dir: string) {
-  return runTool(migrateCli, dir);
+  return runTool(dir, "migrate");
 }
 
-async function runTool(path: string, dir: string, ...args: string[]) {
+/** A `vend` command on `dir`. */
+async function runTool(dir: string, ...args: string[]) {
   const env = { ...process.env, DATABASE_URL: undefined, ADMIN_TOKEN: undefined, VEND_DATA_DIR: dir, LOG_LEVEL: "silent" };
-  const run = spawnProcess([process.execPath, path, ...args], env);
+  const run = spawnProcess([process.execPath, main, ...args], env);
   const code = await run.finished();
   return { code, output: run.output() };
 }
@@ -87,7 +86,7 @@ describe("a first npm start on a fresh embedded directory", () => {
   });
 });
 
-describe("npm run operator:create beside the running server", () => {
+describe("vend operator create beside the running server", () => {
   test(
     "creates a working operator through the running server, audited as local-bootstrap",
     async () => {

@@ -7,15 +7,15 @@ import { processTestMs, spawnProcess } from "../helpers/process.ts";
 const dataDir = mkdtempSync(join(tmpdir(), "vend-operator-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-/** `npm run operator:create` as an operator runs it, against an embedded database of its own. */
+/** `vend operator create` as an operator runs it, against an embedded database of its own. */
 async function createOperator(...args: string[]) {
   const env = { ...process.env, DATABASE_URL: undefined, VEND_DATA_DIR: dataDir, LOG_LEVEL: "silent" };
-  const run = spawnProcess([process.execPath, "src/admin/create-operator-cli.ts", ...args], env);
+  const run = spawnProcess([process.execPath, "src/main.ts", "operator", "create", ...args], env);
   const code = await run.finished();
   return { code, output: run.output() };
 }
 
-describe("npm run operator:create (bootstrap without ADMIN_TOKEN)", () => {
+describe("vend operator create (bootstrap without ADMIN_TOKEN)", () => {
   test(
     "prints the token once and exits 0; the same name again exits 1; bad arguments exit 2 with the usage",
     async () => {
@@ -30,7 +30,10 @@ describe("npm run operator:create (bootstrap without ADMIN_TOKEN)", () => {
 
       const bad = await createOperator("--name", "x", "--role", "boss");
       expect(bad.code).toBe(2);
-      expect(bad.output).toContain("Usage: npm run operator:create -- --name NAME --role viewer|operator|admin");
+      expect(bad.output).toContain(
+        "option '--role <role>' argument 'boss' is invalid. Allowed choices are viewer, operator, admin.",
+      );
+      expect(bad.output).toContain("Usage: vend operator create [options]");
     },
     processTestMs,
   );

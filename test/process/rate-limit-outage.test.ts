@@ -17,7 +17,7 @@ describe.skipIf(!baseUrl)("the rate limit while PostgreSQL does not answer", () 
     "requests are not turned into 500s: the limiter fails open (one error line) and the request answers 503 like without it; then 200 again",
     async () => {
       behind = await startServiceBehindProxy({
-        args: ["--no-worker"],
+        args: ["serve"],
         env: { DATABASE_POOL_SIZE: "4", RATE_LIMIT_PER_MINUTE: "1000", RATE_LIMIT_MAX_BLOCK: "1", LOG_LEVEL: "error" },
       });
       const { proxy, service, client } = behind;

@@ -26,12 +26,12 @@ async function databaseEnv(): Promise<Record<string, string>> {
   return { DATABASE_URL: database.url ?? "" };
 }
 
-describe("npm run worker (--worker-only) with METRICS_ENABLED", () => {
+describe("vend work with METRICS_ENABLED", () => {
   test(
     "serves /metrics on METRICS_PORT behind METRICS_TOKEN, and stops with the process",
     async () => {
       const env = childEnv({ ...(await databaseEnv()), METRICS_ENABLED: "true", METRICS_PORT: "0", METRICS_TOKEN: token });
-      const proc = spawnProcess([process.execPath, main, "--worker-only"], env);
+      const proc = spawnProcess([process.execPath, main, "work"], env);
       try {
         const [, url] = await proc.waitFor(/metrics at (http:\/\/\S+\/metrics)\)/);
         expect((await fetch(url ?? "")).status).toBe(401);

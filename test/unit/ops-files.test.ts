@@ -166,7 +166,8 @@ describe("ops/haproxy.cfg agrees with the service", () => {
   const lines = cfg.split("\n").map((line) => line.replace(/#.*/, "").trim());
   const setting = (name: string) => lines.find((line) => line.startsWith(`${name} `))?.slice(name.length + 1) ?? "";
   const seconds = (value: string) => Number.parseFloat(value) * (value.endsWith("ms") ? 0.001 : value.endsWith("m") ? 60 : 1);
-  const defaults = loadConfig({});
+  // Processes behind a balancer run on PostgreSQL (the embedded default has no delay: nothing stands in front of it).
+  const defaults = loadConfig({ DATABASE_URL: "postgres://vend@127.0.0.1/vend" });
 
   test("the health check asks the readiness operation and finds a stopping process down before its SHUTDOWN_DELAY_SECONDS ends", () => {
     expect(lines).toContain("option httpchk");

@@ -6,7 +6,7 @@ import { createdAndUpdatedAt, kobo, timestampMs } from "./columns.ts";
 
 /**
  * Partition-ready (migration 0012): the primary key and the reference's uniqueness include `created_at`, the
- * key `db:partition` ranges it by month on; nothing holds a foreign key to it (see src/db/partition-references.ts).
+ * key `vend partition` ranges it by month on; nothing holds a foreign key to it (see src/db/partition-references.ts).
  */
 export const transactions = pgTable(
   "transactions",

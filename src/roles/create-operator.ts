@@ -1,32 +1,20 @@
-import { parseArgs } from "node:util";
 import type { OperatorRole } from "../../generated/constants.ts";
-import { operatorRoles } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
-import { databaseOf, openDatabase } from "../db/client.ts";
+import { readLocalAccess } from "../admin/local-access.ts";
+import { createOperator } from "../admin/operators.ts";
 import { DataDirLockedError, DataDirUnusableError } from "../db/data-dir-lock.ts";
 import { runMigrations } from "../db/migrate.ts";
 import { AppError } from "../errors.ts";
-import { loadConfig } from "../load-config.ts";
-import { readLocalAccess } from "./local-access.ts";
-import { createOperator } from "./operators.ts";
+import { openSettingsDatabase, readSettings, StartUpError } from "./start-up.ts";
 
 /**
- * Bootstrap: `npm run operator:create -- --name ada --role admin` creates an operator straight in the
+ * Bootstrap: `vend operator create --name ada --role admin` creates an operator straight in the
  * database (the one DATABASE_URL or VEND_DATA_DIR names) and prints its token once. For a first operator
  * when no `ADMIN_TOKEN` is configured; with one, `POST /admin/v1/operators` does the same over HTTP. Beside
  * a running embedded server (which holds the directory locked) it asks that server, with the local secret
  * the server left in the directory.
  */
 type OperatorCreated = components["schemas"]["OperatorCreated"];
-
-const usage = `Usage: npm run operator:create -- --name NAME --role ${operatorRoles.join("|")}`;
-const { values } = parseArgs({ options: { name: { type: "string" }, role: { type: "string" } }, strict: true });
-const role = values.role as OperatorRole | undefined;
-const name = values.name;
-if (!name || !role || !operatorRoles.includes(role)) {
-  console.error(usage);
-  process.exit(2);
-}
 
 function printCreated(created: OperatorCreated): void {
   console.log(`Created operator ${created.operator.name} (${created.operator.role}, ${created.operator.id}).`);
@@ -35,12 +23,11 @@ function printCreated(created: OperatorCreated): void {
 
 /** One line and exit 1: what went wrong and what to do, never a stack. */
 function fail(message: string): never {
-  console.error(message);
-  process.exit(1);
+  throw new StartUpError(message);
 }
 
 /** Through the running server that holds the directory: `POST /admin/v1/operators` as local-bootstrap. */
-async function createThroughRunningServer(locked: DataDirLockedError): Promise<void> {
+async function createThroughRunningServer(locked: DataDirLockedError, name: string, role: OperatorRole): Promise<void> {
   const access = readLocalAccess(locked.dataDir);
   const instead = "stop it and run this again, or use `vendctl operators create` with ADMIN_TOKEN";
   if (!access || access.pid !== locked.pid) {
@@ -64,25 +51,24 @@ async function createThroughRunningServer(locked: DataDirLockedError): Promise<v
   printCreated(body.data);
 }
 
-const config = loadConfig();
-let handle: Awaited<ReturnType<typeof openDatabase>>;
-try {
-  handle = await openDatabase({ ...databaseOf(config), dataDir: config.dataDir });
-} catch (error) {
-  if (error instanceof DataDirLockedError) {
-    await createThroughRunningServer(error);
-    process.exit(0);
+/** `vend operator create`: in the database the settings name, or through the embedded server that holds it. */
+export async function createFirstOperator(name: string, role: OperatorRole): Promise<void> {
+  const config = readSettings();
+  let handle: Awaited<ReturnType<typeof openSettingsDatabase>>;
+  try {
+    handle = await openSettingsDatabase(config);
+  } catch (error) {
+    if (error instanceof DataDirLockedError) return createThroughRunningServer(error, name, role);
+    if (error instanceof DataDirUnusableError) fail(error.message);
+    throw error;
   }
-  if (error instanceof DataDirUnusableError) fail(error.message);
-  throw error;
-}
-try {
-  await runMigrations(handle);
-  printCreated(await createOperator(handle.db, { name, role }, "bootstrap"));
-} catch (error) {
-  if (!(error instanceof AppError)) throw error;
-  console.error(error.message);
-  process.exitCode = 1;
-} finally {
-  await handle.close();
+  try {
+    await runMigrations(handle);
+    printCreated(await createOperator(handle.db, { name, role }, "bootstrap"));
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    fail(error.message);
+  } finally {
+    await handle.close();
+  }
 }
