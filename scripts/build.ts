@@ -30,7 +30,8 @@ const defines = {
 
 async function compile(entry: string, name: string): Promise<void> {
   const started = performance.now();
-  const command = [process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=inline", entry];
+  // Embedded files keep their names (PGlite's pg_trgm.tar.gz was not found under a hashed one).
+  const command = [process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=inline", "--asset-naming=[name].[ext]", entry];
   command.push("--outfile", join(out, name));
   if (target) command.push(`--target=${target}`);
   for (const [variable, value] of Object.entries(defines)) command.push("--define", `${variable}=${value}`);

@@ -9,3 +9,17 @@ declare module "*/api-reference/dist/browser/standalone.js" {
   const path: string;
   export default path;
 }
+
+/** PGlite's WebAssembly, file system bundle and extension bundle, imported as files (src/db/embedded-artifacts.ts). */
+declare module "*.wasm" {
+  const path: string;
+  export default path;
+}
+declare module "*/pglite/dist/pglite.data" {
+  const path: string;
+  export default path;
+}
+declare module "*.tar.gz" {
+  const path: string;
+  export default path;
+}

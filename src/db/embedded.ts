@@ -2,6 +2,7 @@ import { existsSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Extension, PGlite, type Transaction } from "@electric-sql/pglite";
 import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
+import { embeddedArtifacts, trgmBundleUrl } from "./embedded-artifacts.ts";
 
 /**
  * The embedded engine, made safe to keep running when its storage fails.
@@ -234,14 +235,16 @@ async function startEngine(dataDir: string, onProgress?: (step: string) => void,
   // The migrations create the extensions the schema uses; PGlite can only create those it was given here.
   const trgm: Extension = {
     ...pg_trgm,
-    setup: (pg, emscriptenOpts) => {
+    setup: async (pg, emscriptenOpts) => {
       onProgress?.(`Loading extension ${pg_trgm.name}`);
       // PGlite sets its extensions up first, then runs initdb on a new directory: most of a first start.
       if (creating) onProgress?.("Creating the database files (initdb)");
-      return pg_trgm.setup(pg, emscriptenOpts);
+      const setup = await pg_trgm.setup(pg, emscriptenOpts);
+      return setup.bundlePath ? { ...setup, bundlePath: await trgmBundleUrl(setup.bundlePath) } : setup;
     },
   };
   const engine = new GuardedPglite(dataDir, {
+    ...(await embeddedArtifacts()),
     extensions: { pg_trgm: trgm },
     startParams: [...PGlite.defaultStartParams, ...embeddedSettings],
     ...(image ? { loadDataDir: image } : {}),

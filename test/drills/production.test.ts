@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createEmptyTestDatabase } from "../helpers/database.ts";
@@ -18,8 +18,20 @@ const scratch = mkdtempSync(join(tmpdir(), "vend-production-"));
 const processes: StartedProcess[] = [];
 const databases: { drop(): Promise<void> }[] = [];
 
+/** Whatever still runs in the scratch folder: `npm run` passes no SIGKILL on to the process it started. */
+function killLeftovers(): void {
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readlinkSync(`/proc/${pid}/cwd`).startsWith(scratch)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+}
+
 afterAll(async () => {
   await Promise.all(processes.splice(0).map((p) => p.stop("SIGKILL")));
+  killLeftovers();
   await Promise.all(databases.splice(0).map((database) => database.drop()));
   rmSync(scratch, { recursive: true, force: true });
 });
@@ -44,7 +56,7 @@ async function run(install: Install, command: string[], env: Record<string, stri
 
 /** A long-running role (`serve`, `work`) started in the install's directory. */
 function start(install: Install, role: string, env: Record<string, string | undefined>): StartedProcess {
-  const started = spawnProcess(install.vend(role), env);
+  const started = spawnProcess(install.vend(role), env, install.cwd);
   processes.push(started);
   return started;
 }

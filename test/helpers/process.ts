@@ -26,9 +26,9 @@ process.once("exit", () => {
   for (const proc of running) proc.kill("SIGKILL");
 });
 
-/** Spawns a real process and collects its output as it arrives. */
-export function spawnProcess(cmd: string[], env: Record<string, string | undefined>): StartedProcess {
-  const proc = Bun.spawn(cmd, { env: env as Record<string, string>, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+/** Spawns a real process (in `cwd`, else this one's) and collects its output as it arrives. */
+export function spawnProcess(cmd: string[], env: Record<string, string | undefined>, cwd?: string): StartedProcess {
+  const proc = Bun.spawn(cmd, { cwd, env: env as Record<string, string>, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   running.add(proc);
   void proc.exited.then(() => running.delete(proc));
   let text = "";
