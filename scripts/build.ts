@@ -30,8 +30,16 @@ const defines = {
 
 async function compile(entry: string, name: string): Promise<void> {
   const started = performance.now();
-  // Embedded files keep their names (PGlite's pg_trgm.tar.gz was not found under a hashed one).
-  const command = [process.execPath, "build", "--compile", "--minify-syntax", "--sourcemap=inline", "--asset-naming=[name].[ext]", entry];
+  // Embedded files keep their own names inside the executable (/$bunfs/root/pglite.wasm, …).
+  const command = [
+    process.execPath,
+    "build",
+    "--compile",
+    "--minify-syntax",
+    "--sourcemap=inline",
+    "--asset-naming=[name].[ext]",
+    entry,
+  ];
   command.push("--outfile", join(out, name));
   if (target) command.push(`--target=${target}`);
   for (const [variable, value] of Object.entries(defines)) command.push("--define", `${variable}=${value}`);
