@@ -33,7 +33,7 @@ describe.skipIf(!node || !readlink)("the vendctl bin", () => {
   test("linked onto PATH, it starts the pinned Bun itself: it runs with no Node on PATH, arguments and exit code passed through", async () => {
     const bin = binDir("no-node", launcher, [readlink ?? ""]);
     const ok = await run([join(bin, "vendctl"), "--version"], bin);
-    expect(ok).toMatchObject({ code: 0, stdout: `${version}\n` });
+    expect(ok).toMatchObject({ code: 0, stdout: `vendctl ${version} (from source)\n` });
     const usage = await run([join(bin, "vendctl"), "no-such-command"], bin);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("unknown command 'no-such-command'");
@@ -42,7 +42,7 @@ describe.skipIf(!node || !readlink)("the vendctl bin", () => {
 
   test("run by Node (`node cli/vendctl.js`), it spawns Bun and passes arguments and exit code through", async () => {
     const path = `${dirname(node ?? "")}:${process.env.PATH ?? ""}`;
-    expect(await run([node ?? "node", launcher, "--version"], path)).toMatchObject({ code: 0, stdout: `${version}\n` });
+    expect(await run([node ?? "node", launcher, "--version"], path)).toMatchObject({ code: 0, stdout: `vendctl ${version} (from source)\n` });
     const usage = await run([node ?? "node", launcher, "no-such-command"], path);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("unknown command 'no-such-command'");
