@@ -592,10 +592,11 @@ export interface paths {
          *     this answer) and makes the calling key expire after `grace_seconds` (0 to 86400, default 3600), so
          *     both work while the new one is deployed. A key that already expires sooner keeps its earlier expiry.
          *
-         *     **When the old key stops.** The recorded `previous.expires_at` is when the key stops working on every
-         *     server process: a grace of 0 takes effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and
-         *     that time is what is recorded (`now + max(grace_seconds, KEY_PROPAGATION_MS)`). No request the key
-         *     sends at or after it succeeds, and this answer comes before it.
+         *     **When the old key stops.** A grace of 0 ends the key now: this answer comes once every server process
+         *     refuses it (at most `KEY_PROPAGATION_MS`, default 2 s, usually a fraction of a second), and
+         *     `previous.expires_at` records that instant, so a request the key sends after this answer is `401`
+         *     everywhere. A grace above 0 ends it `max(grace_seconds, KEY_PROPAGATION_MS)` from now, the recorded
+         *     `previous.expires_at`. No request the key sends at or after its recorded expiry succeeds.
          *
          *     **Retries.** A key has at most one working successor. Rolling the same key again while its successor
          *     has never been used (for example after a lost answer) revokes that successor and issues a fresh one;
@@ -788,10 +789,10 @@ export interface paths {
         post?: never;
         /**
          * Revoke an API key
-         * @description The recorded `revoked_at` is when the key stops working on every server process: a revocation takes
-         *     effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded (it may
-         *     be a moment in the future; until then the key still works, from then on it is `401`). No request the
-         *     key sends at or after it succeeds. Revoking twice is harmless: the first time stays.
+         * @description Answered once every server process refuses the key (at most `KEY_PROPAGATION_MS`, default 2 s, usually
+         *     a fraction of a second): a request the key sends after this answer is `401` everywhere, and the recorded
+         *     `revoked_at` is that instant (no request the key sent at or after it succeeded). Revoking twice is
+         *     harmless: the first time stays.
          */
         delete: operations["revokeApiKey"];
         options?: never;
@@ -875,8 +876,9 @@ export interface paths {
         post?: never;
         /**
          * Revoke an operator's token
-         * @description The token stops working at once on the server that answers, and on every other server process within
-         *     `KEY_PROPAGATION_MS` (default 2 s). Revoking twice is harmless.
+         * @description Answered once every server process refuses the token (at most `KEY_PROPAGATION_MS`, default 2 s): a
+         *     request with it sent after this answer is `401` everywhere, and the recorded `revoked_at` is that
+         *     instant. Revoking twice is harmless: the first time stays.
          */
         delete: operations["revokeOperator"];
         options?: never;
@@ -2652,9 +2654,8 @@ export interface components {
             created_at: string;
             /**
              * Format: date-time
-             * @description When the revocation takes effect: the recorded time is when the key stops working on every server
-             *     process (`401` from then on). A revocation takes effect within `KEY_PROPAGATION_MS` (default 2 s) of
-             *     the call, and that time is what is recorded, so it may briefly be in the future. Null: not revoked.
+             * @description When the key stopped working on every server process (`401` from then on): the revocation is
+             *     answered at that instant, once every process refuses the key. Null: not revoked.
              */
             revoked_at: string | null;
             /**
@@ -2664,9 +2665,9 @@ export interface components {
             last_used_at: string | null;
             /**
              * Format: date-time
-             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it. The
-             *     recorded time is when the key stops working on every server process: a roll with a grace of 0 takes
-             *     effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded.
+             * @description From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it. A
+             *     roll with a grace of 0 is answered once every server process refuses the key, and records that
+             *     instant.
              */
             expires_at: string | null;
             /** @description CIDR blocks (IPv4 or IPv6) the key may be used from; null when any address may use it. */
@@ -2742,8 +2743,9 @@ export interface components {
         };
         ApiKeyRollRequest: {
             /**
-             * @description How long the calling key keeps working, at most 24 hours; 0 ends it as soon as every server process
-             *     can be sure to refuse it: within `KEY_PROPAGATION_MS` (default 2 s), the recorded `expires_at`.
+             * @description How long the calling key keeps working, at most 24 hours; 0 ends it now, and the roll is answered once
+             *     every server process refuses it (within `KEY_PROPAGATION_MS`, default 2 s); above 0, at least
+             *     `KEY_PROPAGATION_MS`.
              * @default 3600
              */
             grace_seconds: number;

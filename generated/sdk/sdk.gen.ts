@@ -494,10 +494,11 @@ export const listKeys = <ThrowOnError extends boolean = false>(options?: Options
  * this answer) and makes the calling key expire after `grace_seconds` (0 to 86400, default 3600), so
  * both work while the new one is deployed. A key that already expires sooner keeps its earlier expiry.
  *
- * **When the old key stops.** The recorded `previous.expires_at` is when the key stops working on every
- * server process: a grace of 0 takes effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and
- * that time is what is recorded (`now + max(grace_seconds, KEY_PROPAGATION_MS)`). No request the key
- * sends at or after it succeeds, and this answer comes before it.
+ * **When the old key stops.** A grace of 0 ends the key now: this answer comes once every server process
+ * refuses it (at most `KEY_PROPAGATION_MS`, default 2 s, usually a fraction of a second), and
+ * `previous.expires_at` records that instant, so a request the key sends after this answer is `401`
+ * everywhere. A grace above 0 ends it `max(grace_seconds, KEY_PROPAGATION_MS)` from now, the recorded
+ * `previous.expires_at`. No request the key sends at or after its recorded expiry succeeds.
  *
  * **Retries.** A key has at most one working successor. Rolling the same key again while its successor
  * has never been used (for example after a lost answer) revokes that successor and issues a fresh one;
@@ -670,10 +671,10 @@ export const createApiKey = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Revoke an API key
  *
- * The recorded `revoked_at` is when the key stops working on every server process: a revocation takes
- * effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded (it may
- * be a moment in the future; until then the key still works, from then on it is `401`). No request the
- * key sends at or after it succeeds. Revoking twice is harmless: the first time stays.
+ * Answered once every server process refuses the key (at most `KEY_PROPAGATION_MS`, default 2 s, usually
+ * a fraction of a second): a request the key sends after this answer is `401` everywhere, and the recorded
+ * `revoked_at` is that instant (no request the key sent at or after it succeeded). Revoking twice is
+ * harmless: the first time stays.
  *
  */
 export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>) => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
@@ -737,8 +738,9 @@ export const getCurrentOperator = <ThrowOnError extends boolean = false>(options
 /**
  * Revoke an operator's token
  *
- * The token stops working at once on the server that answers, and on every other server process within
- * `KEY_PROPAGATION_MS` (default 2 s). Revoking twice is harmless.
+ * Answered once every server process refuses the token (at most `KEY_PROPAGATION_MS`, default 2 s): a
+ * request with it sent after this answer is `401` everywhere, and the recorded `revoked_at` is that
+ * instant. Revoking twice is harmless: the first time stays.
  *
  */
 export const revokeOperator = <ThrowOnError extends boolean = false>(options: Options<RevokeOperatorData, ThrowOnError>) => (options.client ?? client).delete<RevokeOperatorResponses, RevokeOperatorErrors, ThrowOnError>({

@@ -1145,9 +1145,8 @@ export type ApiKey = {
     prefix: string;
     created_at: string;
     /**
-     * When the revocation takes effect: the recorded time is when the key stops working on every server
-     * process (`401` from then on). A revocation takes effect within `KEY_PROPAGATION_MS` (default 2 s) of
-     * the call, and that time is what is recorded, so it may briefly be in the future. Null: not revoked.
+     * When the key stopped working on every server process (`401` from then on): the revocation is
+     * answered at that instant, once every process refuses the key. Null: not revoked.
      *
      */
     revoked_at: string | null;
@@ -1156,9 +1155,9 @@ export type ApiKey = {
      */
     last_used_at: string | null;
     /**
-     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it. The
-     * recorded time is when the key stops working on every server process: a roll with a grace of 0 takes
-     * effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded.
+     * From this instant the key is refused (`401`); null when it never expires. Rolling a key sets it. A
+     * roll with a grace of 0 is answered once every server process refuses the key, and records that
+     * instant.
      *
      */
     expires_at: string | null;
@@ -1244,8 +1243,9 @@ export type ApiKeyUpdateRequest = {
 
 export type ApiKeyRollRequest = {
     /**
-     * How long the calling key keeps working, at most 24 hours; 0 ends it as soon as every server process
-     * can be sure to refuse it: within `KEY_PROPAGATION_MS` (default 2 s), the recorded `expires_at`.
+     * How long the calling key keeps working, at most 24 hours; 0 ends it now, and the roll is answered once
+     * every server process refuses it (within `KEY_PROPAGATION_MS`, default 2 s); above 0, at least
+     * `KEY_PROPAGATION_MS`.
      *
      */
     grace_seconds?: number;

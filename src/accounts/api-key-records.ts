@@ -70,15 +70,32 @@ export async function listApiKeys(db: Executor, accountId: string) {
 }
 
 /**
- * Marks a key revoked (idempotent; an earlier revocation stays), from `propagationMs` after now: the recorded
- * time is when it stops working on every process. Returns it with its hash, so this process knows at once.
+ * Marks a key revoked from now (idempotent: an earlier revocation stays). `revokedNow` says whether this call
+ * revoked it: then, once every process refuses it, `recordKeyEnd` moves the recorded instant to that moment.
+ * Returns it with its hash, so this process knows at once.
  */
-export async function revokeApiKey(db: Executor, keyId: string, propagationMs: number) {
+export async function revokeApiKey(db: Executor, keyId: string) {
+  const [before] = await db.select({ revokedAt: apiKeys.revokedAt }).from(apiKeys).where(eq(apiKeys.id, keyId)).for("update");
+  if (!before) throw notFound("API key");
   const [row] = await db
     .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now() + ${propagationMs}::integer * interval '1 millisecond')` })
+    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, now())` })
     .where(eq(apiKeys.id, keyId))
     .returning();
   if (!row) throw notFound("API key");
-  return { key: presentApiKey(row), hash: row.keyHash };
+  return { key: presentApiKey(row), hash: row.keyHash, revokedNow: before.revokedAt === null };
+}
+
+/**
+ * The instant a key that stopped working by this process's doing is refused everywhere: its revocation (or
+ * its expiry, for a key rolled with no grace), set when every process had it, to now. Returns the key.
+ */
+export async function recordKeyEnd(db: Executor, keyId: string, end: "revokedAt" | "expiresAt"): Promise<ApiKey> {
+  const [row] = await db
+    .update(apiKeys)
+    .set({ [end]: sql`now()` })
+    .where(eq(apiKeys.id, keyId))
+    .returning();
+  if (!row) throw notFound("API key");
+  return presentApiKey(row);
 }

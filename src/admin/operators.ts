@@ -88,7 +88,10 @@ export async function listOperators(
   return readNewestFirst(db, operators, "createdAt", request, (rows) => rows.map(presentOperator));
 }
 
-/** Marks an operator revoked (idempotent); its token stops working at once (tokens are never cached). */
+/**
+ * Marks an operator revoked from now (idempotent); once every process refuses its token, recordOperatorRevoked
+ * moves the recorded instant to that moment.
+ */
 export async function revokeOperator(db: Executor, operatorId: string): Promise<{ before: Operator; after: Operator }> {
   const [before] = await db.select().from(operators).where(eq(operators.id, operatorId));
   if (!before) throw notFound("Operator");
@@ -99,6 +102,13 @@ export async function revokeOperator(db: Executor, operatorId: string): Promise<
     .returning();
   if (!row) throw notFound("Operator");
   return { before: presentOperator(before), after: presentOperator(row) };
+}
+
+/** The instant an operator this process revoked is refused everywhere: now. */
+export async function recordOperatorRevoked(db: Executor, operatorId: string): Promise<Operator> {
+  const [row] = await db.update(operators).set({ revokedAt: sql`now()` }).where(eq(operators.id, operatorId)).returning();
+  if (!row) throw notFound("Operator");
+  return presentOperator(row);
 }
 
 export async function getOperator(db: Executor, operatorId: string): Promise<Operator> {

@@ -1,5 +1,5 @@
 import { createAccount, getAccountDetail, listAccounts } from "../accounts/account-records.ts";
-import { createApiKey, listApiKeys, revokeApiKey } from "../accounts/api-key-records.ts";
+import { createApiKey, listApiKeys, recordKeyEnd, revokeApiKey } from "../accounts/api-key-records.ts";
 import { knowChangedKey } from "../auth/credential-registry.ts";
 import { hashApiKey } from "../auth/keys.ts";
 import type { AppDeps } from "../deps.ts";
@@ -8,7 +8,14 @@ import { type Handlers, operatorOf } from "../http/operations.ts";
 import { reconciliationReport } from "../ledger/reconcile.ts";
 import { creditWallet } from "../wallet/wallet-balance.ts";
 import { listAuditEntries } from "./audit-trail.ts";
-import { createOperator, getOperator, listOperators, presentBootstrapOperator, revokeOperator } from "./operators.ts";
+import {
+  createOperator,
+  getOperator,
+  listOperators,
+  presentBootstrapOperator,
+  recordOperatorRevoked,
+  revokeOperator,
+} from "./operators.ts";
 
 export function adminRoutes(deps: AppDeps) {
   const handlers = {
@@ -41,9 +48,15 @@ export function adminRoutes(deps: AppDeps) {
       data: await deps.reads.read((db) => listApiKeys(db, params.account_id)),
     }),
     revokeApiKey: async ({ params, db, afterCommit }) => {
-      const revoked = await revokeApiKey(db, params.key_id, deps.config.keyPropagationMs);
-      afterCommit(() => knowChangedKey(deps.credentials, { hash: revoked.hash, key: revoked.key }));
-      return { status: 200, message: "API key revoked", data: revoked.key };
+      const revoked = await revokeApiKey(db, params.key_id);
+      const answer = { ...revoked.key };
+      // Answered once every process refuses the key; the recorded instant is that moment.
+      afterCommit(async () => {
+        knowChangedKey(deps.credentials, { hash: revoked.hash, key: revoked.key });
+        await deps.credentialSync.inForce();
+        if (revoked.revokedNow) Object.assign(answer, await recordKeyEnd(deps.db, params.key_id, "revokedAt"));
+      });
+      return { status: 200, message: "API key revoked", data: answer };
     },
     creditWallet: async (input) =>
       idempotentOperation<"creditWallet">(deps, input, "admin", async (tx) => ({
@@ -74,9 +87,14 @@ export function adminRoutes(deps: AppDeps) {
     },
     revokeOperator: async ({ params, db, afterCommit }) => {
       const { before, after } = await revokeOperator(db, params.operator_id);
-      const revokedAt = after.revoked_at;
-      if (revokedAt) afterCommit(() => deps.credentials.knowOperatorRevoked(params.operator_id, Date.parse(revokedAt)));
-      return { status: 200, message: "Operator revoked", data: after, audit: { before } };
+      const answer = { ...after };
+      // Answered once every process refuses the token; the recorded instant is that moment.
+      afterCommit(async () => {
+        if (after.revoked_at) deps.credentials.knowOperatorRevoked(params.operator_id, Date.parse(after.revoked_at));
+        await deps.credentialSync.inForce();
+        if (before.revoked_at === null) Object.assign(answer, await recordOperatorRevoked(deps.db, params.operator_id));
+      });
+      return { status: 200, message: "Operator revoked", data: answer, audit: { before } };
     },
     listAuditEntries: async ({ query }) => ({
       status: 200,

@@ -19,8 +19,14 @@ export interface RegisteredOperator extends OperatorPrincipal {
   revokedAt: number | null;
 }
 
-/** One change as the `vend_credentials` notification carries it (migration 0011). */
+/**
+ * One change as the `vend_credentials` notification carries it (migration 0011), or a process's question
+ * and the others' answers: `sync` asks every registry to say it has applied everything committed before it
+ * (notifications arrive in commit order), `ack` is that answer.
+ */
 interface Announcement {
+  sync?: string;
+  ack?: string;
   kind: "key" | "operator";
   hash: string;
   deleted?: boolean;
@@ -59,8 +65,11 @@ export class CredentialRegistry {
   private offsetMs = 0;
   private uncertaintyMs = 0;
   private waiters: { after: number; resolve: () => void }[] = [];
+  private acks = new Map<string, { count: number; wanted: number; resolve: () => void }>();
   /** Notifications arrive with the committing statement's answer (embedded): memory is never behind. */
   synchronous = false;
+  /** Told the id of each `sync` once everything before it is applied here: the process answers with an `ack`. */
+  onSync: (id: string) => void = () => {};
 
   constructor(
     readonly propagationMs: number,
@@ -131,6 +140,29 @@ export class CredentialRegistry {
     });
   }
 
+  /**
+   * Resolves once `wanted` registries (this one included) have answered the `sync` named `id`, or after
+   * `timeoutMs`, whichever comes first; true when all answered.
+   */
+  acknowledged(id: string, wanted: number, timeoutMs: number): Promise<boolean> {
+    if (wanted <= 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.acks.delete(id);
+        resolve(false);
+      }, timeoutMs);
+      this.acks.set(id, {
+        count: 0,
+        wanted,
+        resolve: () => {
+          clearTimeout(timer);
+          this.acks.delete(id);
+          resolve(true);
+        },
+      });
+    });
+  }
+
   /** The listening connection was lost or a load failed: answer from the database until reloaded. */
   invalidate(): void {
     this.loaded = false;
@@ -158,6 +190,11 @@ export class CredentialRegistry {
     try {
       announcement = JSON.parse(payload) as Announcement;
     } catch {
+      return;
+    }
+    if (announcement.ack !== undefined) {
+      const waiting = this.acks.get(announcement.ack);
+      if (waiting && ++waiting.count >= waiting.wanted) waiting.resolve();
       return;
     }
     if (this.buffered) this.buffered.push(announcement);
@@ -192,6 +229,11 @@ export class CredentialRegistry {
   }
 
   private applyAnnouncement(a: Announcement): void {
+    if (a.sync !== undefined) {
+      // Re-reads still under way hold changes this registry has not applied yet: answer once they are in.
+      this.afterRereads(() => this.onSync(a.sync as string));
+      return;
+    }
     if (a.reload) {
       this.reread(a.kind, a.hash);
       return;
@@ -213,6 +255,13 @@ export class CredentialRegistry {
     else this.operators.set(a.hash, { operatorId: a.id, name: a.name, role: a.role, revokedAt: a.revoked_at ?? null });
   }
 
+  private rereadsDone: (() => void)[] = [];
+
+  private afterRereads(step: () => void): void {
+    if (this.pendingReads === 0) step();
+    else this.rereadsDone.push(step);
+  }
+
   private reread(kind: "key" | "operator", hash: string): void {
     this.pendingReads += 1;
     this.readOne(kind, hash)
@@ -224,6 +273,7 @@ export class CredentialRegistry {
       .catch(() => this.invalidate())
       .finally(() => {
         this.pendingReads -= 1;
+        if (this.pendingReads === 0) for (const step of this.rereadsDone.splice(0)) step();
       });
   }
 }

@@ -34,19 +34,26 @@ export interface ChangedKey {
 export const takesEffect = (propagationMs: number, seconds = 0) =>
   sql`now() + greatest(${seconds}::integer * 1000, ${propagationMs}::integer) * interval '1 millisecond'`;
 
+/** A key this call ended now (revoked, or expired by a roll with no grace): its instant is recorded once in force. */
+export interface EndedKey {
+  keyId: string;
+  end: "revokedAt" | "expiresAt";
+}
+
 /**
  * Replaces the caller's key: a new key with its account, mode and allow-list, and the caller's key expiring
- * after `graceSeconds`, and never sooner than `propagationMs` (the recorded expiry is when it stops working
- * on every process; an earlier expiry stays). A key has at most one working successor: one never used is
- * revoked (from the same instant) and replaced (a retry after a lost answer); one already used makes this
- * a 409. Returns the keys it changed or created.
+ * after `graceSeconds`. A grace of 0 ends it now, and the caller records the instant every process refuses it
+ * (`ended`); a grace above 0 never ends it sooner than `propagationMs`, so every process knows the expiry
+ * before it comes. An earlier expiry stays. A key has at most one working successor: one never used is
+ * revoked now (ended) and replaced (a retry after a lost answer); one already used makes this a 409. Returns
+ * the keys it changed or created.
  */
 export async function rollApiKey(
   db: Executor,
   caller: ApiPrincipal,
   graceSeconds: number,
   propagationMs: number,
-): Promise<{ rolled: ApiKeyRolled; changed: ChangedKey[] }> {
+): Promise<{ rolled: ApiKeyRolled; changed: ChangedKey[]; ended: EndedKey[] }> {
   return withTransaction(db, async (tx) => {
     const [current] = await tx
       .select()
@@ -66,15 +73,15 @@ export async function rollApiKey(
       );
     }
     const changed: ChangedKey[] = [];
+    const ended: EndedKey[] = [];
     for (const successor of successors) {
-      const [revoked] = await tx
-        .update(apiKeys)
-        .set({ revokedAt: takesEffect(propagationMs) })
-        .where(eq(apiKeys.id, successor.id))
-        .returning();
+      const [revoked] = await tx.update(apiKeys).set({ revokedAt: sql`now()` }).where(eq(apiKeys.id, successor.id)).returning();
       if (revoked) changed.push({ hash: revoked.keyHash, key: presentApiKey(revoked) });
+      ended.push({ keyId: successor.id, end: "revokedAt" });
     }
-    const graceEnd = takesEffect(propagationMs, graceSeconds);
+    const graceEnd = graceSeconds === 0 ? sql`now()` : takesEffect(propagationMs, graceSeconds);
+    const endsNow = graceSeconds === 0 && (current.expiresAt === null || current.expiresAt.getTime() > Date.now());
+    if (endsNow) ended.push({ keyId: current.id, end: "expiresAt" });
     const [previous] = await tx
       .update(apiKeys)
       .set({ expiresAt: sql`least(coalesce(${apiKeys.expiresAt}, ${graceEnd}), ${graceEnd})` })
@@ -86,7 +93,7 @@ export async function rollApiKey(
       rolledFrom: current.id,
     });
     changed.push({ hash: previous.keyHash, key: presentApiKey(previous) }, { hash: hashApiKey(key.key), key });
-    return { rolled: { key, previous: presentApiKey(previous) }, changed };
+    return { rolled: { key, previous: presentApiKey(previous) }, changed, ended };
   });
 }
 

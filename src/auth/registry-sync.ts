@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { eq, isNull, or, sql } from "drizzle-orm";
-import type { Database, DbHandle } from "../db/client.ts";
+import { type Database, type DbHandle, watchingSessionName } from "../db/client.ts";
+import { queryRows } from "../db/rows.ts";
 import { apiKeys, operators } from "../db/schema/index.ts";
 import type { Logger } from "../logger.ts";
 import { CredentialRegistry, credentialsChannel, type RegisteredKey, type RegisteredOperator } from "./credential-registry.ts";
@@ -61,8 +63,27 @@ async function readOne(db: Database, kind: "key" | "operator", hash: string) {
 
 export interface RegistrySync {
   registry: CredentialRegistry;
+  /**
+   * Resolves once every process that authenticates has applied every credential change committed before
+   * the call (each answers a `sync` on the channel; they are counted by their watching sessions), or once the
+   * propagation bound has passed, after which a process that has not answered is not current and asks the
+   * database. What a revocation waits for before it answers.
+   */
+  inForce(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** How many processes keep a registry over this database: their watching sessions. */
+async function countWatching(db: Database): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ${watchingSessionName}`,
+  );
+  return row?.n ?? 0;
+}
+
+const announce = (db: Database, payload: object) =>
+  queryRows(db, sql`select pg_notify(${credentialsChannel}, ${JSON.stringify(payload)})`);
 
 /**
  * Starts this process's credential registry: LISTENs on its own connection, loads everything, and every
@@ -79,6 +100,9 @@ export async function startRegistrySync(
   const registry = new CredentialRegistry(propagationMs, (kind, hash) => readOne(db(), kind, hash));
   const watch = database.watch(credentialsChannel, (payload) => registry.apply(payload));
   registry.synchronous = watch.synchronous;
+  registry.onSync = (id) => {
+    announce(db(), { ack: id }).catch((error: unknown) => logger.warn({ err: String(error) }, "credential sync not answered"));
+  };
   let needsReload = true;
   let beating: Promise<void> | undefined;
   let stopped = false;
@@ -119,6 +143,16 @@ export async function startRegistrySync(
   timer.unref?.();
   return {
     registry,
+    async inForce() {
+      if (registry.synchronous) return;
+      const started = Date.now();
+      const wanted = await countWatching(db());
+      const id = randomUUID();
+      const remaining = Math.max(0, propagationMs - (Date.now() - started));
+      const answered = registry.acknowledged(id, wanted, remaining);
+      await announce(db(), { sync: id });
+      await answered;
+    },
     async stop() {
       stopped = true;
       clearInterval(timer);
@@ -130,7 +164,10 @@ export async function startRegistrySync(
   };
 }
 
-/** A registry that is never current, so authentication asks the database: for a process that serves no API. */
+/**
+ * A registry that is never current, so authentication asks the database: for a process that serves no API.
+ * It answers no revocation, so waits out the bound if asked.
+ */
 export function idleRegistry(propagationMs: number): RegistrySync {
-  return { registry: new CredentialRegistry(propagationMs), stop: async () => {} };
+  return { registry: new CredentialRegistry(propagationMs), inForce: () => Bun.sleep(propagationMs), stop: async () => {} };
 }

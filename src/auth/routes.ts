@@ -1,6 +1,7 @@
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
+import { recordKeyEnd } from "../accounts/api-key-records.ts";
 import { knowChangedKey } from "./credential-registry.ts";
 import { defaultGraceSeconds, listAccountKeys, rollApiKey, updateKeyAllowList } from "./key-management.ts";
 
@@ -9,8 +10,14 @@ export function keyRoutes(deps: AppDeps) {
     listKeys: async (input) => ({ status: 200, data: await listAccountKeys(deps.db, principalOf(input)) }),
     rollKey: async (input) => {
       const grace = input.body?.grace_seconds ?? defaultGraceSeconds;
-      const { rolled, changed } = await rollApiKey(deps.db, principalOf(input), grace, deps.config.keyPropagationMs);
+      const { rolled, changed, ended } = await rollApiKey(deps.db, principalOf(input), grace, deps.config.keyPropagationMs);
       for (const key of changed) knowChangedKey(deps.credentials, key);
+      // A key ended now is answered once every process refuses it; the recorded instant is that moment.
+      if (ended.length > 0) await deps.credentialSync.inForce();
+      for (const { keyId, end } of ended) {
+        const recorded = await recordKeyEnd(deps.db, keyId, end);
+        if (recorded.id === rolled.previous.id) rolled.previous = recorded;
+      }
       const message = "API key rolled; store the new key now, it is not shown again";
       return { status: 201, message, data: rolled };
     },

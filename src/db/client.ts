@@ -18,6 +18,12 @@ export type { Database, Schema } from "./executor.ts";
 
 export type Unlisten = () => Promise<void>;
 
+/**
+ * The `application_name` of every watching connection (DbHandle.watch): how many processes watch a channel is
+ * the count of these sessions in the database.
+ */
+export const watchingSessionName = "vend-watch";
+
 /** A LISTEN whose round trips prove what has been delivered (see DbHandle.watch). */
 export interface ChannelWatch {
   /**
@@ -267,7 +273,7 @@ function watchOnOwnConnection(
     fetch_types: false,
     onnotice: () => {},
     connect_timeout: connectTimeoutSeconds,
-    connection: { application_name: "vend-listen" },
+    connection: { application_name: watchingSessionName },
     onnotify: (name: string, payload: string) => {
       if (name === channel) onPayload(payload);
     },

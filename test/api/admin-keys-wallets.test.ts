@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { idem, untilRecorded } from "../helpers/accounts.ts";
+import { expectRecordedByAnswer, idem } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -28,7 +28,7 @@ describe("admin: keys", () => {
     const revoked = await server.admin.delete(`/admin/v1/keys/${created.json.data.id}`);
     expect(revoked.status).toBe(200);
     expect(revoked.json.data.revoked_at).toBeString();
-    await untilRecorded(revoked.json.data.revoked_at);
+    expectRecordedByAnswer(revoked.json.data.revoked_at);
     const refused = await client.get("/api/v1/wallet");
     expect(refused.status).toBe(401);
     expect(refused.json.code).toBe("UNAUTHENTICATED");

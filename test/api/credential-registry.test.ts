@@ -141,7 +141,7 @@ describe("the registry of a running server", () => {
       await waitUntil(() => server.deps.credentials.apiKey(hash) !== undefined, { what: "the new key in the registry" });
       const name = new URL(server.database.url ?? "").pathname.slice(1);
       await server.deps.db.execute(
-        sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'vend-listen' and datname = ${name}`,
+        sql`select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'vend-watch' and datname = ${name}`,
       );
       const revokedAt = Date.now();
       await server.deps.db.update(apiKeys).set({ revokedAt: sql`now()` }).where(eq(apiKeys.keyHash, hash));

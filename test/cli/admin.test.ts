@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
-import { untilRecorded } from "../helpers/accounts.ts";
+import { expectRecordedByAnswer } from "../helpers/accounts.ts";
 import { cliEnv, cliServer, runCli, runJson } from "./cli.ts";
 
 type Schemas = components["schemas"];
 
-// Revocations take effect KEY_PROPAGATION_MS after the call: the shortest allowed, so waiting for one is short.
+// The shortest propagation bound allowed: a revocation's answer waits at most that for the processes to refuse it.
 const cli = cliServer({ config: { keyPropagationMs: 200 } });
 const admin = () => cli.adminEnv();
 
@@ -34,7 +34,7 @@ describe("accounts and keys (admin token)", () => {
     expect(keys.map((k) => k.id)).toContain(key.id);
     const revoked = await runJson<Schemas["ApiKey"]>(["keys", "revoke", key.id, "--yes"], admin());
     expect(revoked.revoked_at).not.toBeNull();
-    await untilRecorded(revoked.revoked_at);
+    expectRecordedByAnswer(revoked.revoked_at);
     const refused = await runCli(["wallet", "balance"], asKey);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toStartWith("UNAUTHENTICATED: ");

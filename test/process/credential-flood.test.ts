@@ -65,7 +65,7 @@ describe.skipIf(!postgres)("a flood of unknown keys from one address", () => {
     await queryRows(
       database.handle.db,
       sql`select pg_terminate_backend(pid, 5000) from pg_stat_activity
-          where datname = ${name} and pid <> pg_backend_pid() and application_name <> 'vend-listen'`,
+          where datname = ${name} and pid <> pg_backend_pid() and application_name not in ('vend-listen', 'vend-watch')`,
     );
     const [counted] = await queryRows<{ n: string }>(
       database.handle.db,

@@ -56,7 +56,7 @@ describe("vend work with METRICS_ENABLED", () => {
         (
           await queryRows<{ n: number }>(
             own.handle.db,
-            sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'vend-listen'`,
+            sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = 'vend-watch'`,
           )
         )[0]?.n;
       const worker = spawnService(own.url ?? "", "worker", { METRICS_ENABLED: "true", METRICS_PORT: "0" });

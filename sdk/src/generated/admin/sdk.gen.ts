@@ -98,10 +98,10 @@ export const createApiKey = <ThrowOnError extends boolean = false>(options: Opti
 /**
  * Revoke an API key
  *
- * The recorded `revoked_at` is when the key stops working on every server process: a revocation takes
- * effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and that time is what is recorded (it may
- * be a moment in the future; until then the key still works, from then on it is `401`). No request the
- * key sends at or after it succeeds. Revoking twice is harmless: the first time stays.
+ * Answered once every server process refuses the key (at most `KEY_PROPAGATION_MS`, default 2 s, usually
+ * a fraction of a second): a request the key sends after this answer is `401` everywhere, and the recorded
+ * `revoked_at` is that instant (no request the key sent at or after it succeeded). Revoking twice is
+ * harmless: the first time stays.
  *
  */
 export const revokeApiKey = <ThrowOnError extends boolean = false>(options: Options<RevokeApiKeyData, ThrowOnError>) => (options.client ?? client).delete<RevokeApiKeyResponses, RevokeApiKeyErrors, ThrowOnError>({
@@ -165,8 +165,9 @@ export const getCurrentOperator = <ThrowOnError extends boolean = false>(options
 /**
  * Revoke an operator's token
  *
- * The token stops working at once on the server that answers, and on every other server process within
- * `KEY_PROPAGATION_MS` (default 2 s). Revoking twice is harmless.
+ * Answered once every server process refuses the token (at most `KEY_PROPAGATION_MS`, default 2 s): a
+ * request with it sent after this answer is `401` everywhere, and the recorded `revoked_at` is that
+ * instant. Revoking twice is harmless: the first time stays.
  *
  */
 export const revokeOperator = <ThrowOnError extends boolean = false>(options: Options<RevokeOperatorData, ThrowOnError>) => (options.client ?? client).delete<RevokeOperatorResponses, RevokeOperatorErrors, ThrowOnError>({

@@ -494,10 +494,11 @@ export const listKeys = <ThrowOnError extends boolean = false>(options?: Options
  * this answer) and makes the calling key expire after `grace_seconds` (0 to 86400, default 3600), so
  * both work while the new one is deployed. A key that already expires sooner keeps its earlier expiry.
  *
- * **When the old key stops.** The recorded `previous.expires_at` is when the key stops working on every
- * server process: a grace of 0 takes effect within `KEY_PROPAGATION_MS` (default 2 s) of the call, and
- * that time is what is recorded (`now + max(grace_seconds, KEY_PROPAGATION_MS)`). No request the key
- * sends at or after it succeeds, and this answer comes before it.
+ * **When the old key stops.** A grace of 0 ends the key now: this answer comes once every server process
+ * refuses it (at most `KEY_PROPAGATION_MS`, default 2 s, usually a fraction of a second), and
+ * `previous.expires_at` records that instant, so a request the key sends after this answer is `401`
+ * everywhere. A grace above 0 ends it `max(grace_seconds, KEY_PROPAGATION_MS)` from now, the recorded
+ * `previous.expires_at`. No request the key sends at or after its recorded expiry succeeds.
  *
  * **Retries.** A key has at most one working successor. Rolling the same key again while its successor
  * has never been used (for example after a lost answer) revokes that successor and issues a fresh one;
