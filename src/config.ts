@@ -13,6 +13,8 @@ export interface Config {
   databasePoolSize: number;
   /** Bound on opening a PostgreSQL connection. */
   databaseConnectTimeoutSeconds: number;
+  /** How long a starting process retries a database that does not answer before it gives up (DATABASE_START_TIMEOUT_SECONDS). */
+  databaseStartTimeoutSeconds: number;
   /** Server-side bound on one statement (PostgreSQL statement_timeout). */
   databaseStatementTimeoutMs: number;
   /** On SIGTERM: how long in-flight requests get to finish before their connections are closed. */
@@ -456,6 +458,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     readReplica: readReadReplica(env, databaseUrl),
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
     databaseConnectTimeoutSeconds: readInteger(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 5, 1, 300),
+    databaseStartTimeoutSeconds: readInteger(env, "DATABASE_START_TIMEOUT_SECONDS", 300, 0, 86_400),
     databaseStatementTimeoutMs: readInteger(env, "DATABASE_STATEMENT_TIMEOUT_MS", 15_000, 100, 3_600_000),
     shutdownGraceSeconds: readInteger(env, "SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
     // The embedded default has no load balancer in front to wait for, and nobody else to reach it.

@@ -15,7 +15,7 @@ import { recordClientAddress } from "./http/context.ts";
 import type { RunIdempotent } from "./http/idempotent.ts";
 import { RateLimiter } from "./http/rate-limit.ts";
 import { traceRequest } from "./http/request-span.ts";
-import { errorResponse } from "./http/respond.ts";
+import { errorResponse, jsonResponse } from "./http/respond.ts";
 import { loadSpec } from "./http/spec.ts";
 import { compileValidators } from "./http/validation.ts";
 import { runIdempotent } from "./idempotency/protocol.ts";
@@ -177,19 +177,44 @@ function drainingResponse(request: Request, logger: Logger): Response {
   return errorResponse(request, error, logger);
 }
 
-export function startServer(deps: AppDeps, options: { port: number; hostname: string }): RunningServer {
+/** The answer while the process waits for its database: live (`/healthz`), not ready, nothing else served. */
+function startingResponse(raw: Request, logger: Logger): Response {
+  const request = routableRequest(raw);
+  if (request.method === "GET" && /^\/healthz\/?$/.test(new URL(request.url).pathname))
+    return jsonResponse(request, 200, JSON.stringify({ success: true, code: "OK", message: "OK", data: { status: "ok" } }));
+  const error = new AppError("SERVICE_UNAVAILABLE", "Starting: waiting for the database", null, { "retry-after": "1" });
+  return errorResponse(request, error, logger);
+}
+
+/** A listener that answers while the process starts; startServer then serves the API on it. */
+export type Listener = ReturnType<typeof Bun.serve>;
+
+/**
+ * Listens before the database is reached, so a start that cannot listen stops before anything is created
+ * and a start that waits for its database is live (`/healthz` 200) but not ready (`503` to everything else).
+ */
+export function listenFirst(options: { port: number; hostname: string; requestTimeoutSeconds: number }, logger: Logger): Listener {
+  return Bun.serve({
+    port: options.port,
+    hostname: options.hostname,
+    maxRequestBodySize: transportBodyLimit,
+    // Long-polls run up to REQUEST_TIMEOUT_SECONDS; the idle timeout must not cut them short.
+    idleTimeout: Math.min(255, options.requestTimeoutSeconds + 10),
+    fetch: (request) => startingResponse(request, logger),
+  });
+}
+
+/** Serves the API on a listener that `listenFirst` opened, or on a new one at `port` and `hostname`. */
+export function startServer(deps: AppDeps, at: Listener | { port: number; hostname: string }): RunningServer {
+  const server =
+    "reload" in at ? at : listenFirst({ ...at, requestTimeoutSeconds: deps.config.requestTimeoutSeconds }, deps.logger);
   const app = buildApp(deps);
   const routeOf = (operationId: string) => deps.spec.byId.get(operationId)?.path;
   let draining = false;
   let inFlight = 0;
   let lastArrival = 0;
-  const server = Bun.serve({
-    port: options.port,
-    hostname: options.hostname,
-    maxRequestBodySize: transportBodyLimit,
-    // Long-polls run up to REQUEST_TIMEOUT_SECONDS; the idle timeout must not cut them short.
-    idleTimeout: Math.min(255, deps.config.requestTimeoutSeconds + 10),
-    fetch: async (raw, server) => {
+  server.reload({
+    fetch: async (raw: Request, server: Listener) => {
       const request = recordClientAddress(routableRequest(raw), server.requestIP(raw)?.address, deps.config.trustProxy);
       lastArrival = Date.now();
       if (draining) return drainingResponse(request, deps.logger);
@@ -200,9 +225,9 @@ export function startServer(deps: AppDeps, options: { port: number; hostname: st
         inFlight -= 1;
       }
     },
-  });
-  const port = server.port ?? options.port;
-  const host = options.hostname === "0.0.0.0" ? "127.0.0.1" : options.hostname;
+  } as Parameters<Listener["reload"]>[0]);
+  const port = server.port ?? 0;
+  const host = !server.hostname || server.hostname === "0.0.0.0" ? "127.0.0.1" : server.hostname;
   return {
     url: `http://${host}:${port}`,
     port,

@@ -1,5 +1,5 @@
 import { runMigrations, schemaState } from "../db/migrate.ts";
-import { refuseNewerSchema } from "./service.ts";
+import { refuseNewerSchema, untilDatabaseAnswers } from "./service.ts";
 import { openSettingsDatabase, readSettings, StartUpError } from "./start-up.ts";
 
 /**
@@ -9,9 +9,12 @@ import { openSettingsDatabase, readSettings, StartUpError } from "./start-up.ts"
 export async function runMigrate(options: { check?: boolean }): Promise<void> {
   const config = readSettings();
   const database = await openSettingsDatabase(config);
-  await refuseNewerSchema(database, config);
   try {
-    const { pending } = await schemaState(database);
+    // At boot the database may still be starting: wait for it as `vend serve` does.
+    const { pending } = await untilDatabaseAnswers(config, async () => {
+      await refuseNewerSchema(database, config);
+      return schemaState(database);
+    });
     if (options.check) {
       if (pending.length === 0) {
         console.log(`The database schema is up to date (${database.kind}).`);

@@ -9,7 +9,7 @@ import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { AppDeps } from "../deps.ts";
 import { bufferedStdout, createLogger, type Logger } from "../logger.ts";
 import { startMetricsServer } from "../metrics/metrics-server.ts";
-import { createDeps, type RunningServer, startServer } from "../server.ts";
+import { createDeps, type Listener, listenFirst, startServer } from "../server.ts";
 import { readSettings, StartUpError } from "./start-up.ts";
 
 /** Which parts one process runs: `vend serve` the API, `vend work` the worker, the development default both. */
@@ -51,15 +51,48 @@ function openConfiguredDatabase(config: Config, logger: Logger, progress: ((step
 }
 
 /** Listens, or says in one line why it cannot (the port taken, an address this host does not have). */
-function listen(deps: AppDeps, config: Config): RunningServer {
+function listen(config: Config, logger: Logger): Listener {
   try {
-    return startServer(deps, { port: config.port, hostname: config.host });
+    return listenFirst({ port: config.port, hostname: config.host, requestTimeoutSeconds: config.requestTimeoutSeconds }, logger);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === "EADDRINUSE") throw new StartUpError(`port ${config.port} is in use: set PORT`);
     if (code === "EADDRNOTAVAIL") throw new StartUpError(`HOST ${config.host} is not an address of this machine: set HOST`);
     if (code === "EACCES") throw new StartUpError(`port ${config.port} needs privileges this process lacks: set PORT`);
     throw error;
+  }
+}
+
+/** The first line of an error and its code, for a log line an operator reads. */
+function causeOf(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = String(message ?? error).split("\n")[0] ?? "";
+  return typeof code === "string" && !text.includes(code) ? `${text} (${code})` : text;
+}
+
+/**
+ * Runs `attempt` until the database answers: a refused connection, too many clients, a name that does not
+ * resolve yet, a server starting up or a standby still in recovery are retried with backoff (0.5 s doubling
+ * to 10 s), one line on stderr each, for DATABASE_START_TIMEOUT_SECONDS; then one line naming the cause.
+ * Any other failure of the database (a wrong password, a missing database) is one line at once.
+ */
+export async function untilDatabaseAnswers<T>(config: Config, attempt: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + config.databaseStartTimeoutSeconds * 1000;
+  let delayMs = 500;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (error instanceof StartUpError) throw error;
+      if (!isDatabaseUnavailable(error)) throw new StartUpError(`the database refused to start this process: ${causeOf(error)}`);
+      if (Date.now() + delayMs > deadline)
+        throw new StartUpError(
+          `the database did not answer within ${config.databaseStartTimeoutSeconds} s (DATABASE_START_TIMEOUT_SECONDS): ${causeOf(error)}`,
+        );
+      console.error(`The database does not answer (attempt ${tries}: ${causeOf(error)}); retrying in ${delayMs / 1000} s`);
+      await Bun.sleep(delayMs);
+      delayMs = Math.min(delayMs * 2, 10_000);
+    }
   }
 }
 
@@ -80,7 +113,6 @@ async function createFirstAccount(database: DbHandle, progress: ((step: string) 
 export async function refuseNewerSchema(database: DbHandle, config: Config): Promise<void> {
   const { unknown } = await schemaState(database);
   if (unknown === 0 || config.allowNewerSchema) return;
-  await database.close();
   throw new StartUpError(`${new SchemaNewerError(unknown).message} (or set ALLOW_NEWER_SCHEMA=true to roll back to this one)`);
 }
 
@@ -90,22 +122,25 @@ export async function runService(roles: Roles): Promise<void> {
   const config = readSettings();
   const logger = createLogger(config.logLevel, bufferedStdout());
   const progress = progressOf(config);
-  const database = await openConfiguredDatabase(config, logger, progress);
-  await refuseNewerSchema(database, config);
-  await runMigrations(database, (step) => progress?.(`Migrating the database: ${step.number} of ${step.total}, ${step.name}`));
-  const deps = await createDeps(config, database, logger, undefined, undefined, { servesApi: roles.api });
-
-  let server: RunningServer | undefined;
+  // Listening first: live while the database is awaited, and a port that is taken stops the start at once.
+  const listener = roles.api ? listen(config, logger) : undefined;
+  let opened: DbHandle | undefined;
+  let deps: AppDeps;
   try {
-    server = roles.api ? listen(deps, config) : undefined;
+    const handle = await openConfiguredDatabase(config, logger, progress);
+    opened = handle;
+    await untilDatabaseAnswers(config, async () => {
+      await refuseNewerSchema(handle, config);
+      await runMigrations(handle, (step) => progress?.(`Migrating the database: ${step.number} of ${step.total}, ${step.name}`));
+    });
+    deps = await createDeps(config, handle, logger, undefined, undefined, { servesApi: roles.api });
   } catch (error) {
-    await deps.credentialSync.stop();
-    await deps.providers.health.stop();
-    deps.metrics.close();
-    await deps.reads.close();
-    await database.close();
+    listener?.stop(true);
+    await opened?.close().catch(() => {});
     throw error;
   }
+  const database = opened;
+  const server = listener ? startServer(deps, listener) : undefined;
   if (server) await createFirstAccount(database, progress);
   const localAccess = server && database.kind === "pglite" ? offerLocalAccess(server.url) : undefined;
 

@@ -25,7 +25,8 @@ export interface TcpProxy {
 
 export type Rewriter = (chunk: Buffer, state: Record<string, unknown>) => Buffer;
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/** A proxy to `target`, listening on 127.0.0.1 at `listenPort` (0: a free port). */
+export async function startTcpProxy(target: { host: string; port: number }, listenPort = 0): Promise<TcpProxy> {
   let forwarding = true;
   let rewriters: { toServer: Rewriter; toClient: Rewriter } | undefined;
   const pairs = new Set<{ client: Socket; upstream: Socket; dead: boolean }>();
@@ -53,7 +54,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (!pair.dead) end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, "127.0.0.1", resolve));
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   return {
