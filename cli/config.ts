@@ -150,6 +150,9 @@ export function describeSource(
   return source === "default" ? "the default" : "nowhere";
 }
 
+/** The configured API key is a live one (`rg_live_…`): what it vends is paid with real money. */
+export const usesLiveKey = (config: ResolvedConfig): boolean => config.apiKey?.startsWith("rg_live_") ?? false;
+
 /** Flags, then VENDCTL_* environment variables, then the named profile. */
 export function resolveConfig(flags: ConfigFlags, env: Env = io().env): ResolvedConfig {
   const name = activeProfileName(flags, env);

@@ -11,6 +11,15 @@ export const yesOption = (when = ""): Option =>
   new Option("-y, --yes", `do not ask for confirmation (required without a terminal${when ? ` ${when}` : ""})`);
 
 /**
+ * Without a terminal nobody can agree to `<action>`: unless --yes was given, a usage error (exit 2) that names
+ * --yes. Called before any request, it lets a command fail before it has sent anything.
+ */
+export function requireConsent(ctx: Context, yes: boolean | undefined, action: string): void {
+  if (yes || ctx.interactive) return;
+  throw new UsageError(`${action}: confirm with --yes (there is no terminal to ask on); nothing was sent`);
+}
+
+/**
  * Before something that moves money, changes prices or takes something away: --yes goes ahead; a terminal asks
  * `<action>? <consequence>.` (no: exit 130, nothing sent); without a terminal nobody has agreed, so it is a
  * usage error (exit 2) that names --yes, before any request.
@@ -22,7 +31,7 @@ export async function confirmDestructive(
   consequence: string,
 ): Promise<void> {
   if (yes) return;
-  if (!ctx.interactive) throw new UsageError(`${action}: confirm with --yes (there is no terminal to ask on); nothing was sent`);
+  requireConsent(ctx, yes, action);
   await confirmOrCancel(`${action}? ${consequence}.`);
 }
 

@@ -82,18 +82,30 @@ export function queryPages<Q extends object, T>(
 /** How a paged list shows: its columns, and what its rows are called in the note that more remain. */
 export interface ListLayout<T> {
   columns: Column<T>[];
-  /** What the rows are (`More <more>: use --all or --max N`), or the whole note, written from the next cursor. */
-  more: string | ((next: string) => string);
+  /**
+   * What the rows are (`More <more>: use --all or --max N`), or the whole note, written from the next cursor and
+   * the paging flags the list was read with.
+   */
+  more: string | ((next: string, flags: PagingOptions) => string);
   limitHelp?: string;
   /** Offer --cursor, with this help. */
   cursorHelp?: string;
+}
+
+/**
+ * How to read further than these flags did: --all when neither was given; when --max stopped the list, a higher
+ * --max or none (--all with --max still stops at --max).
+ */
+export function readFurther(flags: PagingOptions): string {
+  if (flags.max === undefined) return "use --all";
+  return `raise --max above ${flags.max}, or ${flags.all ? "leave --max out" : "use --all instead of --max"}`;
 }
 
 /** The layout of a list that can be resumed: its columns, `--cursor`, and a note naming the cursor to resume from. */
 export function resumable<T>(columns: Column<T>[], rows = "rows"): ListLayout<T> {
   return {
     columns,
-    more: (next) => `More ${rows}: add --cursor ${next} (or use --all)`,
+    more: (next, flags) => `More ${rows}: add --cursor ${next} (or ${readFurther(flags)})`,
     limitHelp: "page size, 1 to 100 (default 25; 100 with --all)",
     cursorHelp: `start at this cursor (printed when more ${rows} exist)`,
   };
@@ -120,12 +132,16 @@ export function pagedListCommand<F extends PagingFlags, T>(
       const next = await streamPages((cursor) => counter.count(fetchPage({ limit, cursor })), writer, flags);
       counter.stop();
       await writer.end();
-      if (next) await ctx.printer.note(typeof more === "string" ? `More ${more}: use --all or --max N` : more(next));
+      if (next) await ctx.printer.note(typeof more === "string" ? moreNote(more, flags) : more(next, flags));
     } finally {
       counter.stop();
     }
   });
 }
+
+/** `More <rows>: …` for a list that cannot be resumed from a cursor. */
+const moreNote = (rows: string, flags: PagingOptions): string =>
+  `More ${rows}: ${flags.max === undefined ? "use --all or --max N" : readFurther(flags)}`;
 
 /**
  * While a table (or a list for --jq) is collected over several pages, nothing reaches stdout until the last

@@ -35,7 +35,7 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => child.kill(signal));
 }
 child.on("error", (error) => {
-  console.error(`vendctl: cannot start Bun (${error.message}); run npm install`);
+  console.error(`error: cannot start Bun (${error.message}); run npm install`);
   process.exit(1);
 });
 child.on("exit", (code, signal) => {

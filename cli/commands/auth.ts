@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { apiErrorOf, unwrap, type VendClient } from "../client.ts";
 import { configPath, describeSource, type ResolvedConfig } from "../config.ts";
-import { actionCommand, commandGroup } from "../context.ts";
+import { actionCommand, withExample } from "../context.ts";
 import { maskSecret } from "../debug.ts";
 import { ApiError, UsageError } from "../errors.ts";
 import type { Column } from "../output.ts";
@@ -173,5 +173,12 @@ const authStatusCommand = (): Command =>
     },
   );
 
+/** `vendctl auth` alone does what its description says: the check of `auth status`. */
 export const authCommand = (): Command =>
-  commandGroup(new Command("auth").description("Check the configured credentials"), [authStatusCommand()], "vendctl auth status");
+  withExample(
+    new Command("auth")
+      .description("Check the configured credentials: `vendctl auth` alone is `vendctl auth status`")
+      .addCommand(authStatusCommand(), { isDefault: true }),
+    "vendctl auth",
+    "vendctl auth status --profile staging --json",
+  );

@@ -32,7 +32,7 @@ export function vendCommand<F extends CommonVendFlags>(
       "follow the vend up to this many seconds until its status is final (progress on a terminal; a hint if it is not)",
       integerOption(0),
     )
-    .option("-y, --yes", "never prompt: no questions, no confirmation");
+    .option("-y, --yes", "never prompt: no questions, no confirmation (required for a live key's vend without a terminal)");
   return withExample(withCommon, example).action(action);
 }
 

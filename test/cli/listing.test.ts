@@ -140,6 +140,19 @@ describe("transactions list paging and filters", () => {
     ).toEqual(apiOrder.slice(30, 60));
   });
 
+  test("the hint when more rows remain says how to read further, never --all when --all was given", async () => {
+    const both = await runCli(["transactions", "list", "--all", "--max", "4", "--jsonl"], env);
+    expect(both.stdout.trimEnd().split("\n")).toHaveLength(4);
+    expect(both.stderr).toMatch(/^More rows: add --cursor \S+ \(or raise --max above 4, or leave --max out\)\n$/);
+    expect(both.stderr).not.toContain("use --all");
+    const max = await runCli(["transactions", "list", "--max", "4", "--jsonl"], env);
+    expect(max.stderr).toMatch(/^More rows: add --cursor \S+ \(or raise --max above 4, or use --all instead of --max\)\n$/);
+    const page = await runCli(["transactions", "list", "--limit", "4", "--jsonl"], env);
+    expect(page.stderr).toMatch(/^More rows: add --cursor \S+ \(or use --all\)\n$/);
+    const everything = await runCli(["transactions", "list", "--all", "--max", String(total), "--jsonl"], env);
+    expect(everything.stderr).toBe("");
+  });
+
   test("every API filter is passed through", async () => {
     const filtered = await runCli(
       ["transactions", "list", "--all", "--status", "successful", "--service", "data", "--network", "mtn", "--jsonl"],

@@ -10,6 +10,8 @@ import { addCounts, followBatches, progressText } from "../../bulk/progress.ts";
 import { collectResults, type ResultRow, resultsCsv } from "../../bulk/results.ts";
 import { type BulkSummary, summaryColumns, summaryOf } from "../../bulk/summary.ts";
 import type { VendClient } from "../../client.ts";
+import { usesLiveKey } from "../../config.ts";
+import { confirmDestructive, requireConsent, yesOption } from "../../confirm-destructive.ts";
 import { contextOf, integerOption, withExample } from "../../context.ts";
 import { CsvSyntaxError, parseCsv } from "../../csv.ts";
 import { UsageError } from "../../errors.ts";
@@ -21,6 +23,7 @@ interface BulkFlags {
   batchSize: number;
   /** Seconds to follow the orders until final; false with --no-wait. */
   wait: number | false;
+  yes?: boolean;
 }
 
 const defaultWaitSeconds = 600;
@@ -132,8 +135,18 @@ async function vendBulk(file: string, flags: BulkFlags, command: Command): Promi
   const journal = readJournal(file);
   const size = checkJournal(file, journal, digest, flags.batchSize, sizeGiven);
   if (journal && size !== flags.batchSize) tell(`Resuming with --batch-size ${size}, as the run that did not finish used`);
+  const live = usesLiveKey(ctx.config);
+  if (live) requireConsent(ctx, flags.yes, `Vending ${file} with a live key (real money)`);
   const orders = await ordersOf(file, text, client);
   const planned = planBatches(orders, size, digest);
+  if (live) {
+    await confirmDestructive(
+      ctx,
+      flags.yes,
+      `Vend the ${orders.length} order${orders.length === 1 ? "" : "s"} of ${file} with a live key`,
+      "They are real orders, paid from the live wallet with real money",
+    );
+  }
   let rows: ResultRow[] = [];
   const writeResults = async (sent: SentBatch[], unsent: PlannedBatch[]) => {
     const collected = await collectResults(client, sent, unsent);
@@ -184,6 +197,10 @@ lists each problem with its line (exit 2). What only the service can judge is in
 rejects (a product code the catalogue lacks, a product taken off sale meanwhile) is "invalid", one the wallet
 cannot cover when its turn comes is "refused"; the other orders still go through.
 
+Live keys: orders sent with a live key (rg_live_…) are paid with real money. Once the file is checked, a
+terminal asks to confirm (no: exit 130, nothing sent); without a terminal --yes is required (exit 2 without
+it, before any request). A test key never asks.
+
 Batches: --batch-size rows each, in file order; a batch is cut short where its request would pass 1 MB.
 Resuming: each batch is sent with Idempotency-Key vendctl-bulk-<SHA-256 of the file's bytes, hex>-<first
 line>-<last line>. Running the same command on the same file again (after Ctrl-C, a kill, a lost
@@ -218,6 +235,7 @@ export const bulkCommand = (): Command =>
         defaultWaitSeconds,
       )
       .option("--no-wait", "stop once every batch is sent; the results show the orders as accepted")
+      .addOption(yesOption("with a live key; a test key never asks"))
       .addHelpText("after", fileHelp)
       .action(vendBulk),
     "vendctl vend bulk orders.csv                       # writes orders.csv.results.csv",

@@ -1,5 +1,6 @@
 import { Command } from "commander";
 import { unwrap } from "../../client.ts";
+import { tell } from "../../prompt.ts";
 import { checkAmountFlag } from "../../vend/amount.ts";
 import { askSmartcard } from "../../vend/ask.ts";
 import { findProduct, pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
@@ -21,7 +22,9 @@ async function payCable(flags: CableFlags, command: Command): Promise<void> {
   if (vend.canAsk) {
     const body = { biller, smartcard_number: smartcard };
     const found = await unwrap(vend.client.POST("/api/v1/bills/cable/verify", { body }));
-    customer = ` (${found.customer_name}${found.current_bouquet ? `, now on ${found.current_bouquet}` : ""})`;
+    const who = `${found.customer_name}${found.current_bouquet ? `, now on ${found.current_bouquet}` : ""}`;
+    tell(`Customer: ${who}`);
+    customer = ` (${who})`;
   }
   let productCode = flags.product;
   if (!productCode) {
