@@ -4348,7 +4348,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged. */
+        /** @description `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged. */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

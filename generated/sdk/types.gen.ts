@@ -2905,7 +2905,7 @@ export type VendProductErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2985,7 +2985,7 @@ export type VendElectricityErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3048,7 +3048,7 @@ export type VerifyMeterErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3128,7 +3128,7 @@ export type VendCableErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3191,7 +3191,7 @@ export type VerifySmartcardErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3261,7 +3261,7 @@ export type ListVendBatchesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3330,7 +3330,7 @@ export type CreateVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3392,7 +3392,7 @@ export type GetVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3498,7 +3498,7 @@ export type ListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3561,7 +3561,7 @@ export type GetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3622,7 +3622,7 @@ export type ListNetworksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3678,7 +3678,7 @@ export type ListServicesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3743,7 +3743,7 @@ export type ListProductsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3808,7 +3808,7 @@ export type GetPricingErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3855,7 +3855,7 @@ export type GetWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3914,7 +3914,7 @@ export type UpdateWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3983,7 +3983,7 @@ export type FundWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4051,7 +4051,7 @@ export type ListLedgerEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4098,7 +4098,7 @@ export type ListWebhookEndpointsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4153,7 +4153,7 @@ export type CreateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4209,7 +4209,7 @@ export type DeleteWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4265,7 +4265,7 @@ export type GetWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4329,7 +4329,7 @@ export type UpdateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4393,7 +4393,7 @@ export type RotateWebhookEndpointSecretErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4449,7 +4449,7 @@ export type PingWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4509,7 +4509,7 @@ export type ListEventsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4565,7 +4565,7 @@ export type ResendEventErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4612,7 +4612,7 @@ export type ListKeysErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4671,7 +4671,7 @@ export type RollKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4739,7 +4739,7 @@ export type UpdateKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4798,7 +4798,7 @@ export type ResendFailedDeliveriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4871,7 +4871,7 @@ export type ReceiveProviderCallbackHintErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4944,7 +4944,7 @@ export type ReceiveProviderCallbackErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5008,7 +5008,7 @@ export type ListAccountsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5067,7 +5067,7 @@ export type CreateAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5123,7 +5123,7 @@ export type GetAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5187,7 +5187,7 @@ export type SetAccountPricePlanErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5243,7 +5243,7 @@ export type ListApiKeysErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5307,7 +5307,7 @@ export type CreateApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5363,7 +5363,7 @@ export type RevokeApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5441,7 +5441,7 @@ export type CreditWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5501,7 +5501,7 @@ export type ListOperatorsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5564,7 +5564,7 @@ export type CreateOperatorErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5615,7 +5615,7 @@ export type GetCurrentOperatorErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5671,7 +5671,7 @@ export type RevokeOperatorErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5751,7 +5751,7 @@ export type ListAuditEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5807,7 +5807,7 @@ export type ReconcileWalletsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5871,7 +5871,7 @@ export type SettlementReportErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -5983,7 +5983,7 @@ export type AdminListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6039,7 +6039,7 @@ export type AdminGetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6099,7 +6099,7 @@ export type RequeryTransactionErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6167,7 +6167,7 @@ export type ResolveTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6235,7 +6235,7 @@ export type ListCallbacksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6291,7 +6291,7 @@ export type ReplayCallbackErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6359,7 +6359,7 @@ export type MarginReportErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6410,7 +6410,7 @@ export type ListProvidersErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6474,7 +6474,7 @@ export type DisableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6530,7 +6530,7 @@ export type EnableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6586,7 +6586,7 @@ export type GetProviderStatsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6646,7 +6646,7 @@ export type GetCatalogueSyncErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6718,7 +6718,7 @@ export type ApplyCatalogueSyncErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6774,7 +6774,7 @@ export type GetOperationsSnapshotErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6839,7 +6839,7 @@ export type ListFloatTopupsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6917,7 +6917,7 @@ export type RecordFloatTopupErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -6982,7 +6982,7 @@ export type FloatReconciliationErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7050,7 +7050,7 @@ export type ListAnomaliesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7114,7 +7114,7 @@ export type UpdateProductErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7165,7 +7165,7 @@ export type ListPricePlansErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7228,7 +7228,7 @@ export type CreatePricePlanErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7292,7 +7292,7 @@ export type UpdatePricePlanErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7327,7 +7327,7 @@ export type GetHealthErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7362,7 +7362,7 @@ export type GetReadinessErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7405,7 +7405,7 @@ export type GetMetricsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7464,7 +7464,7 @@ export type GetOpenApiDocumentErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7514,7 +7514,7 @@ export type GetApiReferenceErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7568,7 +7568,7 @@ export type GetAdminApiReferenceErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -7618,7 +7618,7 @@ export type GetApiReferenceScriptErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };

@@ -1730,7 +1730,7 @@ export type ListAccountsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1789,7 +1789,7 @@ export type CreateAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1845,7 +1845,7 @@ export type GetAccountErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1909,7 +1909,7 @@ export type SetAccountPricePlanErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1965,7 +1965,7 @@ export type ListApiKeysErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2029,7 +2029,7 @@ export type CreateApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2085,7 +2085,7 @@ export type RevokeApiKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2163,7 +2163,7 @@ export type CreditWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2223,7 +2223,7 @@ export type ListOperatorsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2286,7 +2286,7 @@ export type CreateOperatorErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2337,7 +2337,7 @@ export type GetCurrentOperatorErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2393,7 +2393,7 @@ export type RevokeOperatorErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2473,7 +2473,7 @@ export type ListAuditEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2529,7 +2529,7 @@ export type ReconcileWalletsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2593,7 +2593,7 @@ export type SettlementReportErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2705,7 +2705,7 @@ export type AdminListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2761,7 +2761,7 @@ export type AdminGetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2821,7 +2821,7 @@ export type RequeryTransactionErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2889,7 +2889,7 @@ export type ResolveTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2957,7 +2957,7 @@ export type ListCallbacksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3013,7 +3013,7 @@ export type ReplayCallbackErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3081,7 +3081,7 @@ export type MarginReportErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3132,7 +3132,7 @@ export type ListProvidersErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3196,7 +3196,7 @@ export type DisableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3252,7 +3252,7 @@ export type EnableProviderErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3308,7 +3308,7 @@ export type GetProviderStatsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3368,7 +3368,7 @@ export type GetCatalogueSyncErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3440,7 +3440,7 @@ export type ApplyCatalogueSyncErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3496,7 +3496,7 @@ export type GetOperationsSnapshotErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3561,7 +3561,7 @@ export type ListFloatTopupsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3639,7 +3639,7 @@ export type RecordFloatTopupErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3704,7 +3704,7 @@ export type FloatReconciliationErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3772,7 +3772,7 @@ export type ListAnomaliesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3836,7 +3836,7 @@ export type UpdateProductErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3887,7 +3887,7 @@ export type ListPricePlansErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3950,7 +3950,7 @@ export type CreatePricePlanErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -4014,7 +4014,7 @@ export type UpdatePricePlanErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };

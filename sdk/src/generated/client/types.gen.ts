@@ -1529,7 +1529,7 @@ export type VendProductErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1609,7 +1609,7 @@ export type VendElectricityErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1672,7 +1672,7 @@ export type VerifyMeterErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1752,7 +1752,7 @@ export type VendCableErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1815,7 +1815,7 @@ export type VerifySmartcardErrors = {
      */
     502: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1885,7 +1885,7 @@ export type ListVendBatchesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -1954,7 +1954,7 @@ export type CreateVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2016,7 +2016,7 @@ export type GetVendBatchErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2122,7 +2122,7 @@ export type ListTransactionsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2185,7 +2185,7 @@ export type GetTransactionErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2246,7 +2246,7 @@ export type ListNetworksErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2302,7 +2302,7 @@ export type ListServicesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2367,7 +2367,7 @@ export type ListProductsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2432,7 +2432,7 @@ export type GetPricingErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2479,7 +2479,7 @@ export type GetWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2538,7 +2538,7 @@ export type UpdateWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2607,7 +2607,7 @@ export type FundWalletErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2675,7 +2675,7 @@ export type ListLedgerEntriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2722,7 +2722,7 @@ export type ListWebhookEndpointsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2777,7 +2777,7 @@ export type CreateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2833,7 +2833,7 @@ export type DeleteWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2889,7 +2889,7 @@ export type GetWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -2953,7 +2953,7 @@ export type UpdateWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3017,7 +3017,7 @@ export type RotateWebhookEndpointSecretErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3073,7 +3073,7 @@ export type PingWebhookEndpointErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3133,7 +3133,7 @@ export type ListEventsErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3189,7 +3189,7 @@ export type ResendEventErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3236,7 +3236,7 @@ export type ListKeysErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3295,7 +3295,7 @@ export type RollKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3363,7 +3363,7 @@ export type UpdateKeyErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
@@ -3422,7 +3422,7 @@ export type ResendFailedDeliveriesErrors = {
      */
     500: ErrorEnvelope;
     /**
-     * `SERVICE_UNAVAILABLE`: the database is unreachable. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
      */
     503: ErrorEnvelope;
 };
