@@ -42,7 +42,10 @@ describe.skipIf(!node || !readlink)("the vendctl bin", () => {
 
   test("run by Node (`node cli/vendctl.js`), it spawns Bun and passes arguments and exit code through", async () => {
     const path = `${dirname(node ?? "")}:${process.env.PATH ?? ""}`;
-    expect(await run([node ?? "node", launcher, "--version"], path)).toMatchObject({ code: 0, stdout: `vendctl ${version} (from source)\n` });
+    expect(await run([node ?? "node", launcher, "--version"], path)).toMatchObject({
+      code: 0,
+      stdout: `vendctl ${version} (from source)\n`,
+    });
     const usage = await run([node ?? "node", launcher, "no-such-command"], path);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("unknown command 'no-such-command'");
