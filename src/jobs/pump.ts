@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { Logger } from "../logger.ts";
 import type { Job, Queue, QueueSession, Task } from "./queue.ts";
 import type { Wakeup } from "./wakeup.ts";
@@ -48,6 +49,7 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
     inFlight.add(running);
   };
 
+  const failures = claimFailures(queue, context);
   while (!context.signal.aborted) {
     wakeup.clear();
     let claimed: Job[] = [];
@@ -56,10 +58,11 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
       const limit = claimSize.limit(free());
       try {
         claimed = await session.claim({ limit, perKeyLimit: queue.perKeyLimit, busy });
+        failures.succeeded();
         claimSize.claimed(claimed.length, limit);
         full = claimed.length >= limit;
       } catch (error) {
-        context.logger().error({ workerId: context.workerId, queue: queue.name, err: error }, "job claim failed");
+        failures.failed(error);
       }
       waitingForSlot = full || queue.perKeyLimit !== undefined;
     } else waitingForSlot = true;
@@ -72,6 +75,32 @@ export async function pumpQueue(queue: Queue, session: QueueSession, wakeup: Wak
       await wakeup.wait(Math.min(context.pollMs, due === undefined ? context.pollMs : Math.max(due, 50)));
   }
   await Promise.all(inFlight);
+}
+
+/**
+ * Logs a queue's failed claims: each one, except that while the database does not answer (a queue may look
+ * again every few hundred ms then) only the first of the run is logged, and the claim that succeeds after
+ * it says how many failed.
+ */
+function claimFailures(queue: Queue, context: LoopContext) {
+  let unavailable = 0;
+  let since = 0;
+  return {
+    failed(error: unknown) {
+      const fields = { workerId: context.workerId, queue: queue.name, err: error };
+      if (!isDatabaseUnavailable(error)) context.logger().error(fields, "job claim failed");
+      else if (unavailable++ === 0) {
+        since = performance.now();
+        context.logger().error(fields, "job claim failed: the database does not answer; trying again until it does");
+      }
+    },
+    succeeded() {
+      if (unavailable === 0) return;
+      const ms = Math.round(performance.now() - since);
+      context.logger().warn({ workerId: context.workerId, queue: queue.name, failed: unavailable, ms }, "job claims resumed");
+      unavailable = 0;
+    },
+  };
 }
 
 /**

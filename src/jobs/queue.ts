@@ -51,7 +51,14 @@ export interface Queue {
   readonly claimSize?: { min: number; max: number };
   /** Jobs in flight at most per `Job.key` (the claim enforces it, told what is busy). */
   readonly perKeyLimit?: number;
-  open(): QueueSession;
+  /** A session for the background loop (`loop`) or one tick (none). */
+  open(loop?: QueueLoop): QueueSession;
+}
+
+/** What a session may ask of the loop running it. */
+export interface QueueLoop {
+  /** Claim again now rather than at the next poll (work became due that no NOTIFY announces). */
+  wake(): void;
 }
 
 /** Periodic work with nothing to lease: runs at start, then every `everyMs` (measured from the start of a run). */

@@ -87,7 +87,7 @@ export function createRunner(deps: RunnerDeps, options: RunnerOptions): Runner {
     try {
       await Promise.all([
         ...[...wakeups].map(async ([queue, wakeup]) => {
-          const session = queue.open();
+          const session = queue.open({ wake: wakeup.nudge });
           try {
             await pumpQueue(queue, session, wakeup, context);
           } finally {

@@ -39,16 +39,26 @@ interface Held {
 /** A lease that is never checked beyond the guarded updates (a job run by hand, e.g. in a test). */
 export const unwatchedLease: LeaseWatch = { assertHeld() {} };
 
+/** How soon a heartbeat that failed is tried again, so the leases are renewed as soon as the database answers. */
+const heartbeatRetryMs = 1000;
+
 /**
  * Keeps one worker's leases alive while its jobs run: every third of the lease, ONE statement
  * extends the leases of all jobs in flight. A job whose lease the heartbeat finds taken over, or
  * whose lease ran out because heartbeats could not get through, is told so before its next
- * provider call; its completion is refused by the guarded updates in any case.
+ * provider call; its completion is refused by the guarded updates in any case. A heartbeat that
+ * failed is tried again within a second, and told to `onFailure` (the database may be gone).
  */
-export function startLeaseKeeper(deps: { db: Executor; logger: Logger }, workerId: string, leaseSeconds: number): LeaseKeeper {
+export function startLeaseKeeper(
+  deps: { db: Executor; logger: Logger; onFailure?: (error: unknown) => void },
+  workerId: string,
+  leaseSeconds: number,
+): LeaseKeeper {
   const leaseMs = leaseSeconds * 1000;
   const held = new Map<string, Held>();
   let beating: Promise<void> | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  let stopped = false;
 
   async function extend(): Promise<void> {
     const batch = [...held.values()].filter((h) => !h.lost);
@@ -68,6 +78,15 @@ export function startLeaseKeeper(deps: { db: Executor; logger: Logger }, workerI
     } catch (error) {
       // The leases run on; a job whose lease runs out before the next beat gets through stops (validUntil).
       deps.logger.warn({ err: error instanceof Error ? error.message : String(error) }, "lease heartbeat failed");
+      deps.onFailure?.(error);
+      if (!stopped)
+        retry ??= setTimeout(
+          () => {
+            retry = undefined;
+            void beat();
+          },
+          Math.min(heartbeatRetryMs, leaseMs / 3),
+        );
     }
   }
 
@@ -95,7 +114,9 @@ export function startLeaseKeeper(deps: { db: Executor; logger: Logger }, workerI
     },
     beat,
     stop() {
+      stopped = true;
       clearInterval(timer);
+      clearTimeout(retry);
       held.clear();
     },
   };

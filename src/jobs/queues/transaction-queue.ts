@@ -1,5 +1,6 @@
 import { completionBatcher } from "../../orders/completion.ts";
 import { counted } from "../../orders/counted.ts";
+import { type InterruptedClaims, interruptedClaims } from "../../orders/interrupted-claims.ts";
 import { type LeaseKeeper, LeaseLostError, startLeaseKeeper } from "../../orders/leases.ts";
 import { type Completer, type ProcessingDeps, processClaimed } from "../../orders/processing.ts";
 import { type ClaimedTransaction, claimDueTransactions } from "../../orders/statements/claim-due.ts";
@@ -13,11 +14,13 @@ import type { Job, Queue } from "../queue.ts";
 
 /**
  * Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. Its span
- * continues the trace of the request that accepted the order. Never throws.
+ * continues the trace of the request that accepted the order. A job the database's failure ended is told
+ * to `interrupted`, which gives its order back once the database answers. Never throws.
  */
 function processSafely(
   deps: ProcessingDeps,
   leases: LeaseKeeper,
+  interrupted: InterruptedClaims,
   complete: Completer,
   claim: ClaimedTransaction,
   claimedAt: number,
@@ -31,14 +34,23 @@ function processSafely(
     .run(() => processClaimed(deps, claim, lease, complete))
     .then(
       (result) => {
+        interrupted.ended(claim);
         span.setAttributes({ "vend.status": result.row.status });
         if (!result.changed && !isFinal(result.row.status))
           deps.logger.warn({ reference: claim.reference }, "lease lost; the job is left to the worker that took it");
       },
       (error) => {
+        const databaseFault = interrupted.ended(claim, error);
         span.fail(error instanceof Error ? error.message : String(error));
         if (error instanceof LeaseLostError) {
           deps.logger.warn({ reference: claim.reference }, "lease lost before a provider call; the job is left to its new owner");
+          return;
+        }
+        if (databaseFault) {
+          deps.logger.warn(
+            { reference: claim.reference, err: error instanceof Error ? error.message : String(error) },
+            "processing interrupted by the database; the order is given back once it answers",
+          );
           return;
         }
         // The lease runs out and another pass re-queries the provider, so nothing is lost.
@@ -52,6 +64,12 @@ function processSafely(
       lease.release();
       span.end();
     });
+}
+
+/** A graceful stop's release: all leases, a few tries while another statement holds some of the rows for a moment. */
+async function releaseAll(deps: Pick<ProcessingDeps, "db">, workerId: string): Promise<void> {
+  for (let tries = 1; (await releaseLeases(deps.db, workerId)).skipped > 0 && tries < 5; tries++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** Orders claimed by this process between two vacuums of the work queue (see `vacuumQueue`). */
@@ -102,28 +120,48 @@ export function transactionQueue(deps: ProcessingDeps, workerId: string): Queue 
   const batcher = completionBatcher(deps.db, deps.tracing);
   const commissions = commissionTable(deps.config.routing);
   const complete: Completer = async (request) => counted(deps.metrics, await batcher(request));
+  // Shared by every session of the queue: which claims its jobs run, and whether a fault left others leased.
+  const interrupted = interruptedClaims(deps, workerId);
   return {
     name: "transactions",
     channel: workChannel,
     concurrency,
     claimSize: { min: claimMin, max: claimMax },
-    open() {
-      const leases = startLeaseKeeper(deps, workerId, leaseSeconds);
+    open(loop) {
+      const leases = startLeaseKeeper({ ...deps, onFailure: (error) => interrupted.failed(error) }, workerId, leaseSeconds);
+      const unsubscribe = loop ? interrupted.onDue(loop.wake) : () => {};
       let nextDueMs: number | undefined;
       const vacuum = queueVacuum(deps);
+      const run = (claim: ClaimedTransaction, claimedAt: number): Job => {
+        interrupted.running(claim);
+        return { run: () => processSafely(deps, leases, interrupted, complete, claim, claimedAt) };
+      };
       return {
-        async claim({ limit }): Promise<Job[]> {
-          const claimedAt = performance.now();
-          const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds, commissions);
-          nextDueMs = claimed.nextDueMs;
-          vacuum.claimed(claimed.length);
-          return claimed.map((claim) => ({ run: () => processSafely(deps, leases, complete, claim, claimedAt) }));
+        claim: ({ limit }) =>
+          interrupted.exclusive(async (): Promise<Job[]> => {
+            await interrupted.releaseDue();
+            const claimedAt = performance.now();
+            const claimed = await claimDueTransactions(deps.db, workerId, limit, leaseSeconds, commissions).catch(
+              (error: unknown) => {
+                // Its answer may be what was lost: orders leased to this worker that no job runs.
+                interrupted.failed(error);
+                throw error;
+              },
+            );
+            nextDueMs = claimed.nextDueMs;
+            vacuum.claimed(claimed.length);
+            return claimed.map((claim) => run(claim, claimedAt));
+          }),
+        // While the database fails, or interrupted orders wait to be given back, look again soon.
+        nextDueMs: () => {
+          const retry = interrupted.retryInMs();
+          return retry === undefined ? nextDueMs : Math.min(retry, nextDueMs ?? retry);
         },
-        nextDueMs: () => nextDueMs,
         async close({ release }) {
+          unsubscribe();
           leases.stop();
           await vacuum.idle();
-          if (release) await releaseLeases(deps.db, workerId).catch(() => {});
+          if (release) await releaseAll(deps, workerId).catch(() => {});
         },
       };
     },
