@@ -114,7 +114,11 @@ export interface OperationsConfig {
   metricsEnabled: boolean;
   /** When set, `/metrics` asks for `Authorization: Bearer <token>` (METRICS_TOKEN). */
   metricsToken: string | undefined;
-  /** A worker-only process (`vend work`) serves its own `/metrics` on this port (METRICS_PORT). */
+  /**
+   * A worker-only process (`vend work`) serves its own `/metrics` on this port (METRICS_PORT). One fixed port, as
+   * scrape configurations name it: two workers on one host need one each, and a port taken stops the start in one
+   * line. 0: a free port, printed at start (tests).
+   */
   metricsPort: number;
   /** OTLP/HTTP traces endpoint, e.g. http://collector:4318/v1/traces; tracing is off without it (OTEL_EXPORTER_OTLP_ENDPOINT). */
   otlpEndpoint: string | undefined;
