@@ -5,6 +5,7 @@ import { defaultMonthsAhead } from "./db/partitions.ts";
 import { versionLine } from "./lib/shared/version.ts";
 import { createFirstOperator } from "./roles/create-operator.ts";
 import { runMigrate } from "./roles/migrate.ts";
+import { runRetentionNow } from "./roles/retention-run.ts";
 import { runService } from "./roles/service.ts";
 import { showConfig } from "./roles/show-config.ts";
 import { isOneLineError, StartUpError } from "./roles/start-up.ts";
@@ -65,6 +66,14 @@ program
     const refusal = await partitionDatabase(options.monthsAhead);
     if (refusal) throw new StartUpError(refusal, 2);
   });
+
+program
+  .command("retention")
+  .description("Retention of operational rows (the RETENTION_* settings)")
+  .command("run")
+  .description("Run a retention pass now, as a worker does at start and every 10 minutes, and print the rows deleted per table")
+  .option("--json", "print the pass as JSON: rows deleted by table, total, statements, longestMs, unfinished")
+  .action((options: { json?: boolean }) => runRetentionNow(options));
 
 try {
   await program.parseAsync();
