@@ -8,6 +8,8 @@ export interface Config {
   databasePooler: "transaction" | "none";
   /** A direct (or session-pooled) URL for LISTEN/NOTIFY and migrations; needed behind a transaction pooler. */
   databaseDirectUrl: string | undefined;
+  /** The owner role's URL, for `vend migrate` only (DATABASE_MIGRATION_URL); unset: the service's own role migrates. */
+  databaseMigrationUrl: string | undefined;
   /** Where operator reads and the catalogue go while the replica keeps up (DATABASE_READ_URL); undefined: the primary. */
   readReplica: ReadReplicaConfig | undefined;
   databasePoolSize: number;
@@ -229,6 +231,13 @@ function readPooler(env: Env, databaseUrl: string | undefined, directUrl: string
     );
   if (directUrl && !databaseUrl) throw new ConfigError("DATABASE_DIRECT_URL", "needs DATABASE_URL as well");
   return raw;
+}
+
+function readMigrationUrl(env: Env, databaseUrl: string | undefined): string | undefined {
+  const url = readPostgresUrl(env, "DATABASE_MIGRATION_URL");
+  if (url && !databaseUrl)
+    throw new ConfigError("DATABASE_MIGRATION_URL", "needs DATABASE_URL as well (the embedded database has no roles)");
+  return url;
 }
 
 function readSchedule(env: Env, name: string, fallback: number[]): number[] {
@@ -459,6 +468,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     databaseUrl,
     databasePooler,
     databaseDirectUrl,
+    databaseMigrationUrl: readMigrationUrl(env, databaseUrl),
     readReplica: readReadReplica(env, databaseUrl),
     databasePoolSize: readInteger(env, "DATABASE_POOL_SIZE", 10, 1, 500),
     databaseConnectTimeoutSeconds: readInteger(env, "DATABASE_CONNECT_TIMEOUT_SECONDS", 5, 1, 300),

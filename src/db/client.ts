@@ -110,11 +110,15 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<DbHand
   const handle = openPostgres(options.databaseUrl, options);
   if (options.pooler === "transaction" && handle.directUrl) {
     const statementTimeoutMs = options.statementTimeoutMs ?? defaultStatementTimeoutMs;
-    await setRoleTimeouts(handle.directUrl, statementTimeoutMs, idleInTransactionMs(statementTimeoutMs)).catch((error) =>
-      options.events?.onWarning?.(
-        `could not set the role's statement_timeout and idle_in_transaction_session_timeout (set them with ALTER ROLE): ${error instanceof Error ? error.message : String(error)}`,
-      ),
-    );
+    // The role's defaults are set by the migration step (`vend migrate`); a process only says when they differ.
+    await roleTimeouts(handle.directUrl, statementTimeoutMs, "check")
+      .then((missing) => {
+        if (missing)
+          options.events?.onWarning?.(
+            `this role's statement_timeout and idle_in_transaction_session_timeout in this database are not ${statementTimeoutMs} ms: run vend migrate with the same settings`,
+          );
+      })
+      .catch(() => {});
   }
   return handle;
 }
@@ -124,10 +128,12 @@ const idleInTransactionMs = (statementTimeoutMs: number) => Math.max(statementTi
 /**
  * Behind a transaction pooler a session setting would leak to every client of the server connection, and
  * PgBouncer refuses them as start-up parameters, so the timeouts are the role's defaults in this database
- * (what PgBouncer's documentation recommends): set through the direct connection when they differ, taken
- * by each server connection the pooler opens from then on.
+ * (what PgBouncer's documentation recommends), each server connection the pooler opens takes them. `set`
+ * (the migration step, connected as the service's role: a role may set its own defaults, no privilege needed)
+ * sets them where they differ; `check` only says whether they do. True when they differed.
  */
-async function setRoleTimeouts(directUrl: string, statementTimeoutMs: number, idleMs: number): Promise<void> {
+export async function roleTimeouts(directUrl: string, statementTimeoutMs: number, mode: "set" | "check"): Promise<boolean> {
+  const idleMs = idleInTransactionMs(statementTimeoutMs);
   const sql = postgres(directUrl, { max: 1, onnotice: () => {}, fetch_types: false, connection: { application_name: "vend" } });
   try {
     const wanted = [`statement_timeout=${statementTimeoutMs}`, `idle_in_transaction_session_timeout=${idleMs}`];
@@ -137,10 +143,12 @@ async function setRoleTimeouts(directUrl: string, statementTimeoutMs: number, id
                  and setdatabase = (select oid from pg_database where datname = current_database())) as settings,
              current_database() as database`;
     const current = row?.settings ?? [];
-    if (wanted.every((setting) => current.includes(setting))) return;
+    if (wanted.every((setting) => current.includes(setting))) return false;
+    if (mode === "check") return true;
     const database = `"${String(row?.database).replaceAll('"', '""')}"`;
     await sql.unsafe(`alter role current_user in database ${database} set statement_timeout = ${statementTimeoutMs}`);
     await sql.unsafe(`alter role current_user in database ${database} set idle_in_transaction_session_timeout = ${idleMs}`);
+    return true;
   } finally {
     await sql.end({ timeout: 5 });
   }

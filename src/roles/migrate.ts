@@ -1,20 +1,55 @@
-import { runMigrations, schemaState } from "../db/migrate.ts";
+import type { Config } from "../config.ts";
+import { type DbHandle, databaseOf, openDatabase, roleTimeouts } from "../db/client.ts";
+import { runMigrations } from "../db/migrate.ts";
+import { createPartitionsAhead } from "../db/partitions.ts";
+import { grantServiceRole, userOf } from "../db/service-grants.ts";
 import { refuseNewerSchema, untilDatabaseAnswers } from "./service.ts";
-import { openSettingsDatabase, readSettings, StartUpError } from "./start-up.ts";
+import { readSettings, StartUpError } from "./start-up.ts";
 
 /**
- * `vend migrate`: applies the pending migrations and says how many. `--check` applies nothing: it lists the
- * pending ones and exits 1 while there are any (a deployment's gate before it rolls processes).
+ * The database as the migration step opens it: as the owner role (DATABASE_MIGRATION_URL) where one is set,
+ * else as the service's own role (one role for both), else the embedded directory.
+ */
+function openAsOwner(config: Config): Promise<DbHandle> {
+  if (config.databaseMigrationUrl) return openDatabase({ databaseUrl: config.databaseMigrationUrl, maxConnections: 1 });
+  return openDatabase({ ...databaseOf(config), dataDir: config.dataDir, maxConnections: 1 });
+}
+
+/**
+ * What the owner does besides the migrations, so the service's role needs no more than DML: the grants on every
+ * table (when the owner is another role), the service role's own timeouts behind a transaction pooler (set over
+ * the service's own connection: a role may set its own defaults), and the partitions of the months ahead.
+ */
+async function prepareForService(config: Config, owner: DbHandle): Promise<string[]> {
+  const done: string[] = [];
+  const serviceUser = config.databaseUrl ? userOf(config.databaseDirectUrl ?? config.databaseUrl) : "";
+  if (config.databaseMigrationUrl && serviceUser && serviceUser !== userOf(config.databaseMigrationUrl)) {
+    await grantServiceRole(config.databaseMigrationUrl, serviceUser);
+    done.push(`granted ${serviceUser} what the service uses`);
+  }
+  const serviceDirectUrl = config.databaseDirectUrl;
+  if (config.databasePooler === "transaction" && serviceDirectUrl) {
+    if (await roleTimeouts(serviceDirectUrl, config.databaseStatementTimeoutMs, "set"))
+      done.push(`set ${serviceUser || "the service role"}'s statement_timeout to ${config.databaseStatementTimeoutMs} ms`);
+  }
+  if (owner.kind === "postgres") {
+    const made = await createPartitionsAhead(owner.db);
+    if (made > 0) done.push(`created ${made} partition${made === 1 ? "" : "s"} ahead`);
+  }
+  return done;
+}
+
+/**
+ * `vend migrate`: applies the pending migrations as the owner role and prepares the database for the service's
+ * role (grants, timeouts, partitions ahead), and says what it did. `--check` applies nothing: it lists the
+ * pending migrations and exits 1 while there are any (a deployment's gate before it rolls processes).
  */
 export async function runMigrate(options: { check?: boolean }): Promise<void> {
   const config = readSettings();
-  const database = await openSettingsDatabase(config);
+  const database = await openAsOwner(config);
   try {
     // At boot the database may still be starting: wait for it as `vend serve` does.
-    const { pending } = await untilDatabaseAnswers(config, async () => {
-      await refuseNewerSchema(database, config);
-      return schemaState(database);
-    });
+    const { pending } = await untilDatabaseAnswers(config, () => refuseNewerSchema(database, config));
     if (options.check) {
       if (pending.length === 0) {
         console.log(`The database schema is up to date (${database.kind}).`);
@@ -24,11 +59,13 @@ export async function runMigrate(options: { check?: boolean }): Promise<void> {
       throw new StartUpError(`${pending.length} migration${pending.length === 1 ? " is" : "s are"} pending: run vend migrate`);
     }
     await runMigrations(database, (step) => console.error(`Migrating: ${step.number} of ${step.total}, ${step.name}`));
+    const prepared = await prepareForService(config, database);
     console.log(
       pending.length === 0
         ? `The database schema is up to date (${database.kind}); nothing to apply.`
         : `Migrations applied (${database.kind}): ${pending.length}.`,
     );
+    for (const line of prepared) console.log(`Then ${line}.`);
   } finally {
     await database.close();
   }

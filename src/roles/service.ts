@@ -3,8 +3,8 @@ import { localUrlOf, writeLocalAccess } from "../admin/local-access.ts";
 import { hasActiveOperator } from "../admin/operators.ts";
 import { startBackground } from "../background.ts";
 import type { Config } from "../config.ts";
-import { type DbHandle, databaseOf, openDatabase } from "../db/client.ts";
-import { runMigrations, SchemaNewerError, schemaState } from "../db/migrate.ts";
+import { type DbHandle, databaseOf, openDatabase, roleTimeouts } from "../db/client.ts";
+import { runMigrations, SchemaNewerError, type SchemaState, schemaState } from "../db/migrate.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { AppDeps } from "../deps.ts";
 import { bufferedStdout, createLogger, type Logger } from "../logger.ts";
@@ -109,11 +109,36 @@ async function createFirstAccount(database: DbHandle, progress: ((step: string) 
   console.log(`\nCreated account "default" (${created.account.id}).\nTest API key (shown once, store it now): ${testKey?.key}\n`);
 }
 
-/** A process of an older release does not start on a schema a newer one migrated, unless ALLOW_NEWER_SCHEMA says so. */
-export async function refuseNewerSchema(database: DbHandle, config: Config): Promise<void> {
-  const { unknown } = await schemaState(database);
-  if (unknown === 0 || config.allowNewerSchema) return;
-  throw new StartUpError(`${new SchemaNewerError(unknown).message} (or set ALLOW_NEWER_SCHEMA=true to roll back to this one)`);
+/**
+ * A process of an older release does not start on a schema a newer one migrated, unless ALLOW_NEWER_SCHEMA says
+ * so. Returns how the schema stands.
+ */
+export async function refuseNewerSchema(database: DbHandle, config: Config): Promise<SchemaState> {
+  const state = await schemaState(database);
+  if (state.unknown === 0 || config.allowNewerSchema) return state;
+  throw new StartUpError(
+    `${new SchemaNewerError(state.unknown).message} (or set ALLOW_NEWER_SCHEMA=true to roll back to this one)`,
+  );
+}
+
+/**
+ * Pending migrations at start: applied by the process itself where its role owns the schema (one role, the
+ * embedded database, development), with the role's pooler timeouts; a role that may not (the service's
+ * least-privilege role) says in one line to run `vend migrate` as the owner. With nothing pending the
+ * process runs no DDL at all.
+ */
+async function migrateAtStart(database: DbHandle, config: Config, count: number, progress?: (step: string) => void) {
+  try {
+    await runMigrations(database, (step) => progress?.(`Migrating the database: ${step.number} of ${step.total}, ${step.name}`));
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "42501" && (error as { cause?: { code?: unknown } }).cause?.code !== "42501")
+      throw error;
+    throw new StartUpError(
+      `${count} migration${count === 1 ? " is" : "s are"} pending and this role may not apply them: run vend migrate as the owner (DATABASE_MIGRATION_URL) first`,
+    );
+  }
+  if (config.databasePooler === "transaction" && config.databaseDirectUrl)
+    await roleTimeouts(config.databaseDirectUrl, config.databaseStatementTimeoutMs, "set");
 }
 
 /** Runs the API, the worker or both until SIGTERM or SIGINT, then drains and exits. */
@@ -130,8 +155,8 @@ export async function runService(roles: Roles): Promise<void> {
     const handle = await openConfiguredDatabase(config, logger, progress);
     opened = handle;
     await untilDatabaseAnswers(config, async () => {
-      await refuseNewerSchema(handle, config);
-      await runMigrations(handle, (step) => progress?.(`Migrating the database: ${step.number} of ${step.total}, ${step.name}`));
+      const { pending } = await refuseNewerSchema(handle, config);
+      if (pending.length > 0) await migrateAtStart(handle, config, pending.length, progress);
     });
     deps = await createDeps(config, handle, logger, undefined, undefined, { servesApi: roles.api });
   } catch (error) {
