@@ -1,4 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
@@ -12,16 +14,52 @@ import { waitUntil } from "../helpers/wait.ts";
 
 // Two API processes behind HAProxy with ops/haproxy.cfg as it is, each restarted in turn (SIGTERM, a new
 // process on the same port) under a steady load of vends, reads and long-polls: no client sees anything but 2xx.
+// The next process is restarted only once HAProxy's stats socket reports the new one UP, as the README says.
 const haproxyBinary = Bun.which("haproxy");
 const runs = Boolean(process.env.DATABASE_URL) && Boolean(haproxyBinary);
 const haproxyConfig = join(import.meta.dir, "../../ops/haproxy.cfg");
 const processes: StartedProcess[] = [];
 let database: TestDatabase | undefined;
+// The stats socket's directory: the drill's own, not /run/haproxy.
+const socketDir = mkdtempSync(join(tmpdir(), "vend-haproxy-"));
+const statsSocket = join(socketDir, "vend.sock");
 
 afterAll(async () => {
   await Promise.all(processes.splice(0).map((p) => p.stop("SIGKILL")));
   await database?.drop();
+  rmSync(socketDir, { recursive: true, force: true });
 });
+
+/**
+ * One command to HAProxy's runtime API, as `echo "<command>" | socat stdio <socket>` sends it: its whole answer.
+ * No socket (yet) rejects at connect.
+ */
+async function runtimeCommand(socket: string, command: string): Promise<string> {
+  const { promise, resolve, reject } = Promise.withResolvers<string>();
+  let answer = "";
+  const decoder = new TextDecoder();
+  await Bun.connect({
+    unix: socket,
+    socket: {
+      open: (connection) => void connection.write(`${command}\n`),
+      data: (_connection, chunk) => {
+        answer += decoder.decode(chunk, { stream: true });
+      },
+      // HAProxy closes the connection once it has answered a command sent outside interactive mode.
+      close: () => resolve(answer),
+      error: (_connection, error) => reject(error),
+    },
+  });
+  return promise;
+}
+
+/** Each server's status in `show stat` (UP; DOWN; "UP 1/2" on its way down; MAINT), by server name. */
+async function serverStatuses(socket: string): Promise<Map<string, string>> {
+  const [header = "", ...rows] = (await runtimeCommand(socket, "show stat vend_api 4 -1")).trim().split("\n");
+  const columns = header.replace(/^# /, "").split(",");
+  const [name, status] = [columns.indexOf("svname"), columns.indexOf("status")];
+  return new Map(rows.map((row) => row.split(",")).map((fields) => [fields[name] ?? "", fields[status] ?? ""]));
+}
 
 interface Load {
   requests: number;
@@ -97,9 +135,6 @@ function steadyLoad(url: string, key: string, signal: AbortSignal): { load: Load
   return { load, done: Promise.all(clients).then(() => undefined) };
 }
 
-/** How often HAProxy has reported `server` up again (it prints each change of state on stderr). */
-const timesUp = (haproxy: StartedProcess, server: string) => haproxy.output().split(`Server vend_api/${server} is UP`).length - 1;
-
 describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () => {
   test(
     "2 API processes restarted one at a time under load: every answer 2xx, every accepted vend final once, books balance",
@@ -111,9 +146,10 @@ describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () 
       const databaseUrl = database.url ?? "";
       const [lbPort, ...apiPorts] = await Promise.all([freePort(), freePort(), freePort()]);
       const lbUrl = `http://127.0.0.1:${lbPort}`;
-      // The service's own default delay (the test helpers set 0 for every other process test).
+      // The service's own default delay on PostgreSQL (the test helpers set 0 for every other process test; the
+      // embedded default, which has no balancer in front, is 0 too).
       const env = {
-        SHUTDOWN_DELAY_SECONDS: String(loadConfig({}).shutdownDelaySeconds),
+        SHUTDOWN_DELAY_SECONDS: String(loadConfig({ DATABASE_URL: databaseUrl }).shutdownDelaySeconds),
         TRUST_PROXY: "true",
         DATABASE_POOL_SIZE: "4",
         PUBLIC_BASE_URL: lbUrl,
@@ -137,12 +173,20 @@ describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () 
         VEND_LB_BIND: `127.0.0.1:${lbPort}`,
         VEND_API_1: `127.0.0.1:${apiPorts[0]}`,
         VEND_API_2: `127.0.0.1:${apiPorts[1]}`,
+        VEND_LB_STATS_SOCKET: statsSocket,
       });
       processes.push(haproxy);
       await waitUntil(async () => (await fetch(`${lbUrl}/readyz`).catch(() => undefined))?.status === 200, {
         what: "HAProxy answering",
         detail: haproxy.output,
       });
+      await waitUntil(
+        async () => {
+          const statuses = await serverStatuses(statsSocket).catch(() => new Map<string, string>());
+          return statuses.get("api1") === "UP" && statuses.get("api2") === "UP";
+        },
+        { what: "the stats socket reporting api1 and api2 UP", detail: haproxy.output },
+      );
       await worker.waitFor(/worker/i);
       await fundDefaultAccount(lbUrl, key, 500_000_000);
 
@@ -152,17 +196,19 @@ describe.skipIf(!runs)("a rolling restart behind HAProxy (ops/haproxy.cfg)", () 
       try {
         await Bun.sleep(1500);
         for (const [index, server] of ["api1", "api2"].entries()) {
-          const before = timesUp(haproxy, server);
           const old = apis[index] as StartedProcess;
           expect(await old.stop("SIGTERM")).toBe(0);
-          step(`${server} exited`);
+          // SHUTDOWN_DELAY_SECONDS outlasts the check's detection time: the balancer took it out before it exited,
+          // so the UP awaited below is the new process's.
+          expect((await serverStatuses(statsSocket)).get(server)).toBe("DOWN");
+          step(`${server} exited, DOWN on the stats socket`);
           apis[index] = await startApi(index);
           step(`${server} restarted`);
-          await waitUntil(() => timesUp(haproxy, server) > before, {
-            what: `HAProxy seeing ${server} up again`,
+          await waitUntil(async () => (await serverStatuses(statsSocket)).get(server) === "UP", {
+            what: `the stats socket reporting ${server} UP again`,
             detail: haproxy.output,
           });
-          step(`HAProxy sees ${server} up`);
+          step(`the stats socket reports ${server} UP`);
         }
         await Bun.sleep(1000);
       } finally {

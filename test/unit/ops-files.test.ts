@@ -188,6 +188,12 @@ describe("ops/haproxy.cfg agrees with the service", () => {
     expect(defaults.maxWaitSeconds).toBeLessThan(defaults.requestTimeoutSeconds);
   });
 
+  test("a stats socket, admin level for its own user only, where a rolling restart asks whether a new process is UP", () => {
+    // Its path from VEND_LB_STATS_SOCKET, so the drill (and anyone without /run/haproxy) can put it elsewhere.
+    expect(setting("stats socket")).toMatch(/^"\$\{VEND_LB_STATS_SOCKET-\/run\/haproxy\/vend\.sock\}" mode 600 level admin$/);
+    expect(cfg).toContain('echo "show stat vend_api 4 -1" | socat stdio /run/haproxy/vend.sock');
+  });
+
   test("only a request that cannot have reached a process, or a read, is sent again", () => {
     expect(setting("retry-on").split(/\s+/).sort()).toEqual(["conn-failure", "empty-response"]);
     expect(lines).toContain("http-request disable-l7-retry unless METH_GET || METH_HEAD");
@@ -211,13 +217,17 @@ describe.skipIf(!haproxy)("ops/haproxy.cfg under haproxy -c", () => {
 
   test("valid with its defaults and with every variable set", () => {
     expect(check({})).toMatchObject({ code: 0, output: expect.stringContaining("Configuration file is valid") });
-    expect(check({ VEND_LB_BIND: "127.0.0.1:18080", VEND_API_1: "10.0.0.1:8080", VEND_API_2: "10.0.0.2:8080" })).toMatchObject({
-      code: 0,
-    });
+    const every = {
+      VEND_LB_BIND: "127.0.0.1:18080",
+      VEND_API_1: "10.0.0.1:8080",
+      VEND_API_2: "10.0.0.2:8080",
+      VEND_LB_STATS_SOCKET: "/tmp/vend-haproxy.sock",
+    };
+    expect(check(every)).toMatchObject({ code: 0 });
   });
 
   test("the variables are the ones it reads: a bad value in each fails the check", () => {
-    for (const name of ["VEND_LB_BIND", "VEND_API_1", "VEND_API_2"]) {
+    for (const name of ["VEND_LB_BIND", "VEND_API_1", "VEND_API_2", "VEND_LB_STATS_SOCKET"]) {
       expect({ name, code: check({ [name]: "not-an-address:port" }).code }).toEqual({ name, code: 1 });
     }
   });
