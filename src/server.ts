@@ -193,7 +193,10 @@ export type Listener = ReturnType<typeof Bun.serve>;
  * Listens before the database is reached, so a start that cannot listen stops before anything is created
  * and a start that waits for its database is live (`/healthz` 200) but not ready (`503` to everything else).
  */
-export function listenFirst(options: { port: number; hostname: string; requestTimeoutSeconds: number }, logger: Logger): Listener {
+export function listenFirst(
+  options: { port: number; hostname: string; requestTimeoutSeconds: number },
+  logger: Logger,
+): Listener {
   return Bun.serve({
     port: options.port,
     hostname: options.hostname,
