@@ -189,13 +189,14 @@ export async function runService(roles: Roles): Promise<void> {
     return (await hasActiveOperator(database.db)) ? "operator tokens" : "off";
   }
   const apiBaseUrl = config.publicBaseUrl ?? server?.url ?? `http://127.0.0.1:${config.port}`;
-  const background = roles.worker ? startBackground(deps, apiBaseUrl) : undefined;
-  // Without the API there is no `/metrics` route: the worker serves its own on METRICS_PORT.
+  // Without the API there is no `/metrics` route: the worker serves its own on METRICS_PORT. Before any work is
+  // claimed, so a port that is taken stops the start with no order left leased to a process that is gone.
   const { metricsEnabled, metricsPort, metricsToken } = config.operations;
   const metricsServer =
     !server && metricsEnabled
       ? startMetricsServer(deps.metrics, { port: metricsPort, hostname: config.host, token: metricsToken, logger })
       : undefined;
+  const background = roles.worker ? startBackground(deps, apiBaseUrl) : undefined;
   const name = server ? "Vend API" : "Vend worker";
   if (server) {
     logger.info(
