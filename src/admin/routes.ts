@@ -51,10 +51,10 @@ export function adminRoutes(deps: AppDeps) {
       const revoked = await revokeApiKey(db, params.key_id);
       const answer = { ...revoked.key };
       // Answered once every process refuses the key; the recorded instant is that moment.
-      afterCommit(async () => {
+      afterCommit(async (committed) => {
         knowChangedKey(deps.credentials, { hash: revoked.hash, key: revoked.key });
         await deps.credentialSync.inForce();
-        if (revoked.revokedNow) Object.assign(answer, await recordKeyEnd(deps.db, params.key_id, "revokedAt"));
+        if (revoked.revokedNow) Object.assign(answer, await recordKeyEnd(committed, params.key_id, "revokedAt"));
       });
       return { status: 200, message: "API key revoked", data: answer };
     },
@@ -89,10 +89,10 @@ export function adminRoutes(deps: AppDeps) {
       const { before, after } = await revokeOperator(db, params.operator_id);
       const answer = { ...after };
       // Answered once every process refuses the token; the recorded instant is that moment.
-      afterCommit(async () => {
+      afterCommit(async (committed) => {
         if (after.revoked_at) deps.credentials.knowOperatorRevoked(params.operator_id, Date.parse(after.revoked_at));
         await deps.credentialSync.inForce();
-        if (before.revoked_at === null) Object.assign(answer, await recordOperatorRevoked(deps.db, params.operator_id));
+        if (before.revoked_at === null) Object.assign(answer, await recordOperatorRevoked(committed, params.operator_id));
       });
       return { status: 200, message: "Operator revoked", data: answer, audit: { before } };
     },

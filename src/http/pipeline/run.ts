@@ -3,9 +3,10 @@ import type { Logger } from "../../logger.ts";
 
 /**
  * Defers a step until the operation's change has committed: what lives outside the database (the
- * in-memory key registry, caches, counters) must never reflect a change that rolled back.
+ * in-memory key registry, caches, counters) must never reflect a change that rolled back. A step that writes
+ * again once the change is in force (a revocation's recorded instant) does so on the database it is given.
  */
-export type AfterCommit = (step: () => unknown) => void;
+export type AfterCommit = (step: (db: Executor) => unknown) => void;
 
 export interface RunDeps {
   db: Executor;
@@ -31,7 +32,7 @@ export async function run<Result>(
   /** A first part of the handler that runs on the database before the transaction opens; it answers the rest. */
   prepare?: (context: RunContext) => Promise<(context: RunContext) => Promise<Result>>,
 ): Promise<Result> {
-  const deferred: (() => unknown)[] = [];
+  const deferred: ((db: Executor) => unknown)[] = [];
   const afterCommit: AfterCommit = (step) => {
     deferred.push(step);
   };
@@ -45,7 +46,7 @@ export async function run<Result>(
     : await change({ db: deps.db, afterCommit });
   for (const step of deferred) {
     try {
-      await step();
+      await step(deps.db);
     } catch (error) {
       deps.logger.error({ err: error instanceof Error ? error.message : String(error) }, "a step after the commit failed");
     }
