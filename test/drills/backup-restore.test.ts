@@ -19,6 +19,7 @@ import {
 } from "../helpers/drill-load.ts";
 import { canCreateClusters, createPrivateCluster, type PrivateCluster, run } from "../helpers/private-cluster.ts";
 import { childEnv, processTestMs, type StartedProcess, spawnProcess } from "../helpers/process.ts";
+import { serviceRoleGrants } from "../helpers/service-role.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 // pgBackRest archives a cluster of its own while the service runs on it; a full backup, then a point-in-time
@@ -56,20 +57,8 @@ async function asPostgres(cmd: string[]): Promise<string> {
   return out;
 }
 
-/**
- * The grants the service needs, and no ownership. CREATE on the database and on `drizzle` only because start-up's
- * migration step runs drizzle's `CREATE SCHEMA/TABLE IF NOT EXISTS`, whose privilege PostgreSQL checks before it
- * looks whether they exist.
- */
-const appGrants = [
-  `create role ${appRole} login`,
-  `grant create on database ${database} to ${appRole}`,
-  `grant usage, create on schema drizzle to ${appRole}`,
-  `grant select on all tables in schema drizzle to ${appRole}`,
-  `grant usage on schema public to ${appRole}`,
-  `grant select, insert, update, delete on all tables in schema public to ${appRole}`,
-  `grant usage, select, update on all sequences in schema public to ${appRole}`,
-];
+/** The service's role, as `vend migrate` grants it: DML only, no ownership, no DDL. */
+const appGrants = serviceRoleGrants(appRole);
 
 const appUrl = (cluster: PrivateCluster) => `postgres://${appRole}@127.0.0.1:${cluster.port}/${database}`;
 

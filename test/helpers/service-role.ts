@@ -1,17 +1,10 @@
+import { serviceRoleGrants as grantsOf } from "../../src/db/service-grants.ts";
+
 /**
- * Statements (run as the owner, after the migrations) that give `role` what the service needs and no
- * ownership: it cannot drop or alter a table. CREATE on the database and on `drizzle` only because start-up's
- * migration step runs drizzle's `CREATE SCHEMA/TABLE IF NOT EXISTS`, whose privilege PostgreSQL checks before
- * it looks whether they exist. The same grants as the backup drill's `vend_app`.
+ * Statements (run as the owner, after the migrations) that create `role` and give it what the service needs
+ * and no ownership, as `vend migrate` with DATABASE_MIGRATION_URL does: DML only, no DDL. `database` is
+ * unused now that the service runs no DDL when nothing is pending; kept so callers name where it applies.
  */
-export function serviceRoleGrants(role: string, database: string): string[] {
-  return [
-    `create role ${role} login`,
-    `grant create on database ${database} to ${role}`,
-    `grant usage, create on schema drizzle to ${role}`,
-    `grant select on all tables in schema drizzle to ${role}`,
-    `grant usage on schema public to ${role}`,
-    `grant select, insert, update, delete on all tables in schema public to ${role}`,
-    `grant usage, select, update on all sequences in schema public to ${role}`,
-  ];
+export function serviceRoleGrants(role: string, _database?: string): string[] {
+  return [`create role ${role} login`, ...grantsOf(role)];
 }
