@@ -16,9 +16,19 @@ function openAsOwner(config: Config): Promise<DbHandle> {
 }
 
 /**
+ * Behind a transaction pooler the service role's timeouts are its defaults in the database, set over the
+ * service's own direct connection (a role may set its own defaults) before anything goes through the pooler:
+ * a server connection the pooler opened earlier would keep the old ones for as long as it lives.
+ */
+async function setPoolerTimeouts(config: Config): Promise<string | undefined> {
+  if (config.databasePooler !== "transaction" || !config.databaseDirectUrl) return undefined;
+  if (!(await roleTimeouts(config.databaseDirectUrl, config.databaseStatementTimeoutMs, "set"))) return undefined;
+  return `set ${userOf(config.databaseDirectUrl) || "the service role"}'s statement_timeout to ${config.databaseStatementTimeoutMs} ms`;
+}
+
+/**
  * What the owner does besides the migrations, so the service's role needs no more than DML: the grants on every
- * table (when the owner is another role), the service role's own timeouts behind a transaction pooler (set over
- * the service's own connection: a role may set its own defaults), and the partitions of the months ahead.
+ * table (when the owner is another role) and the partitions of the months ahead.
  */
 async function prepareForService(config: Config, owner: DbHandle): Promise<string[]> {
   const done: string[] = [];
@@ -26,11 +36,6 @@ async function prepareForService(config: Config, owner: DbHandle): Promise<strin
   if (config.databaseMigrationUrl && serviceUser && serviceUser !== userOf(config.databaseMigrationUrl)) {
     await grantServiceRole(config.databaseMigrationUrl, serviceUser);
     done.push(`granted ${serviceUser} what the service uses`);
-  }
-  const serviceDirectUrl = config.databaseDirectUrl;
-  if (config.databasePooler === "transaction" && serviceDirectUrl) {
-    if (await roleTimeouts(serviceDirectUrl, config.databaseStatementTimeoutMs, "set"))
-      done.push(`set ${serviceUser || "the service role"}'s statement_timeout to ${config.databaseStatementTimeoutMs} ms`);
   }
   if (owner.kind === "postgres") {
     const made = await createPartitionsAhead(owner.db);
@@ -46,6 +51,7 @@ async function prepareForService(config: Config, owner: DbHandle): Promise<strin
  */
 export async function runMigrate(options: { check?: boolean }): Promise<void> {
   const config = readSettings();
+  const timeouts = options.check ? undefined : await untilDatabaseAnswers(config, () => setPoolerTimeouts(config));
   const database = await openAsOwner(config);
   try {
     // At boot the database may still be starting: wait for it as `vend serve` does.
@@ -59,7 +65,7 @@ export async function runMigrate(options: { check?: boolean }): Promise<void> {
       throw new StartUpError(`${pending.length} migration${pending.length === 1 ? " is" : "s are"} pending: run vend migrate`);
     }
     await runMigrations(database, (step) => console.error(`Migrating: ${step.number} of ${step.total}, ${step.name}`));
-    const prepared = await prepareForService(config, database);
+    const prepared = [...(timeouts ? [timeouts] : []), ...(await prepareForService(config, database))];
     console.log(
       pending.length === 0
         ? `The database schema is up to date (${database.kind}); nothing to apply.`

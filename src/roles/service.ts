@@ -3,7 +3,7 @@ import { localUrlOf, writeLocalAccess } from "../admin/local-access.ts";
 import { hasActiveOperator } from "../admin/operators.ts";
 import { startBackground } from "../background.ts";
 import type { Config } from "../config.ts";
-import { type DbHandle, databaseOf, openDatabase, roleTimeouts } from "../db/client.ts";
+import { type DbHandle, databaseOf, openDatabase } from "../db/client.ts";
 import { runMigrations, SchemaNewerError, type SchemaState, schemaState } from "../db/migrate.ts";
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
 import type { AppDeps } from "../deps.ts";
@@ -123,11 +123,11 @@ export async function refuseNewerSchema(database: DbHandle, config: Config): Pro
 
 /**
  * Pending migrations at start: applied by the process itself where its role owns the schema (one role, the
- * embedded database, development), with the role's pooler timeouts; a role that may not (the service's
+ * embedded database, development; behind a transaction pooler `vend migrate` sets the role's timeouts); a role that may not (the service's
  * least-privilege role) says in one line to run `vend migrate` as the owner. With nothing pending the
  * process runs no DDL at all.
  */
-async function migrateAtStart(database: DbHandle, config: Config, count: number, progress?: (step: string) => void) {
+async function migrateAtStart(database: DbHandle, count: number, progress?: (step: string) => void) {
   try {
     await runMigrations(database, (step) => progress?.(`Migrating the database: ${step.number} of ${step.total}, ${step.name}`));
   } catch (error) {
@@ -137,8 +137,6 @@ async function migrateAtStart(database: DbHandle, config: Config, count: number,
       `${count} migration${count === 1 ? " is" : "s are"} pending and this role may not apply them: run vend migrate as the owner (DATABASE_MIGRATION_URL) first`,
     );
   }
-  if (config.databasePooler === "transaction" && config.databaseDirectUrl)
-    await roleTimeouts(config.databaseDirectUrl, config.databaseStatementTimeoutMs, "set");
 }
 
 /** Runs the API, the worker or both until SIGTERM or SIGINT, then drains and exits. */
@@ -156,7 +154,7 @@ export async function runService(roles: Roles): Promise<void> {
     opened = handle;
     await untilDatabaseAnswers(config, async () => {
       const { pending } = await refuseNewerSchema(handle, config);
-      if (pending.length > 0) await migrateAtStart(handle, config, pending.length, progress);
+      if (pending.length > 0) await migrateAtStart(handle, pending.length, progress);
     });
     deps = await createDeps(config, handle, logger, undefined, undefined, { servesApi: roles.api });
   } catch (error) {

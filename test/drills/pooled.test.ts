@@ -9,6 +9,7 @@ import { everyOrderFinal, fundingsInLedger, runDrillLoad } from "../helpers/dril
 import { canRunPgbouncer, type Pgbouncer, startPgbouncer } from "../helpers/pgbouncer.ts";
 import { canCreateClusters, createPrivateCluster, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
+import { childEnv, spawnProcess } from "../helpers/process.ts";
 
 // 4 API and 4 worker processes through PgBouncer in transaction mode, each with two pools of 10 connections
 // (statements, transactions: 160 clients) over 10 server connections, on a cluster of their own.
@@ -27,6 +28,8 @@ afterEach(async () => {
   handle = bouncer = cluster = undefined;
 });
 
+const main = new URL("../../src/main.ts", import.meta.url).pathname;
+
 describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
   test("2,000 vends with long-polls, fundings and callbacks: every funding answered 200 is in the ledger, every order final, wait wakes within 1 s, the books balance, no 5xx", async () => {
     cluster = await createPrivateCluster();
@@ -43,6 +46,10 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
       SANDBOX_CALLBACK_DELAY_MS: "300",
       WORKER_POLL_MS: "500",
     };
+    // As deployed: `vend migrate` first, which sets the role's timeouts before anything goes through the pooler.
+    const migrate = spawnProcess([process.execPath, main, "migrate"], childEnv({ DATABASE_URL: bouncer.url, ...env }));
+    expect(await migrate.finished()).toBe(0);
+    expect(migrate.output()).toContain("statement_timeout to 12000 ms");
     const first = spawnService(bouncer.url, "api", env);
     processes.push(first);
     const urls = [await apiUrl(first)];
