@@ -5,6 +5,7 @@ import { sql } from "drizzle-orm";
 import type { DbHandle } from "../../src/db/client.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { finalChannel, parseFinalAnnouncements } from "../../src/orders/announcements.ts";
+import { asServiceRole } from "./database.ts";
 import { childEnv, type StartedProcess, spawnProcess } from "./process.ts";
 import { vtuTestConfig } from "./vtu-mock.ts";
 
@@ -36,8 +37,9 @@ export async function writeProvidersFile(text: string): Promise<{ path: string; 
 }
 
 /**
- * `npm start`'s entry point as a real process on `databaseUrl`: API or worker. `entry` is another tree's
- * src/main.ts when a bench compares an older commit.
+ * `npm start`'s entry point as a real process on `databaseUrl`: API or worker. On one of the test run's
+ * databases it connects as the run's service role, which owns nothing and may run no DDL, as production's
+ * does. `entry` is another tree's src/main.ts when a bench compares an older commit.
  */
 export function spawnService(
   databaseUrl: string,
@@ -49,7 +51,13 @@ export function spawnService(
   return spawnProcess(
     [process.execPath, entry, ...args],
     // With DATABASE_URL set private webhook targets are refused by default; test receivers are on 127.0.0.1.
-    childEnv({ DATABASE_URL: databaseUrl, PORT: "0", RATE_LIMIT_PER_MINUTE: "0", WEBHOOK_ALLOW_PRIVATE_URLS: "true", ...env }),
+    childEnv({
+      DATABASE_URL: asServiceRole(databaseUrl),
+      PORT: "0",
+      RATE_LIMIT_PER_MINUTE: "0",
+      WEBHOOK_ALLOW_PRIVATE_URLS: "true",
+      ...env,
+    }),
   );
 }
 

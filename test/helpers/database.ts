@@ -1,6 +1,7 @@
 import postgres from "postgres";
 import { type DbHandle, openDatabase } from "../../src/db/client.ts";
 import { migratedEmbeddedImage, runMigrations } from "../../src/db/migrate.ts";
+import { grantServiceRole } from "../../src/db/service-grants.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
 
 const baseUrl = process.env.DATABASE_URL || undefined;
@@ -20,6 +21,23 @@ const templateName = shared.template ?? `vend_tpl_${runId}`;
 let template: Promise<void> | undefined = shared.template ? Promise.resolve() : undefined;
 let pgliteImage: Promise<Blob> | undefined;
 const created: string[] = [];
+
+/**
+ * The role the run's service processes connect as: neither superuser nor owner of anything, with what
+ * `vend migrate` grants a service role (DML only), granted on the template and so on every database cloned
+ * from it. Made with the template, dropped with the run's databases.
+ */
+const serviceRole = `vend_svc_${runId}`;
+
+/** `url` with the run's service role as its user, when it names one of this run's databases; else `url`. */
+export function asServiceRole(url: string): string {
+  if (!baseUrl) return url;
+  const parsed = new URL(url);
+  if (!parsed.pathname.startsWith(`/vend_t_${runId}_`)) return url;
+  parsed.username = serviceRole;
+  parsed.password = "";
+  return parsed.toString();
+}
 
 function urlFor(database: string): string {
   const url = new URL(baseUrl ?? "");
@@ -43,6 +61,10 @@ function ensureTemplate(): Promise<void> {
     const handle = await openDatabase({ databaseUrl: urlFor(templateName), maxConnections: 1 });
     await runMigrations(handle);
     await handle.close();
+    await adminQuery((sql) =>
+      sql.unsafe(`do $$ begin create role ${serviceRole} login nosuperuser; exception when duplicate_object then null; end $$`),
+    );
+    await grantServiceRole(urlFor(templateName), serviceRole);
   })();
   return template;
 }
@@ -114,7 +136,11 @@ export async function dropTestTemplate(): Promise<void> {
   // A template still being created is waited for, so its database cannot appear after the drop.
   await template.catch(() => undefined);
   template = undefined;
-  await adminQuery((sql) => sql.unsafe(`drop database if exists ${templateName} with (force)`));
+  await adminQuery(async (sql) => {
+    await sql.unsafe(`drop database if exists ${templateName} with (force)`);
+    // Its grants were on the run's databases, all dropped by now (the runner drops them first).
+    await sql.unsafe(`drop role if exists ${serviceRole}`).catch(() => undefined);
+  });
 }
 
 /** Drops the template and anything a crashed test file left behind. */
