@@ -31,7 +31,8 @@ const serviceRole = `vend_svc_${runId}`;
 
 /** `url` with the run's service role as its user, when it names one of this run's databases; else `url`. */
 export function asServiceRole(url: string): string {
-  if (!baseUrl) return url;
+  // A cluster of a drill's own, reached by a multi-host URL (which URL cannot parse), is not the run's.
+  if (!baseUrl || !URL.canParse(url)) return url;
   const parsed = new URL(url);
   if (!parsed.pathname.startsWith(`/vend_t_${runId}_`)) return url;
   parsed.username = serviceRole;
