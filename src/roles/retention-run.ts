@@ -1,9 +1,9 @@
 import type { Config } from "../config.ts";
 import { DataDirLockedError } from "../db/data-dir-lock.ts";
-import { SchemaNewerError, schemaState } from "../db/migrate.ts";
 import { createLogger } from "../logger.ts";
 import { type RetentionPass, retentionEveryMs, runRetentionPass } from "../retention/pass.ts";
 import { retentionKinds, retentionVariables } from "../retention/retention-settings.ts";
+import { refuseNewerSchema } from "./service.ts";
 import { openSettingsDatabase, readSettings, StartUpError } from "./start-up.ts";
 
 /** The database the settings name; beside a running embedded server (which holds the directory), one line saying so. */
@@ -43,11 +43,7 @@ export async function runRetentionNow(options: { json?: boolean }): Promise<void
   const database = await openForRetention(config);
   try {
     // As a starting process: not on a schema a newer release migrated (unless ALLOW_NEWER_SCHEMA), nor an older one.
-    const { pending, unknown } = await schemaState(database);
-    if (unknown > 0 && !config.allowNewerSchema)
-      throw new StartUpError(
-        `${new SchemaNewerError(unknown).message} (or set ALLOW_NEWER_SCHEMA=true to run this release's pass)`,
-      );
+    const { pending } = await refuseNewerSchema(database, config);
     if (pending.length > 0)
       throw new StartUpError(
         `${pending.length} migration${pending.length === 1 ? " is" : "s are"} pending: run vend migrate first`,
