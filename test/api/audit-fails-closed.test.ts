@@ -17,6 +17,8 @@ let pending: string;
 let victimKeyId: string;
 
 const db = () => server.deps.db;
+/** The owner's handle, for the trigger (on PostgreSQL the server runs as a role that owns nothing). */
+const owner = () => server.database.handle.db;
 
 async function count(table: string): Promise<number> {
   const [row] = await queryRows<{ n: number }>(db(), sql`select count(*)::int as n from ${sql.raw(table)}`);
@@ -102,10 +104,10 @@ afterAll(() => server.close());
 
 describe("an admin change commits with its audit entry or not at all", () => {
   test("when the audit entry cannot be written, every change answers 500 and nothing changed", async () => {
-    await db().execute(
+    await owner().execute(
       sql`create function refuse_audit() returns trigger language plpgsql as $$ begin raise exception 'audit refused by the test'; end $$`,
     );
-    await db().execute(
+    await owner().execute(
       sql`create trigger refuse_audit before insert on audit_entries for each row execute function refuse_audit()`,
     );
     const before = await snapshot();
@@ -133,8 +135,8 @@ describe("an admin change commits with its audit entry or not at all", () => {
   });
 
   test("once the audit entry can be written, the same changes succeed and each is audited once", async () => {
-    await db().execute(sql`drop trigger refuse_audit on audit_entries`);
-    await db().execute(sql`drop function refuse_audit()`);
+    await owner().execute(sql`drop trigger refuse_audit on audit_entries`);
+    await owner().execute(sql`drop function refuse_audit()`);
     const before = await snapshot();
     const answers = new Map<string, Awaited<ReturnType<HttpClient["post"]>>>();
     for (const change of changes) {

@@ -167,11 +167,13 @@ describe("logs", () => {
   test("a failing query logs no driver parameters: the destination never reaches the log", async () => {
     const { lines, restore } = captureLogs(server);
     const { client } = await fundedAccount(server, 50_000);
-    // Every insert into transactions now fails inside PostgreSQL, carrying the destination as a parameter.
-    await server.deps.db.execute(
+    // Every insert into transactions now fails inside PostgreSQL, carrying the destination as a parameter. The
+    // trigger is the owner's to make (on PostgreSQL the server runs as a role that owns nothing).
+    const owner = server.database.handle.db;
+    await owner.execute(
       sql.raw("create function edges_boom() returns trigger language plpgsql as $$ begin raise exception 'boom'; end $$"),
     );
-    await server.deps.db.execute(
+    await owner.execute(
       sql.raw("create trigger edges_boom before insert on transactions for each row execute function edges_boom()"),
     );
     try {
@@ -189,8 +191,8 @@ describe("logs", () => {
       expect(text).not.toContain("9998877");
       expect(text).not.toContain("params:");
     } finally {
-      await server.deps.db.execute(sql.raw("drop trigger edges_boom on transactions"));
-      await server.deps.db.execute(sql.raw("drop function edges_boom()"));
+      await owner.execute(sql.raw("drop trigger edges_boom on transactions"));
+      await owner.execute(sql.raw("drop function edges_boom()"));
       restore();
     }
   });

@@ -115,7 +115,8 @@ describe("failures", () => {
     const broken = await startTestServer();
     try {
       const brokenKey = (await broken.createAccount()).testKey;
-      await broken.database.handle.close();
+      // The server's own handle (on PostgreSQL, its service role's; the test's owner handle is another).
+      await broken.deps.database.close();
       const ready = await broken.anonymous.get("/readyz");
       expect(ready.status).toBe(503);
       const res = await broken.client(brokenKey).get("/api/v1/wallet");

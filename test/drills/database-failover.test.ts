@@ -9,6 +9,7 @@ import { apiUrl, fundDefaultAccount, spawnService } from "../helpers/cluster.ts"
 import { everyOrderFinal, fundingsInLedger, runDrillLoad } from "../helpers/drill-load.ts";
 import { canCreateClusters, createPrivateCluster, createStandby, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
+import { drillServiceRole, migrateAsDeployed, withUser } from "../helpers/service-role.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 // A primary with a synchronous standby, each a cluster of its own; the service reaches them through one
@@ -54,7 +55,12 @@ describe.skipIf(!runs)("failover to a synchronous standby", () => {
       { what: "the standby is synchronous" },
     );
 
-    const url = `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/vend_failover?target_session_attrs=primary`;
+    // The service runs as a role that owns nothing; `vend migrate` migrates as the owner and grants it.
+    const url = withUser(
+      `postgres://postgres@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/vend_failover?target_session_attrs=primary`,
+      drillServiceRole,
+    );
+    await migrateAsDeployed(primaryUrl, { DATABASE_URL: url });
     // Orders in flight at the kill are picked up again after a short lease and re-queried soon.
     const env = {
       DATABASE_POOL_SIZE: "6",

@@ -9,7 +9,7 @@ import { everyOrderFinal, fundingsInLedger, runDrillLoad } from "../helpers/dril
 import { canRunPgbouncer, type Pgbouncer, startPgbouncer } from "../helpers/pgbouncer.ts";
 import { canCreateClusters, createPrivateCluster, type PrivateCluster } from "../helpers/private-cluster.ts";
 import type { StartedProcess } from "../helpers/process.ts";
-import { childEnv, spawnProcess } from "../helpers/process.ts";
+import { drillServiceRole, migrateAsDeployed, withUser } from "../helpers/service-role.ts";
 
 // 4 API and 4 worker processes through PgBouncer in transaction mode, each with two pools of 10 connections
 // (statements, transactions: 160 clients) over 10 server connections, on a cluster of their own.
@@ -28,42 +28,48 @@ afterEach(async () => {
   handle = bouncer = cluster = undefined;
 });
 
-const main = new URL("../../src/main.ts", import.meta.url).pathname;
-
 describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
   test("2,000 vends with long-polls, fundings and callbacks: every funding answered 200 is in the ledger, every order final, wait wakes within 1 s, the books balance, no 5xx", async () => {
     cluster = await createPrivateCluster();
-    const directUrl = await cluster.createDatabase("vend_pooled");
+    const ownerUrl = await cluster.createDatabase("vend_pooled");
     // POOLED_DRILL_SLOTS=2 by hand: with fewer server connections any statement pipelined behind another (lost
     // behind the pooler, see test/process/pooler-pipelining.test.ts) left orders unfinished in every run.
     const serverSlots = Number(process.env.POOLED_DRILL_SLOTS || 10);
-    bouncer = await startPgbouncer(directUrl, { poolMode: "transaction", serverSlots, maxClients: 1000 });
+    bouncer = await startPgbouncer(ownerUrl, {
+      poolMode: "transaction",
+      serverSlots,
+      maxClients: 1000,
+      users: [drillServiceRole],
+    });
+    // The service runs as a role that owns nothing, directly and through PgBouncer.
+    const pooledUrl = withUser(bouncer.url, drillServiceRole);
     const env = {
       DATABASE_POOLER: "transaction",
-      DATABASE_DIRECT_URL: directUrl,
+      DATABASE_DIRECT_URL: withUser(ownerUrl, drillServiceRole),
       DATABASE_POOL_SIZE: "10",
       DATABASE_STATEMENT_TIMEOUT_MS: "12000",
       SANDBOX_CALLBACK_DELAY_MS: "300",
       WORKER_POLL_MS: "500",
     };
-    // As deployed: `vend migrate` first, which sets the role's timeouts before anything goes through the pooler.
-    const migrate = spawnProcess([process.execPath, main, "migrate"], childEnv({ DATABASE_URL: bouncer.url, ...env }));
-    expect(await migrate.finished()).toBe(0);
-    expect(migrate.output()).toContain("statement_timeout to 12000 ms");
-    const first = spawnService(bouncer.url, "api", env);
+    // As deployed: `vend migrate` first, as the owner, which grants the service's role what it uses and sets its
+    // timeouts before anything goes through the pooler.
+    const migrated = await migrateAsDeployed(ownerUrl, { DATABASE_URL: pooledUrl, ...env });
+    expect(migrated).toContain(`granted ${drillServiceRole} what the service uses`);
+    expect(migrated).toContain("statement_timeout to 12000 ms");
+    const first = spawnService(pooledUrl, "api", env);
     processes.push(first);
     const urls = [await apiUrl(first)];
     const [, key = ""] = await first.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);
-    const others = Array.from({ length: 3 }, () => spawnService(bouncer?.url ?? "", "api", env));
+    const others = Array.from({ length: 3 }, () => spawnService(pooledUrl, "api", env));
     const workers = Array.from({ length: 4 }, () =>
-      spawnService(bouncer?.url ?? "", "worker", { ...env, PUBLIC_BASE_URL: urls[0] ?? "" }),
+      spawnService(pooledUrl, "worker", { ...env, PUBLIC_BASE_URL: urls[0] ?? "" }),
     );
     processes.push(...others, ...workers);
     urls.push(...(await Promise.all(others.map(apiUrl))));
     await Promise.all(workers.map((w) => w.waitFor(/Vend worker running/)));
 
     // The timeouts reach every server connection the pooler opens: the role's settings, not start-up parameters.
-    const pooled = postgres(bouncer.url, { max: 1, prepare: false, onnotice: () => {} });
+    const pooled = postgres(pooledUrl, { max: 1, prepare: false, onnotice: () => {} });
     const [setting] = await pooled<{ statement_timeout: string }[]>`show statement_timeout`;
     await pooled.end();
     expect(setting?.statement_timeout).toBe("12s");
@@ -102,7 +108,7 @@ describe.skipIf(!runs)("behind PgBouncer in transaction mode", () => {
     expect(Object.keys(load.answers).sort()).toEqual(["200", "202"]);
     expect(load.vends.length + load.fundings.length).toBe(Number(process.env.POOLED_DRILL_VENDS || 2000));
 
-    handle = await openDatabase({ databaseUrl: directUrl, maxConnections: 2 });
+    handle = await openDatabase({ databaseUrl: ownerUrl, maxConnections: 2 });
     const db = handle.db;
     // Connections the server holds for 8 processes: the pooler's slots, and each process's direct ones.
     const held = await queryRows<{ application_name: string; n: number }>(

@@ -8,6 +8,7 @@ import { acceptedInBooks } from "../helpers/drill-load.ts";
 import { canCreateClusters, createPrivateCluster, createStandby, type PrivateCluster } from "../helpers/private-cluster.ts";
 import { processTestMs, type StartedProcess } from "../helpers/process.ts";
 import { parsePrometheusText, total } from "../helpers/prometheus.ts";
+import { drillServiceRole, migrateAsDeployed, withUser } from "../helpers/service-role.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 // A primary and a streaming standby of its own (pg_basebackup -R); the standby is stopped and started under load.
@@ -116,16 +117,21 @@ describe.skipIf(!postgres)("a read replica under load, stopped and started", () 
       };
       const primary = await createPrivateCluster();
       clusters.push(primary);
-      const databaseUrl = await primary.createDatabase("vend_drill");
+      const ownerUrl = await primary.createDatabase("vend_drill");
+      // The service runs as a role that owns nothing: `vend migrate` migrates as the owner and grants it, while
+      // the standby is copied from the primary (the copy streams the WAL too).
+      const databaseUrl = withUser(ownerUrl, drillServiceRole);
       const env = { WORKER_POLL_MS: "50", ADMIN_TOKEN: adminToken, METRICS_ENABLED: "true" };
-      // The worker migrates the primary while the standby is copied from it (the copy streams the WAL too).
-      const worker = spawnService(databaseUrl, "worker", env);
-      processes.push(worker);
-      const standby = await createStandby(primary);
+      const [standby] = await Promise.all([createStandby(primary), migrateAsDeployed(ownerUrl, { DATABASE_URL: databaseUrl })]);
       clusters.push(standby);
       phase("clusters");
+      const worker = spawnService(databaseUrl, "worker", env);
+      processes.push(worker);
       await worker.waitFor(/worker running/i);
-      const api = spawnService(databaseUrl, "api", { ...env, DATABASE_READ_URL: standby.url("vend_drill") });
+      const api = spawnService(databaseUrl, "api", {
+        ...env,
+        DATABASE_READ_URL: withUser(standby.url("vend_drill"), drillServiceRole),
+      });
       processes.push(api);
       const url = await apiUrl(api);
       const [, key = ""] = await api.waitFor(/Test API key \(shown once, store it now\): (rg_test_\w+)/);

@@ -23,14 +23,21 @@ export function canRunPgbouncer(): boolean {
  */
 export async function startPgbouncer(
   databaseUrl: string,
-  options: { poolMode?: "transaction" | "session"; serverSlots?: number; maxClients?: number } = {},
+  options: {
+    poolMode?: "transaction" | "session";
+    serverSlots?: number;
+    maxClients?: number;
+    /** Client users besides postgres (trust authentication; PgBouncer still wants each in its auth file). */
+    users?: string[];
+  } = {},
 ): Promise<Pgbouncer> {
   const upstream = new URL(databaseUrl);
   const database = upstream.pathname.slice(1);
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), "vend-pgbouncer-"));
   const ini = join(dir, "pgbouncer.ini");
-  await writeFile(join(dir, "userlist.txt"), '"postgres" ""\n');
+  const users = [...new Set(["postgres", ...(options.users ?? [])])];
+  await writeFile(join(dir, "userlist.txt"), users.map((user) => `"${user}" ""\n`).join(""));
   await writeFile(
     ini,
     `[databases]

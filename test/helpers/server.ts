@@ -7,7 +7,8 @@ import { createLogger } from "../../src/logger.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createDeps, type RunningServer, startServer } from "../../src/server.ts";
 import type { SpanExporter } from "../../src/tracing/tracing.ts";
-import { createTestDatabase, type TestDatabase } from "./database.ts";
+import { openDatabase } from "../../src/db/client.ts";
+import { asServiceRole, createTestDatabase, type TestDatabase } from "./database.ts";
 import { HttpClient } from "./http.ts";
 
 export const testAdminToken = "test-admin-token-0123456789abcdef";
@@ -54,9 +55,14 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     webhooks: { ...defaults.webhooks, allowPrivateUrls: true },
     ...overrides,
   };
+  // On PostgreSQL the server runs as the run's service role (DML only, owning nothing), as deployed; the test keeps
+  // the owner's handle (`database.handle`) for what only an owner may do.
+  const serviceHandle = database.url
+    ? await openDatabase({ databaseUrl: asServiceRole(database.url), maxConnections: 20 })
+    : database.handle;
   const deps = await createDeps(
     config,
-    database.handle,
+    serviceHandle,
     createLogger(config.logLevel),
     options.liveProviders,
     options.spanExporter,
@@ -89,6 +95,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
       deps.metrics.close();
       await deps.tracing.shutdown();
       await deps.reads.close();
+      if (serviceHandle !== database.handle) await serviceHandle.close();
       await database.drop();
     },
   };
