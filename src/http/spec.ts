@@ -89,8 +89,23 @@ export function templateToPattern(path: string): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 
-/** Reads openapi.yaml once and indexes its operations. */
+const loaded = new Map<string, ApiSpec>();
+
+/**
+ * openapi.yaml, read and indexed once per process (it does not change while the process runs): every server a
+ * process builds (a test file builds several) shares it, and the validators compiled from it.
+ */
 export function loadSpec(path = specPath): ApiSpec {
+  let spec = loaded.get(path);
+  if (!spec) {
+    spec = readSpec(path);
+    loaded.set(path, spec);
+  }
+  return spec;
+}
+
+/** Reads openapi.yaml and indexes its operations. */
+function readSpec(path: string): ApiSpec {
   const text = readFileSync(path, "utf8");
   const document = parse(text) as Record<string, unknown>;
   const paths = (document.paths ?? {}) as Record<string, Record<string, unknown>>;

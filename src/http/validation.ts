@@ -45,8 +45,19 @@ function parameterObjectSchema(parameters: ParameterSpec[], location: ParameterS
   }) as JsonSchema;
 }
 
-/** Compiles every operation's request validators from openapi.yaml, once, at start-up. */
+const compiled = new WeakMap<ApiSpec, Map<string, OperationValidators>>();
+
+/** Every operation's request validators, compiled from openapi.yaml once per process (per loaded spec). */
 export function compileValidators(spec: ApiSpec): Map<string, OperationValidators> {
+  let validators = compiled.get(spec);
+  if (!validators) {
+    validators = compileEvery(spec);
+    compiled.set(spec, validators);
+  }
+  return validators;
+}
+
+function compileEvery(spec: ApiSpec): Map<string, OperationValidators> {
   const bodyAjv = newAjv(false);
   const paramAjv = newAjv(true);
   bodyAjv.addSchema(spec.document, documentId);
