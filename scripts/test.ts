@@ -12,6 +12,9 @@
  * file still gets its own databases.
  * `--update-timings` rewrites the timings file from this run.
  *
+ * Files that never use the suite's database (test/helpers/runs-once.ts: the embedded quick start, its data
+ * directory, the CLI against a stub) run in the embedded run only: on PostgreSQL they repeated it step for step.
+ *
  * On PostgreSQL the drills (test/drills/: several real processes, servers and clusters each) run after the
  * other files, one at a time: beside each other, or beside the other files, they starved on 2 cores (timeouts,
  * retries running out). Given paths, one run takes exactly those. The two runs' counts are added up in a last
@@ -22,6 +25,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadExercised, reportCoverage } from "../test/helpers/contract-coverage.ts";
 import { dropRunDatabases, prepareSharedDatabases } from "../test/helpers/database.ts";
+import { runsOnceFiles } from "../test/helpers/runs-once.ts";
 
 /**
  * Workers by database, measured on 2 cores (test/api: PostgreSQL 41 / 34 / 39 s with 2 / 4 / 6 workers, its
@@ -69,7 +73,9 @@ try {
   if (givenPaths) {
     code = await run(workers, []).exited;
   } else {
-    const rest = run(workers, [`--path-ignore-patterns=${drills}/**`]);
+    const once = runsOnceFiles(root);
+    console.log(`${once.length} files that never use the suite's database run in the embedded run only`);
+    const rest = run(workers, [`--path-ignore-patterns=${drills}/**`, ...once.map((file) => `--path-ignore-patterns=${file}`)]);
     const others = await relayCounting(rest);
     const restCode = await rest.exited;
     const drillRun = run(1, [drills]);

@@ -1,3 +1,4 @@
+// Runs once, in the embedded run: it never uses the suite's database (see test/helpers/runs-once.ts).
 import { describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,3 +1,4 @@
+// Runs once, in the embedded run: it never uses the suite's database (see test/helpers/runs-once.ts).
 import { describe, expect, test } from "bun:test";
 import type { Command } from "commander";
 import { buildProgram } from "../../cli/index.ts";

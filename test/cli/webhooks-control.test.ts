@@ -1,3 +1,4 @@
+// Runs once, in the embedded run: it never uses the suite's database (see test/helpers/runs-once.ts).
 import { afterAll, describe, expect, test } from "bun:test";
 import type { components } from "../../generated/openapi-types.ts";
 import { webhookRunner } from "../../src/jobs/queues/delivery-queue.ts";
