@@ -1,13 +1,13 @@
 import { Writable } from "node:stream";
 import { startBackground } from "../../src/background.ts";
 import type { Config } from "../../src/config.ts";
+import { openDatabase } from "../../src/db/client.ts";
 import type { AppDeps } from "../../src/deps.ts";
 import { loadConfig } from "../../src/load-config.ts";
 import { createLogger } from "../../src/logger.ts";
 import type { ProviderAdapter } from "../../src/providers/types.ts";
 import { createDeps, type RunningServer, startServer } from "../../src/server.ts";
 import type { SpanExporter } from "../../src/tracing/tracing.ts";
-import { openDatabase } from "../../src/db/client.ts";
 import { asServiceRole, createTestDatabase, type TestDatabase } from "./database.ts";
 import { HttpClient } from "./http.ts";
 
