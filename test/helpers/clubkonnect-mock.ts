@@ -209,7 +209,7 @@ export function clubkonnectCallbackQuery(book: ClubkonnectBook, requestId: strin
   };
 }
 
-/** The sandbox's last-four-digits table (DECISIONS 12) played by the ClubKonnect mock. */
+/** The sandbox's last-four-digits outcomes (openapi.yaml, `vendProduct`) played by the ClubKonnect mock. */
 export function scenarioByDestination(order: ClubkonnectOrderRequest): ClubkonnectVendScenario {
   const destination = order.params.MobileNumber ?? order.params.MeterNo ?? order.params.SmartCardNo ?? "";
   const lastFour = destination.slice(-4);

@@ -174,7 +174,7 @@ export function vtuCallbackBody(book: VtuBook, requestId: string): { type: "tran
   return { type: "transaction-update", data };
 }
 
-/** The sandbox's last-four-digits table (DECISIONS 12) played by the VTU mock. */
+/** The sandbox's last-four-digits outcomes (openapi.yaml, `vendProduct`) played by the VTU mock. */
 export function scenarioByDestination(body: VtuPayBody): VtuPayScenario {
   const lastFour = body.billersCode.slice(-4);
   if (lastFour === "1111") return { kind: "fail" };

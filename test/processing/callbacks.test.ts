@@ -47,7 +47,7 @@ async function pendingVend(): Promise<string> {
 const post = (provider: string, raw: string, headers: Record<string, string>) =>
   server.anonymous.post(`/callbacks/providers/${provider}`, undefined, { raw, headers });
 
-describe("POST /callbacks/providers/{provider} (DECISIONS 11)", () => {
+describe("POST /callbacks/providers/{provider} (openapi.yaml, receiveProviderCallback)", () => {
   test("applies a final outcome once; the same outcome again is 200 and changes nothing; a contradiction is 409", async () => {
     const reference = await pendingVend();
     const success = sandboxCallback({

@@ -33,7 +33,7 @@ interface Row {
   final: "successful" | "failed";
 }
 
-// DECISIONS 12: the destination's last four digits choose the sandbox outcome.
+// The destination's last four digits choose the sandbox outcome (openapi.yaml, `vendProduct`).
 const rows: Row[] = [
   {
     name: "anything else: successful at once",

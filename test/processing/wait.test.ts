@@ -12,7 +12,7 @@ const timed = async <T>(fn: () => Promise<T>) => {
   return { value, ms: performance.now() - started };
 };
 
-describe("wait (interface spec 4.1, DECISIONS 7)", () => {
+describe("wait (openapi.yaml, the Wait parameter): capped by MAX_WAIT_SECONDS, a whole number ≥ 0", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startTestServer(fastProcessing({ maxWaitSeconds: 1, providers: { sandbox } }), { background: true });

@@ -57,7 +57,7 @@ describe("error mapping", () => {
     ["INTERNAL_ERROR", 500],
     ["SERVICE_UNAVAILABLE", 503],
     ["NO_ROUTE", 503],
-  ] as const)("%s is HTTP %d (DECISIONS section 4)", (code, status) => {
+  ] as const)("%s is HTTP %d (openapi.yaml, ErrorCode)", (code, status) => {
     expect(httpStatusOf(code)).toBe(status);
   });
 });

@@ -3,7 +3,7 @@ import { maskDestination } from "../../src/lib/mask.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../../src/lib/shared/destinations.ts";
 import { formatNgn } from "../../src/lib/shared/money.ts";
 
-describe("masking (DECISIONS 9)", () => {
+describe("masking (openapi.yaml, Transaction.destination)", () => {
   test.each([
     ["08031234567", "0803****567"],
     ["45031234567", "4503****567"],
