@@ -1,6 +1,7 @@
 import type { ServiceCode } from "../generated/constants.ts";
 import { withFailoverDefaults } from "./db/postgres-url.ts";
 import { type RetentionSettings, readRetentionSettings } from "./retention/retention-settings.ts";
+import { noteSettingRead } from "./settings/reads.ts";
 
 export interface Config {
   databaseUrl: string | undefined;
@@ -140,6 +141,7 @@ export interface OperationsConfig {
 
 function readReadReplica(env: Env, databaseUrl: string | undefined): ReadReplicaConfig | undefined {
   const url = readOptional(env, "DATABASE_READ_URL");
+  noteSettingRead(env, "DATABASE_READ_URL", { kind: "postgres-url" });
   if (url === undefined) return undefined;
   if (!databaseUrl) throw new ConfigError("DATABASE_READ_URL", "needs DATABASE_URL (the embedded database has no replicas)");
   if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError("DATABASE_READ_URL", "must be a postgres:// or postgresql:// URL");
@@ -156,7 +158,7 @@ function readOperations(env: Env): OperationsConfig {
     metricsToken: readOptional(env, "METRICS_TOKEN", 16),
     metricsPort: readInteger(env, "METRICS_PORT", 9464, 0, 65535),
     otlpEndpoint: readUrl(env, "OTEL_EXPORTER_OTLP_ENDPOINT"),
-    serviceName: env.OTEL_SERVICE_NAME || "vend-service",
+    serviceName: readText(env, "OTEL_SERVICE_NAME", "vend-service"),
     stuckAfterMinutes: readInteger(env, "STUCK_AFTER_MINUTES", 30, 1, 10_080),
     requeryMaxAgeHours: readInteger(env, "REQUERY_MAX_AGE_HOURS", 72, 1, 8760),
     operatorWebhookUrl,
@@ -169,6 +171,7 @@ const intervalUnits: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h:
 
 /** A duration (`90s`, `15m`, `6h`, `1d`; a bare number is minutes) between `min` and `max` ms; unset, `0` or `off`: undefined. */
 function readInterval(env: Env, name: string, min: number, max: number): number | undefined {
+  noteSettingRead(env, name, { kind: "duration", min, max, bounds: `${durationText(min)} to ${durationText(max)}` });
   const raw = env[name]?.trim();
   if (raw === undefined || raw === "" || raw === "0" || raw === "off") return undefined;
   const match = /^(\d+)\s*([smhd]?)$/.exec(raw);
@@ -177,6 +180,12 @@ function readInterval(env: Env, name: string, min: number, max: number): number 
   const ms = Number(match[1]) * (intervalUnits[match[2] || "m"] ?? 60_000);
   if (ms < min || ms > max) throw new ConfigError(name, `must be between 1m and 7d, got "${raw}"`);
   return ms;
+}
+
+/** A whole number of ms in its largest whole unit (`1m`, `7d`). */
+function durationText(ms: number): string {
+  const [unit, size] = Object.entries(intervalUnits).findLast(([, size]) => ms % size === 0) ?? ["ms", 1];
+  return `${ms / size}${unit}`;
 }
 
 export class ConfigError extends Error {
@@ -191,6 +200,7 @@ export class ConfigError extends Error {
 export type Env = Record<string, string | undefined>;
 
 function readInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  noteSettingRead(env, name, { kind: "integer", fallback: String(fallback), min, max });
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
@@ -200,15 +210,23 @@ function readInteger(env: Env, name: string, fallback: number, min: number, max:
 }
 
 function readOptional(env: Env, name: string, minLength = 1): string | undefined {
+  noteSettingRead(env, name, { kind: "text", ...(minLength > 1 ? { minLength } : {}) });
   const raw = env[name];
   if (raw === undefined || raw === "") return undefined;
   if (raw.length < minLength) throw new ConfigError(name, `must be at least ${minLength} characters long`);
   return raw;
 }
 
+/** Text with a default for unset or empty. */
+function readText(env: Env, name: string, fallback: string): string {
+  noteSettingRead(env, name, { kind: "text", fallback });
+  return env[name] || fallback;
+}
+
 /** A PostgreSQL URL, one host or several (failover); see src/db/postgres-url.ts. */
 function readPostgresUrl(env: Env, name: string): string | undefined {
   const raw = readOptional(env, name);
+  noteSettingRead(env, name, { kind: "postgres-url" });
   if (raw === undefined) return undefined;
   try {
     withFailoverDefaults(raw);
@@ -219,6 +237,7 @@ function readPostgresUrl(env: Env, name: string): string | undefined {
 }
 
 function readPooler(env: Env, databaseUrl: string | undefined, directUrl: string | undefined): Config["databasePooler"] {
+  noteSettingRead(env, "DATABASE_POOLER", { kind: "choice", fallback: "none", choices: ["none", "session", "transaction"] });
   const raw = env.DATABASE_POOLER || "none";
   if (raw === "session") return "none";
   if (raw !== "none" && raw !== "transaction")
@@ -241,6 +260,7 @@ function readMigrationUrl(env: Env, databaseUrl: string | undefined): string | u
 }
 
 function readSchedule(env: Env, name: string, fallback: number[]): number[] {
+  noteSettingRead(env, name, { kind: "seconds-list", fallback: fallback.join(",") });
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const parts = raw.split(",").map((p) => p.trim());
@@ -251,6 +271,7 @@ function readSchedule(env: Env, name: string, fallback: number[]): number[] {
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {
+  noteSettingRead(env, name, { kind: "boolean", fallback: String(fallback), choices: ["true", "false", "1", "0"] });
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (raw === "true" || raw === "1") return true;
@@ -260,6 +281,7 @@ function readBoolean(env: Env, name: string, fallback: boolean): boolean {
 
 function readUrl(env: Env, name: string): string | undefined {
   const raw = readOptional(env, name);
+  noteSettingRead(env, name, { kind: "http-url" });
   if (raw === undefined) return undefined;
   try {
     const url = new URL(raw);
@@ -350,6 +372,8 @@ function readWorker(env: Env, longestCall: ProviderCallBound | undefined): Confi
  * deliveries at the machine's own network; a server on PostgreSQL refuses them unless told otherwise.
  */
 function readPrivateUrls(env: Env, databaseUrl: string | undefined): PrivateUrlsSetting {
+  const fallback = databaseUrl === undefined ? "test" : "false";
+  noteSettingRead(env, "WEBHOOK_ALLOW_PRIVATE_URLS", { kind: "choice", fallback, choices: ["false", "test", "true", "0", "1"] });
   const raw = env.WEBHOOK_ALLOW_PRIVATE_URLS;
   if (raw === undefined || raw === "") return databaseUrl === undefined ? "test" : false;
   if (raw === "test") return "test";
@@ -459,6 +483,7 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
   const databasePooler = readPooler(env, databaseUrl, databaseDirectUrl);
   const requestTimeoutSeconds = readInteger(env, "REQUEST_TIMEOUT_SECONDS", 30, 2, 600);
   const maxWaitSeconds = readInteger(env, "MAX_WAIT_SECONDS", 25, 0, 600);
+  noteSettingRead(env, "LOG_LEVEL", { kind: "choice", fallback: "info", choices: logLevels });
   const logLevel = env.LOG_LEVEL ?? "info";
   if (!(logLevels as readonly string[]).includes(logLevel)) {
     throw new ConfigError("LOG_LEVEL", `must be one of ${logLevels.join(", ")}`);
@@ -477,10 +502,10 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     shutdownGraceSeconds: readInteger(env, "SHUTDOWN_GRACE_SECONDS", 10, 0, 3600),
     // The embedded default has no load balancer in front to wait for, and nobody else to reach it.
     shutdownDelaySeconds: readInteger(env, "SHUTDOWN_DELAY_SECONDS", databaseUrl ? 2 : 0, 0, 3600),
-    dataDir: env.VEND_DATA_DIR || "./.data",
+    dataDir: readText(env, "VEND_DATA_DIR", "./.data"),
     allowNewerSchema: readBoolean(env, "ALLOW_NEWER_SCHEMA", false),
     port: readInteger(env, "PORT", 8080, 0, 65535),
-    host: env.HOST || (databaseUrl ? "0.0.0.0" : "127.0.0.1"),
+    host: readText(env, "HOST", databaseUrl ? "0.0.0.0" : "127.0.0.1"),
     adminToken: readOptional(env, "ADMIN_TOKEN", 16),
     cursorSecret: readOptional(env, "CURSOR_SECRET", 32),
     maxWaitSeconds,
