@@ -2,7 +2,7 @@
  * Partitioned history at scale (issue 25): the latency of accepting a vend (POST /api/v1/vend), of the first page
  * of GET /api/v1/transactions and of GET /api/v1/transactions/{reference}, through the real service, over
  * BENCH_ROWS seeded transactions (3 s apart, half in the listed account and mode; 1,000,000 by default), on
- * transactions partitioned by month (BENCH_PARTITIONED=1, the default; as `npm run db:partition` leaves them)
+ * transactions partitioned by month (BENCH_PARTITIONED=1, the default; as `vend partition` leaves them)
  * or not (0). One request at a time; prints min / median / max per operation and the seeding time.
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres BENCH_ROWS=10000000 bun bench/partitioned-scale.ts
