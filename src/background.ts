@@ -9,7 +9,7 @@ import { catalogueDriftTasks } from "./jobs/tasks/catalogue-sync.ts";
 import { idempotencySweepTask } from "./jobs/tasks/idempotency-sweep.ts";
 import { partitionsAheadTask } from "./jobs/tasks/partitions-ahead.ts";
 import { providerBalanceTask } from "./jobs/tasks/provider-balances.ts";
-import { providerWorkTasks } from "./jobs/tasks/provider-work.ts";
+import { providerWorkQueues, providerWorkTasks } from "./jobs/tasks/provider-work.ts";
 import { rateWindowCleanupTask } from "./jobs/tasks/rate-window-cleanup.ts";
 import { retentionTask } from "./jobs/tasks/retention.ts";
 import { stuckOrdersTask } from "./jobs/tasks/stuck-orders.ts";
@@ -25,12 +25,12 @@ export interface WorkerDeps extends ProcessingDeps {
 }
 
 /**
- * Transaction processing and the providers' periodic work (the sandbox's callbacks), without webhook
- * delivery: a tick claims due transactions, processes them, then runs the providers' tasks once.
+ * Transaction processing and the providers' own background work (the sandbox's delayed callbacks), without
+ * webhook delivery: a tick claims what is due on each queue and processes it, then runs the providers' tasks once.
  */
 export function processingRunner(deps: WorkerDeps, workerId = newWorkerId()): Runner {
   return createRunner(deps, {
-    queues: [transactionQueue(deps, workerId)],
+    queues: [transactionQueue(deps, workerId), ...providerWorkQueues(deps)],
     tasks: providerWorkTasks(deps),
     pollMs: deps.config.worker.pollMs,
     workerId,
@@ -48,7 +48,11 @@ export interface Background {
  */
 export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = newWorkerId()): Background {
   const runner = createRunner(deps, {
-    queues: [transactionQueue(deps, workerId), webhookDeliveryQueue(deps, workerId)],
+    queues: [
+      transactionQueue(deps, workerId),
+      webhookDeliveryQueue(deps, workerId),
+      ...providerWorkQueues({ ...deps, apiBaseUrl }),
+    ],
     tasks: [
       ...providerWorkTasks({ ...deps, apiBaseUrl }),
       providerBalanceTask(deps),

@@ -2,7 +2,7 @@ import { type ServiceCode, serviceCodes } from "../../generated/constants.ts";
 import type { Config, Env, EnvReader, ProviderCallBound, ProviderConfigs, RoutingConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
-import type { Task } from "../jobs/queue.ts";
+import type { Queue, Task } from "../jobs/queue.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { clubkonnectPlugin } from "./clubkonnect/plugin.ts";
@@ -45,6 +45,7 @@ interface ConfiguredPlugin {
   callbacks: ProviderCallbacks | undefined;
   callbackHint: ((query: Record<string, string>) => CallbackHint | null) | undefined;
   tasks(context: ProviderTaskContext): Task[];
+  queues(context: ProviderTaskContext): Queue[];
 }
 
 function bind<K extends ProviderName>(name: K, configs: ProviderConfigs): ConfiguredPlugin | undefined {
@@ -58,6 +59,7 @@ function bind<K extends ProviderName>(name: K, configs: ProviderConfigs): Config
     callbacks: plugin.callbacks?.(config),
     callbackHint: "callbackHint" in plugin ? plugin.callbackHint : undefined,
     tasks: (context) => plugin.tasks?.(config, context) ?? [],
+    queues: (context) => plugin.queues?.(config, context) ?? [],
   };
 }
 
@@ -103,6 +105,11 @@ export function configuredCallbackHints(config: Config): Map<string, (query: Rec
 /** The periodic background work of every configured provider. */
 export function providerTasks(config: Config, context: ProviderTaskContext): Task[] {
   return configured(config.providers).flatMap(([, plugin]) => plugin.tasks(context));
+}
+
+/** The background queues of every configured provider. */
+export function providerQueues(config: Config, context: ProviderTaskContext): Queue[] {
+  return configured(config.providers).flatMap(([, plugin]) => plugin.queues(context));
 }
 
 /** What routing needs to know of a vend. */

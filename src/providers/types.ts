@@ -2,7 +2,7 @@ import type { FailureCode, ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import type { EnvReader, ProviderCallBound } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import type { Task } from "../jobs/queue.ts";
+import type { Queue, Task } from "../jobs/queue.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 
@@ -184,6 +184,8 @@ export interface ProviderPlugin<C, N extends string = string> {
    * names, to be re-queried at once; null when it names none. Absent: the provider sends none.
    */
   callbackHint?(query: Record<string, string>): CallbackHint | null;
-  /** Periodic work the provider needs done in the background (the sandbox's delayed callbacks). */
+  /** Periodic work the provider needs done in the background. */
   tasks?(config: C, context: ProviderTaskContext): Task[];
+  /** Leased work the provider needs done in the background, each job when it is due (the sandbox's delayed callbacks). */
+  queues?(config: C, context: ProviderTaskContext): Queue[];
 }

@@ -1,8 +1,9 @@
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/client.ts";
 import type { Logger } from "../../logger.ts";
-import { providerTasks } from "../../providers/registry.ts";
-import type { Task } from "../queue.ts";
+import { providerQueues, providerTasks } from "../../providers/registry.ts";
+import type { ProviderTaskContext } from "../../providers/types.ts";
+import type { Queue, Task } from "../queue.ts";
 
 /** What the providers' own periodic work needs (the sandbox posts its delayed callbacks to `apiBaseUrl`). */
 export interface ProviderWorkDeps {
@@ -13,12 +14,19 @@ export interface ProviderWorkDeps {
   apiBaseUrl: string;
 }
 
-/** The periodic work each configured provider's plugin declares (the sandbox's delayed callbacks). */
+const contextOf = (deps: ProviderWorkDeps): ProviderTaskContext => ({
+  db: deps.db,
+  logger: deps.logger,
+  apiBaseUrl: deps.apiBaseUrl,
+  pollMs: deps.config.worker.pollMs,
+});
+
+/** The periodic work each configured provider's plugin declares. */
 export function providerWorkTasks(deps: ProviderWorkDeps): Task[] {
-  return providerTasks(deps.config, {
-    db: deps.db,
-    logger: deps.logger,
-    apiBaseUrl: deps.apiBaseUrl,
-    pollMs: deps.config.worker.pollMs,
-  });
+  return providerTasks(deps.config, contextOf(deps));
+}
+
+/** The queues each configured provider's plugin declares (the sandbox's delayed callbacks). */
+export function providerWorkQueues(deps: ProviderWorkDeps): Queue[] {
+  return providerQueues(deps.config, contextOf(deps));
 }

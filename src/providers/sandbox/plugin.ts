@@ -1,5 +1,5 @@
 import type { ProviderPlugin } from "../types.ts";
-import { sendDueSandboxCallbacks } from "./callbacks.ts";
+import { sandboxCallbackQueue } from "./callback-queue.ts";
 import { readSandboxConfig, type SandboxConfig } from "./config.ts";
 import { sandboxName } from "./defaults.ts";
 import { createSandboxProvider } from "./provider.ts";
@@ -8,7 +8,7 @@ import { createSandboxProvider } from "./provider.ts";
  * The built-in test-mode provider, always configured. It answers from this service's own database
  * (no call bound), and its callbacks sign a timestamp with the body (`timestamped`), so a captured
  * callback stops being accepted once it leaves the replay window. Its delayed callbacks are posted to
- * this service's API by a periodic task (callbacks.ts), which the background runner runs.
+ * this service's API at their due time by a queue of the background runner (callback-queue.ts).
  */
 export const sandboxPlugin = {
   name: sandboxName,
@@ -17,7 +17,5 @@ export const sandboxPlugin = {
   readConfig: readSandboxConfig,
   createAdapter: (config, { db }) => createSandboxProvider(db, config),
   callbacks: (config) => ({ token: config.callbackToken, secret: config.callbackSecret, scheme: "timestamped" }),
-  tasks: (config, context) => [
-    { name: "sandbox callbacks", everyMs: context.pollMs, run: () => sendDueSandboxCallbacks(context, config) },
-  ],
+  queues: (config, context) => [sandboxCallbackQueue(context, config)],
 } satisfies ProviderPlugin<SandboxConfig, typeof sandboxName>;

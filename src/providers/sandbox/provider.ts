@@ -13,6 +13,7 @@ import {
   type ProviderOutcome,
   ProviderUnavailableError,
 } from "../types.ts";
+import { sandboxCallbackChannel } from "./callback-queue.ts";
 import type { SandboxConfig } from "./config.ts";
 import { sandboxMeterCustomer, sandboxSmartcardCustomer } from "./customers.ts";
 import { sandboxName, sandboxScenarioFor } from "./defaults.ts";
@@ -83,18 +84,25 @@ interface NewOrder {
 /**
  * Orders on the sandbox's books, written on every test-mode vend, many in ONE statement (its text built once):
  * a repeated request id is counted, never executed twice. Rows are written in reference order, so two
- * workers' batches never wait on each other in a cycle.
+ * workers' batches never wait on each other in a cycle. When a callback is to come, a NOTIFY on
+ * `sandboxCallbackChannel` (delivered on commit) tells the callback queues, which then sleep until it is due.
  */
 const recordOrders = preparedStatement<{ [K in keyof NewOrder]: NewOrder[K][] }, Record<string, unknown>>(
-  () => sql`insert into sandbox_orders (reference, provider_reference, status, eventual_status, result, callback_due_at)
-    select reference, provider_reference, status, eventual_status, result::jsonb, now() + after_ms * interval '1 millisecond'
-    from unnest(${sql.placeholder("reference")}::text[], ${sql.placeholder("providerReference")}::text[],
-                ${sql.placeholder("status")}::text[], ${sql.placeholder("eventualStatus")}::text[],
-                ${sql.placeholder("result")}::text[], ${sql.placeholder("callbackAfterMs")}::int[])
-      as i(reference, provider_reference, status, eventual_status, result, after_ms)
-    order by reference
-    on conflict (reference) do update set vend_count = sandbox_orders.vend_count + 1
-    returning *`,
+  () => sql`with recorded as (
+      insert into sandbox_orders (reference, provider_reference, status, eventual_status, result, callback_due_at)
+      select reference, provider_reference, status, eventual_status, result::jsonb, now() + after_ms * interval '1 millisecond'
+      from unnest(${sql.placeholder("reference")}::text[], ${sql.placeholder("providerReference")}::text[],
+                  ${sql.placeholder("status")}::text[], ${sql.placeholder("eventualStatus")}::text[],
+                  ${sql.placeholder("result")}::text[], ${sql.placeholder("callbackAfterMs")}::int[])
+        as i(reference, provider_reference, status, eventual_status, result, after_ms)
+      order by reference
+      on conflict (reference) do update set vend_count = sandbox_orders.vend_count + 1
+      returning *
+    )
+    select r.*,
+           (select pg_notify(${sandboxCallbackChannel}, min(reference)) from recorded
+            where callback_due_at is not null and callback_sent_at is null having count(*) > 0) as callback_announced
+    from recorded r`,
 );
 
 type OrderRow = typeof sandboxOrders.$inferSelect;
