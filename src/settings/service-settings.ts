@@ -176,7 +176,7 @@ export const workerSettings: Record<string, SettingDoc> = {
   WORKER_POLL_MS: {
     group: "Worker",
     usedBy: worker,
-    does: "The fallback poll: new work wakes workers by NOTIFY and an idle worker sleeps until its next order is due, so this only bounds how late a lost NOTIFY, a webhook retry or a sandbox callback is found.",
+    does: "The fallback poll: new work wakes workers by NOTIFY and an idle worker sleeps until its next order is due, so this only bounds how late a lost NOTIFY or a webhook retry is found.",
   },
   WORKER_LEASE_SECONDS: {
     group: "Worker",
