@@ -81,7 +81,7 @@ export interface Config {
   providers: ProviderConfigs;
   /** Which live provider carries which vends, the providers' own product codes, and their health rules. */
   routing: RoutingConfig;
-  /** Metrics, tracing and stuck orders (README "Operating the service"). */
+  /** Metrics, tracing and stuck orders (docs/operating.md). */
   operations: OperationsConfig;
   webhooks: {
     retrySchedule: number[];
@@ -98,7 +98,7 @@ export interface Config {
     /** An endpoint whose every attempt has failed for this long is disabled at its next failure; 0: never (WEBHOOK_DISABLE_AFTER_SECONDS). */
     disableAfterSeconds: number;
   };
-  /** How long operational rows are kept (README "Retention"). */
+  /** How long operational rows are kept (docs/scaling.md, Retention). */
   retention: RetentionSettings;
 }
 

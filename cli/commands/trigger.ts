@@ -38,7 +38,7 @@ function expectation(outcome: Outcome): string {
   const when = scenario.timeoutFirst
     ? "after the first re-query (about 15 s)"
     : scenario.eventualStatus
-      ? "after the sandbox's callback (about 2 s)"
+      ? "after the sandbox's callback (SANDBOX_CALLBACK_DELAY_MS, 2 s by default)"
       : "at once";
   return `${events.join(", ")} ${when}`;
 }

@@ -1,3 +1,4 @@
+// Runs once, in the embedded run: it never uses the suite's database (see test/helpers/runs-once.ts).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
