@@ -335,9 +335,10 @@ describe("routing and failover between two live providers", () => {
     );
   });
 
-  test("providers.example.yaml and the README's example load with the real plugins and match the catalogue", async () => {
-    const readme = await Bun.file(new URL("../../README.md", import.meta.url)).text();
-    const block = /### Live providers[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
+  test("providers.example.yaml and the operating guide's example load with the real plugins and match the catalogue", async () => {
+    const guide = await Bun.file(new URL("../../docs/operating.md", import.meta.url)).text();
+    const block = /## Live providers[\s\S]*?```yaml\n([\s\S]*?)```/.exec(guide)?.[1] ?? "";
+    expect(block).toContain("providers:");
     const dir = await mkdtemp(join(tmpdir(), "vend-readme-"));
     try {
       await writeFile(join(dir, "providers.yaml"), block);
