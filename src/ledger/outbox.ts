@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import { webhookDueChannel } from "../db/channels.ts";
 import { newInstantToken, storedNow, storedNowIso } from "../db/clock.ts";
 import { type Cte } from "../db/cte.ts";
 import { queryRows } from "../db/rows.ts";
@@ -9,9 +10,6 @@ import type { Mode } from "../lib/scope.ts";
 
 type Transaction = components["schemas"]["Transaction"];
 type EventType = components["schemas"]["EventType"];
-
-/** Channel on which newly scheduled webhook deliveries are announced (payload: the event id). */
-export const webhookDueChannel = "vend_webhook_due";
 
 export interface OutboxEvent {
   id: string;

@@ -1,9 +1,10 @@
 import { sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import { webhookDueChannel } from "../db/channels.ts";
 import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound, validationError } from "../errors.ts";
-import { deliveryStartsOver, receives, webhookDueChannel } from "../ledger/outbox.ts";
+import { deliveryStartsOver, receives } from "../ledger/outbox.ts";
 import type { Scope } from "../lib/scope.ts";
 
 type ResendRequest = components["schemas"]["FailedDeliveriesResendRequest"];

@@ -1,7 +1,7 @@
+import { webhookDueChannel } from "../../db/channels.ts";
 import type { DbHandle } from "../../db/client.ts";
 import { type DeliveryDeps, deliverClaimed } from "../../webhooks/delivery.ts";
 import { claimDueDeliveries } from "../../webhooks/delivery-claim.ts";
-import { webhookDueChannel } from "../channels.ts";
 import type { Queue } from "../queue.ts";
 import { createRunner, type Runner } from "../runner.ts";
 

@@ -1,3 +1,4 @@
+import { workChannel } from "../../db/channels.ts";
 import { completionBatcher } from "../../orders/completion.ts";
 import { counted } from "../../orders/counted.ts";
 import { type InterruptedClaims, interruptedClaims } from "../../orders/interrupted-claims.ts";
@@ -9,7 +10,6 @@ import { vacuumQueue } from "../../orders/statements/vacuum-queue.ts";
 import { isFinal } from "../../orders/states.ts";
 import { commissionTable } from "../../providers/commission.ts";
 import { tracingOff } from "../../tracing/tracing.ts";
-import { workChannel } from "../channels.ts";
 import type { Job, Queue } from "../queue.ts";
 
 /**

@@ -1,6 +1,7 @@
 /**
  * NOTIFY channels that wake background work. Senders (the API, the completion statement, the
- * outbox) and the runner's listeners name them from here only.
+ * outbox, a resend) and the runner's listeners name them from here only; in the bottom layer, so every
+ * layer can. (Migration 0009's low-balance trigger, landed and never edited, spells `vend_webhook_due` too.)
  */
 
 /** The API announces accepted vends on it, so an idle worker claims them at once. */
