@@ -1,8 +1,9 @@
 /**
- * Writes generated code from openapi.yaml: into generated/ openapi-typescript types, an openapi-fetch client
- * factory, the @hey-api/openapi-ts SDK and the string enumerations as constants; into sdk/src/generated/ the
- * @hey-api/openapi-ts code of the installable SDK, `client/` from the operations an API key calls and
- * `admin/` from the admin API. `--check` regenerates into a scratch folder and fails when either differs.
+ * Writes generated code from openapi.yaml, one output per generator: into generated/ openapi-typescript types and
+ * an openapi-fetch client factory (the CLI's client), the string enumerations as constants and the migration list;
+ * into sdk/src/generated/ the @hey-api/openapi-ts code of the installable SDK, `client/` from the operations an
+ * API key calls and `admin/` from the admin API, on one copy of hey-api's runtime. `--check` regenerates into a
+ * scratch folder and fails when either differs.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,12 +39,6 @@ async function generateServiceCode(outDir: string): Promise<void> {
   writeFileSync(join(outDir, "openapi-fetch-client.ts"), fetchClientSource);
   writeFileSync(join(outDir, "constants.ts"), enumConstantsSource(readFileSync(specPath, "utf8"), header));
   writeFileSync(join(outDir, "migrations.ts"), migrationListSource());
-  await createClient({
-    input: specPath,
-    output: { path: join(outDir, "sdk") },
-    plugins: ["@hey-api/typescript", "@hey-api/sdk", "@hey-api/client-fetch"],
-    logs: { level: "silent" },
-  });
 }
 
 const migrationsDir = join(root, "src", "db", "migrations");
@@ -80,18 +75,29 @@ ${entries.join("\n")}
  */
 const sdkTags: Record<string, readonly string[]> = { client: viewTags.client, admin: ["Admin"] };
 
+/** The folder of the SDK's generated code that holds hey-api's runtime (`client/`, `core/`), bundled once. */
+const runtimeOwner = "client";
+const clientPlugin = "@hey-api/client-fetch";
+
 /**
- * The SDK's generated code, one folder per subset of the contract. Imports carry `.js` so that `tsc` builds the
- * package for Node's ESM resolution; no base URL is baked in (the SDK requires one).
+ * The SDK's generated code, one folder per subset of the contract. `runtimeOwner` bundles hey-api's fetch runtime;
+ * the others bundle none (`bundle: false`) and import that one copy where they would import the client package.
+ * Imports carry `.js` so that `tsc` builds the package for Node's ESM resolution; no base URL is baked in (the SDK
+ * requires one).
  */
 async function generateSdkCode(outDir: string): Promise<void> {
   rmSync(outDir, { recursive: true, force: true });
   const document = parse(readFileSync(specPath, "utf8"));
   for (const [name, tags] of Object.entries(sdkTags)) {
+    const bundle = name === runtimeOwner;
+    const runtime = `../${runtimeOwner}/client/index.js`;
     await createClient({
       input: contractCut(document, tags),
-      output: { path: join(outDir, name), module: { extension: ".js" } },
-      plugins: ["@hey-api/typescript", "@hey-api/sdk", { name: "@hey-api/client-fetch", baseUrl: false }],
+      output: {
+        path: join(outDir, name),
+        module: { extension: ".js", resolve: (path) => (!bundle && path === clientPlugin ? runtime : undefined) },
+      },
+      plugins: ["@hey-api/typescript", "@hey-api/sdk", { name: clientPlugin, baseUrl: false, bundle }],
       logs: { level: "silent" },
     });
   }

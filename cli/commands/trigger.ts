@@ -1,5 +1,5 @@
 import { Argument, Command } from "commander";
-import { type SandboxScenario, sandboxDefaultScenario, sandboxScenarios } from "../../src/providers/sandbox/defaults.ts";
+import { type SandboxScenario, sandboxDefaultScenario, sandboxScenarios } from "../../src/lib/shared/sandbox-outcomes.ts";
 import { call, type VendClient } from "../client.ts";
 import { actionCommand, type Context, integerOption, newIdempotencyKey } from "../context.ts";
 import { UsageError } from "../errors.ts";

@@ -1,4 +1,4 @@
-import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../providers/sandbox/defaults.ts";
+import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../lib/shared/sandbox-outcomes.ts";
 import { type RetentionKind, retentionKinds, retentionVariables } from "../retention/retention-settings.ts";
 import { type SettingDoc, serviceProcesses, worker } from "./setting-doc.ts";
 

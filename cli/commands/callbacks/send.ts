@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { Command, Option } from "commander";
 import { type ProviderCallbackStatus, providerCallbackStatuses } from "../../../generated/constants.ts";
 import { signTimestampedCallback } from "../../../src/lib/shared/callback-signature.ts";
-import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../../../src/providers/sandbox/defaults.ts";
+import { defaultSandboxCallbackSecret, defaultSandboxCallbackToken } from "../../../src/lib/shared/sandbox-outcomes.ts";
 import { transactionReferenceArgument } from "../../arguments.ts";
 import { unwrap } from "../../client.ts";
 import { actionCommand, integerOption } from "../../context.ts";
