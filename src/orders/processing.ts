@@ -97,16 +97,9 @@ export function toFinalOutcome(order: ProviderOrder, outcome: ProviderOutcome, c
   return null;
 }
 
-/**
- * Why an order the provider says it never received is not sent again: it has been sent
- * `maxSends` times, or it is older than `maxResendAgeSeconds`. Null while a re-send is allowed.
- */
-function resendRefusal(config: Config, row: TransactionRow): string | null {
-  const { maxSends, maxResendAgeSeconds } = config.worker;
-  const sends = row.providerSends;
-  if (sends < maxSends && Date.now() - row.createdAt.getTime() < maxResendAgeSeconds * 1000) return null;
-  return `The provider never received the order after ${sends} ${sends === 1 ? "send" : "sends"}; it was not sent again`;
-}
+/** Why an order the provider says it never received was not sent again (`countProviderSend` refused it). */
+const resendRefusal = (sends: number): string =>
+  `The provider never received the order after ${sends} ${sends === 1 ? "send" : "sends"}; it was not sent again`;
 
 function requeryDelaySeconds(config: Config, attempts: number): number {
   const schedule = config.worker.requerySchedule;
@@ -213,7 +206,7 @@ async function pending(job: OrderRun, row: TransactionRow, attempt: AttemptAnswe
       {
         reference: row.reference,
         provider: row.provider,
-        ageHours: Math.floor((Date.now() - row.createdAt.getTime()) / 3_600_000),
+        ageHours: result.ageHours,
       },
       "re-queries stopped; left for operators",
     );
@@ -295,15 +288,15 @@ async function notDelivered(
     return send(job, moved);
   }
   if (answer.status === "not_received") {
-    const refusal = resendRefusal(deps.config, row);
-    if (refusal) {
+    job.lease.assertHeld();
+    const resend = await countProviderSend(deps.db, claim, deps.config.worker);
+    if (resend === null) throw new LeaseLostError(row.reference);
+    if (resend.refused) {
+      const refusal = resendRefusal(resend.sends);
       const attempt = { ...answer, message: refusal };
       return complete(job, row, { status: "failed", reason: refusal, failureCode: "provider_unavailable", attempt });
     }
-    job.lease.assertHeld();
-    const sends = await countProviderSend(deps.db, claim, deps.config.worker.leaseSeconds);
-    if (sends === null) throw new LeaseLostError(row.reference);
-    return send(job, { ...row, providerSends: sends });
+    return send(job, { ...row, providerSends: resend.sends });
   }
   return complete(job, row, {
     status: "failed",

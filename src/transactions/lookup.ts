@@ -124,13 +124,13 @@ function readPage<T>(
 
 /**
  * One page across all accounts, optionally narrowed to one account and/or mode, or to stuck orders
- * (`pending` and accepted before `stuckCutoff`).
+ * (`pending` and accepted before `stuckCutoff`, an instant the statement computes on the database's clock).
  */
 export function adminListTransactions(
   db: Executor,
   cursors: CursorCodec,
   query: AdminListTransactionsQuery,
-  stuckCutoff: Date,
+  stuckCutoff: SQL,
 ): Promise<Page<AdminTransaction>> {
   return readPage(
     db,

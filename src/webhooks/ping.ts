@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Config } from "../config.ts";
 import { webhookEndpoints } from "../db/schema/index.ts";
@@ -9,7 +9,7 @@ import type { Scope } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { publicError } from "./delivery.ts";
 import { currentEndpointOf } from "./endpoint-view.ts";
-import { signingSecretsOf } from "./secret.ts";
+import { previousSecretInOverlap, signingSecretsOf } from "./secret.ts";
 import { postWebhook } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";
 import { type HostResolver, privateUrlsAllowedFor, resolveWithSystemDns } from "./url-guard.ts";
@@ -30,7 +30,7 @@ export interface PingDeps {
  */
 export async function pingWebhookEndpoint(deps: PingDeps, scope: Scope, id: string): Promise<WebhookPingResult> {
   const [endpoint] = await deps.db
-    .select()
+    .select({ ...getTableColumns(webhookEndpoints), previousSecretInOverlap })
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.id, id), currentEndpointOf(scope)))
     .limit(1);
@@ -46,16 +46,11 @@ export async function pingWebhookEndpoint(deps: PingDeps, scope: Scope, id: stri
   };
   const body = JSON.stringify(event);
   const started = performance.now();
-  const result = await postWebhook(
-    endpoint.url,
-    body,
-    signedWebhookHeaders(signingSecretsOf(endpoint, at), webhookId, body, at),
-    {
-      timeoutMs: deps.config.webhooks.timeoutMs,
-      allowPrivateUrls: privateUrlsAllowedFor(deps.config.webhooks.allowPrivateUrls, endpoint.mode),
-      resolveHost: deps.resolveHost ?? resolveWithSystemDns,
-    },
-  );
+  const result = await postWebhook(endpoint.url, body, signedWebhookHeaders(signingSecretsOf(endpoint), webhookId, body, at), {
+    timeoutMs: deps.config.webhooks.timeoutMs,
+    allowPrivateUrls: privateUrlsAllowedFor(deps.config.webhooks.allowPrivateUrls, endpoint.mode),
+    resolveHost: deps.resolveHost ?? resolveWithSystemDns,
+  });
   const durationMs = Math.round(performance.now() - started);
   if (result.kind === "refused" || result.kind === "unreachable") {
     deps.logger.warn({ endpointId: endpoint.id, outcome: result.kind, detail: result.detail }, "webhook ping not delivered");

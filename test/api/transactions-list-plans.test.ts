@@ -3,6 +3,8 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import postgres from "postgres";
 import * as schema from "../../src/db/schema/index.ts";
 import { CursorCodec } from "../../src/lib/cursor.ts";
+import { loadConfig } from "../../src/load-config.ts";
+import { stuckCutoff } from "../../src/orders/statements/raise-stuck.ts";
 import {
   type AdminListTransactionsQuery,
   adminListTransactions,
@@ -104,7 +106,7 @@ describe.skipIf(!onPostgres)("listing plans at 20,000 rows (PostgreSQL)", () => 
   });
 
   test.each(adminCases)("%s: the first page is read through indexes, no sequential scan", async (_name, query) => {
-    expectIndexed(await planOf((db) => adminListTransactions(db, cursors, query(), new Date(Date.now() - 1_800_000))));
+    expectIndexed(await planOf((db) => adminListTransactions(db, cursors, query(), stuckCutoff(loadConfig({})))));
   });
 
   test("the settlement report reads one provider's day through the settlement index", async () => {

@@ -2,7 +2,7 @@ import type { Config } from "../../config.ts";
 import type { Database } from "../../db/client.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import type { Logger } from "../../logger.ts";
-import { raiseStuck, stuckBatch, stuckCutoff } from "../../orders/statements/raise-stuck.ts";
+import { raiseStuck, stuckBatch } from "../../orders/statements/raise-stuck.ts";
 import { presentAdminTransaction, type TransactionRow } from "../../orders/view.ts";
 import { postWebhook } from "../../webhooks/send.ts";
 import { signedWebhookHeaders } from "../../webhooks/signing.ts";
@@ -55,27 +55,21 @@ async function notifyOperators(deps: StuckDeps, row: TransactionRow): Promise<vo
 }
 
 /**
- * One pass: raises every pending order accepted more than STUCK_AFTER_MINUTES before `now` and not
- * raised yet, once each: a warn line (reference, account, provider, age) and, when OPERATOR_WEBHOOK_URL is
- * set, a signed `transaction.stuck` POST. Returns how many were raised.
+ * One pass: raises every pending order accepted more than STUCK_AFTER_MINUTES ago (on the database's clock)
+ * and not raised yet, once each: a warn line (reference, account, provider, age) and, when
+ * OPERATOR_WEBHOOK_URL is set, a signed `transaction.stuck` POST. Returns how many were raised.
  */
-export async function raiseStuckOrders(deps: StuckDeps, now = new Date()): Promise<number> {
-  const cutoff = stuckCutoff(deps.config, now);
+export async function raiseStuckOrders(deps: StuckDeps): Promise<number> {
   let total = 0;
   for (;;) {
-    const raised = await raiseStuck(deps.db, cutoff);
-    for (const row of raised) {
+    const raised = await raiseStuck(deps.db, deps.config);
+    for (const { row, ageMinutes } of raised) {
       deps.logger.warn(
-        {
-          reference: row.reference,
-          accountId: row.accountId,
-          provider: row.provider,
-          ageMinutes: Math.floor((now.getTime() - row.createdAt.getTime()) / 60_000),
-        },
+        { reference: row.reference, accountId: row.accountId, provider: row.provider, ageMinutes },
         "order stuck pending; raised to operators",
       );
     }
-    await Promise.all(raised.map((row) => notifyOperators(deps, row)));
+    await Promise.all(raised.map(({ row }) => notifyOperators(deps, row)));
     total += raised.length;
     if (raised.length < stuckBatch) return total;
   }

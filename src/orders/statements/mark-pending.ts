@@ -24,7 +24,8 @@ const txn = cte("txn", [...attemptAnswerColumns, "created_at", "next_attempt_at"
 /**
  * `processing` (or an already `pending` one) → `pending`, to be re-queried as `next` says, the provider's answer
  * recorded on its attempt, in ONE guarded statement. With a `lease`, only while that claim still holds it.
- * `stopped`: the re-queries stopped here (the order is left for operators).
+ * `stopped`: the re-queries stopped here (the order is left for operators); `ageHours`: whole hours since its
+ * acceptance, on the database's clock (the one that stamped it), when it moved.
  */
 export async function markPending(
   db: Executor,
@@ -33,8 +34,8 @@ export async function markPending(
   providerReference?: string,
   lease?: LeaseGuard,
   attempt: AttemptAnswer = { status: "pending" },
-): Promise<TransitionResult & { stopped: boolean }> {
-  const [changed] = await queryRows<Record<string, unknown> & { stopped: boolean }>(
+): Promise<TransitionResult & { stopped: boolean; ageHours: number | null }> {
+  const [changed] = await queryRows<Record<string, unknown> & { stopped: boolean; age_hours: number | string }>(
     db,
     sql`${statementLabel(markPendingStatementName)}with ${txn.name} as (
           update transactions
@@ -51,12 +52,16 @@ export async function markPending(
             and (${lease?.leaseOwner ?? null}::text is null or (lease_owner = ${lease?.leaseOwner ?? null} and attempts = ${lease?.attempts ?? null}::int))
           returning *, ${attempt.status}::text as answer_status, ${attempt.message ?? null}::text as answer_message,
                     ${attempt.answerMs ?? null}::int as answer_ms, ${providerReference ?? null}::text as answer_reference,
-                    ${attempt.provider ?? null}::text as answer_provider, next_attempt_at is null as stopped
+                    ${attempt.provider ?? null}::text as answer_provider, next_attempt_at is null as stopped,
+                    floor(extract(epoch from now() - created_at) / 3600)::int as age_hours
         ), ${answerAttempts(txn)}, ${requeue(txn)}
         select * from ${txn.name}`,
   );
-  if (changed) return { row: decodeRow(transactions, changed), changed: true, stopped: Boolean(changed.stopped) };
+  if (changed) {
+    const row = decodeRow(transactions, changed);
+    return { row, changed: true, stopped: Boolean(changed.stopped), ageHours: Number(changed.age_hours) };
+  }
   const [row] = await db.select().from(transactions).where(eq(transactions.id, id));
   if (!row) throw new Error(`transaction ${id} not found`);
-  return { row, changed: false, stopped: false };
+  return { row, changed: false, stopped: false, ageHours: null };
 }
