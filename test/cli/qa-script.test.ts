@@ -42,6 +42,8 @@ describe.skipIf(!tools)("the README's QA script", () => {
       PATH: `${bin}:${process.env.PATH ?? ""}`,
       VENDCTL_BASE_URL: server.url,
       VENDCTL_ADMIN_TOKEN: testAdminToken,
+      // The script works in `mktemp -d`: under the test's scratch folder, removed with it.
+      TMPDIR: scratch,
     });
     const proc = Bun.spawn(["bash", script], { env: env as Record<string, string>, stdout: "pipe", stderr: "pipe" });
     const [stdout, stderr, code] = await Promise.all([
