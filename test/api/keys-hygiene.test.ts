@@ -97,7 +97,10 @@ describe("an expired key", () => {
     expect(refused.json.code).toBe("UNAUTHENTICATED");
     expect(refused.json.message).toContain("expired");
     expect(refused.text).not.toContain(key.key);
-    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(key.expires_at ?? ""));
+    // As for a rolled key below: refused once the expiry has passed on the database's clock as the process last
+    // measured it, erring late by half a heartbeat's round trip (never honoured past its time), so up to that
+    // early on this clock (1 ms in one CI run).
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(key.expires_at ?? "") - 100);
   });
 });
 
