@@ -6,6 +6,7 @@ import { apiKeys, ledgerEntries, products, webhookEndpoints } from "../../src/db
 import { expectRecordedByAnswer } from "../helpers/accounts.ts";
 import { HttpClient } from "../helpers/http.ts";
 import { fastProcessing, transactionRow, vendAirtime } from "../helpers/processing.ts";
+import { type RecordingProxy, startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { testAdminToken } from "../helpers/server.ts";
 import { type CliResult, cliEnv, cliServer, closedPort, runCli } from "./cli.ts";
 import { onTerminal, script } from "./terminal.ts";
@@ -25,32 +26,16 @@ const db = () => server().database.handle.db;
  * Every request vendctl makes goes through this proxy to the test server, so a test can say what was sent:
  * "nothing" is an empty list, not a state that happens to look unchanged.
  */
-const sent: string[] = [];
-let proxy: ReturnType<typeof Bun.serve> | undefined;
+let sent: string[] = [];
+let proxy: RecordingProxy | undefined;
 beforeAll(() => {
-  proxy = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const url = new URL(request.url);
-      sent.push(`${request.method} ${url.pathname}`);
-      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-      const upstream = await fetch(`${server().url}${url.pathname}${url.search}`, {
-        method: request.method,
-        headers: request.headers,
-        body,
-      });
-      const headers = new Headers(upstream.headers);
-      headers.delete("content-encoding");
-      headers.delete("content-length");
-      return new Response(await upstream.arrayBuffer(), { status: upstream.status, headers });
-    },
-  });
+  proxy = startRecordingProxy(() => server().url);
+  sent = proxy.sent;
 });
-afterAll(() => proxy?.stop(true));
+afterAll(() => proxy?.stop());
 
 const proxied = (credentials: Env): Env =>
-  cliEnv({ VENDCTL_BASE_URL: `http://127.0.0.1:${proxy?.port}`, TERM: "xterm", COLUMNS: "200", ...credentials });
+  cliEnv({ VENDCTL_BASE_URL: proxy?.url, TERM: "xterm", COLUMNS: "200", ...credentials });
 const asAdmin = () => proxied({ VENDCTL_ADMIN_TOKEN: testAdminToken });
 const asKey = (key = cli.account.testKey) => proxied({ VENDCTL_API_KEY: key });
 

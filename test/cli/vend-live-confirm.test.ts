@@ -6,6 +6,7 @@ import type { components } from "../../generated/openapi-types.ts";
 import { idem } from "../helpers/accounts.ts";
 import { startFakeVtuServer } from "../helpers/fake-vtu-server.ts";
 import { fastProcessing } from "../helpers/processing.ts";
+import { type RecordingProxy, startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { vtuTestConfig } from "../helpers/vtu-mock.ts";
 import { type CliResult, cliEnv, cliServer, runCli } from "./cli.ts";
 import { onTerminal, script } from "./terminal.ts";
@@ -25,8 +26,8 @@ const scratch = mkdtempSync(join(tmpdir(), "vendctl-live-"));
  * Every request vendctl makes goes through this proxy to the test server, so a test can say what was sent:
  * "nothing" is an empty list, not a state that happens to look unchanged.
  */
-const sent: string[] = [];
-let proxy: ReturnType<typeof Bun.serve> | undefined;
+let sent: string[] = [];
+let proxy: RecordingProxy | undefined;
 beforeAll(async () => {
   const credit = await cli.server.admin.post(
     `/admin/v1/accounts/${cli.account.id}/wallet/credit`,
@@ -34,33 +35,17 @@ beforeAll(async () => {
     idem(),
   );
   expect(credit.status).toBe(200);
-  proxy = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(request) {
-      const url = new URL(request.url);
-      sent.push(`${request.method} ${url.pathname}`);
-      const body = request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer();
-      const upstream = await fetch(`${cli.server.url}${url.pathname}${url.search}`, {
-        method: request.method,
-        headers: request.headers,
-        body,
-      });
-      const headers = new Headers(upstream.headers);
-      headers.delete("content-encoding");
-      headers.delete("content-length");
-      return new Response(await upstream.arrayBuffer(), { status: upstream.status, headers });
-    },
-  });
+  proxy = startRecordingProxy(() => cli.server.url);
+  sent = proxy.sent;
 });
 afterAll(() => {
-  proxy?.stop(true);
+  proxy?.stop();
   provider.stop();
   rmSync(scratch, { recursive: true, force: true });
 });
 
 const proxied = (key: string): Env =>
-  cliEnv({ VENDCTL_BASE_URL: `http://127.0.0.1:${proxy?.port}`, VENDCTL_API_KEY: key, TERM: "xterm", COLUMNS: "200" });
+  cliEnv({ VENDCTL_BASE_URL: proxy?.url, VENDCTL_API_KEY: key, TERM: "xterm", COLUMNS: "200" });
 const asLive = () => proxied(cli.account.liveKey);
 const asTest = () => proxied(cli.account.testKey);
 

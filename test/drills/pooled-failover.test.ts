@@ -66,7 +66,7 @@ describe.skipIf(!runs)("PgBouncer in front of a primary and its standby", () => 
     const migrating = await openDatabase({ databaseUrl: primaryUrl, maxConnections: 1 });
     await runMigrations(migrating);
     await migrating.close();
-    for (const statement of serviceRoleGrants(appRole, database)) await runAsOwner(primaryUrl, statement);
+    for (const statement of serviceRoleGrants(appRole)) await runAsOwner(primaryUrl, statement);
     // Set before the base backup, so the standby inherits it (postgresql.auto.conf), as one cloned from a
     // synchronous primary does: promoted, it would wait for a standby1 that is not there.
     await runAsOwner(primaryUrl, "alter system set synchronous_standby_names = 'standby1'");

@@ -9,10 +9,9 @@ export const drillServiceRole = "vend_app";
 
 /**
  * Statements (run as the owner, after the migrations) that create `role` and give it what the service needs
- * and no ownership, as `vend migrate` with DATABASE_MIGRATION_URL does: DML only, no DDL. `database` is
- * unused now that the service runs no DDL when nothing is pending; kept so callers name where it applies.
+ * and no ownership, as `vend migrate` with DATABASE_MIGRATION_URL does: DML only, no DDL.
  */
-export function serviceRoleGrants(role: string, _database?: string): string[] {
+export function serviceRoleGrants(role: string): string[] {
   return [`create role ${role} login`, ...grantsOf(role)];
 }
 
