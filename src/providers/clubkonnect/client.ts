@@ -1,15 +1,7 @@
 import { nairaToKobo } from "../../lib/shared/money.ts";
 import { believe, type FetchFunction, fetchJson, type JsonAnswer, type ProviderHttp, unavailable } from "../http.ts";
 import { isRecord, readText } from "../readings.ts";
-import type {
-  CustomerInfo,
-  CustomerQuery,
-  ProviderAdapter,
-  ProviderNotFound,
-  ProviderOrder,
-  ProviderOutcome,
-  ProviderPlanList,
-} from "../types.ts";
+import type { CustomerInfo, ProviderAdapter } from "../types.ts";
 import { interpretOrderAnswer, interpretQueryAnswer } from "./answers.ts";
 import type { ClubkonnectConfig } from "./config.ts";
 import { planClubkonnectOrder, planClubkonnectVerify } from "./mapping.ts";
@@ -60,7 +52,7 @@ export function createClubkonnectProvider(config: ClubkonnectConfig, options: Cl
   return {
     name: clubkonnectName,
 
-    async vend(order: ProviderOrder): Promise<ProviderOutcome> {
+    async vend(order) {
       const plan = planClubkonnectOrder(order, options.defaultPhone);
       if (plan.kind === "unsold") return { status: "failed", message: plan.message };
       const { endpoint, params } = plan.request;
@@ -69,20 +61,20 @@ export function createClubkonnectProvider(config: ClubkonnectConfig, options: Cl
       return believe(http, endpoint, answered, interpretOrderAnswer(answered.body, order.reference));
     },
 
-    async requery(order: ProviderOrder): Promise<ProviderOutcome | ProviderNotFound> {
+    async requery(order) {
       const endpoint = "APIQueryV1.asp";
       const answered = await get(endpoint, { RequestID: order.reference });
       return believe(http, endpoint, answered, interpretQueryAnswer(answered.body, order.reference));
     },
 
-    async verifyCustomer(query: CustomerQuery): Promise<CustomerInfo | null> {
+    async verifyCustomer(query) {
       const plan = planClubkonnectVerify(query);
       if (!plan) return null;
       return readCustomer(plan.endpoint, await get(plan.endpoint, plan.params));
     },
 
     /** The data plan list (data only: its bouquets are not listed here). */
-    async listPlans(): Promise<ProviderPlanList> {
+    async listPlans() {
       const endpoint = "APIDatabundlePlansV2.asp";
       const answered = await get(endpoint, {});
       const plans = answered.httpStatus >= 400 ? `HTTP ${answered.httpStatus}` : readClubkonnectDataPlans(answered.body);
@@ -90,7 +82,7 @@ export function createClubkonnectProvider(config: ClubkonnectConfig, options: Cl
       return { services: ["data"], plans };
     },
 
-    async balance(): Promise<number> {
+    async balance() {
       const endpoint = "APIWalletBalanceV1.asp";
       const answered = await get(endpoint, {});
       const body = answered.body;

@@ -1,16 +1,7 @@
 import { nairaToKobo } from "../../lib/shared/money.ts";
 import { believe, type FetchFunction, fetchJson, type JsonAnswer, type ProviderHttp, unavailable } from "../http.ts";
 import { isRecord, readText } from "../readings.ts";
-import type {
-  CustomerInfo,
-  CustomerQuery,
-  ProviderAdapter,
-  ProviderNotFound,
-  ProviderOrder,
-  ProviderOutcome,
-  ProviderPlan,
-  ProviderPlanList,
-} from "../types.ts";
+import type { ProviderAdapter, ProviderPlan } from "../types.ts";
 import { interpretAnswer, readCode } from "./answers.ts";
 import type { VtuConfig } from "./config.ts";
 import { buildVtuPayRequest, buildVtuVerifyRequest, vtuPlanSources } from "./mapping.ts";
@@ -46,7 +37,7 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
   return {
     name: vtuName,
 
-    async vend(order: ProviderOrder): Promise<ProviderOutcome> {
+    async vend(order) {
       const request = buildVtuPayRequest(order, options.defaultPhone);
       if (!request) return { status: "failed", message: `VTU sells no ${order.service} for ${order.network}` };
       const answered = await post("/api/pay", request);
@@ -55,13 +46,13 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
       return outcome.status === "not_found" ? { status: "failed", message: "VTU does not know the request" } : outcome;
     },
 
-    async requery(order: ProviderOrder): Promise<ProviderOutcome | ProviderNotFound> {
+    async requery(order) {
       const answered = await post("/api/requery", { request_id: order.reference });
       return believe(http, "/api/requery", answered, interpretAnswer(answered.body, "requery", order.reference));
     },
 
     /** `GET /api/balance`: `{code: 1, contents: {balance}}`, in naira. */
-    async balance(): Promise<number> {
+    async balance() {
       const { httpStatus, body } = await post("/api/balance");
       const contents = isRecord(body) && isRecord(body.contents) ? body.contents : undefined;
       const kobo = contents ? nairaToKobo(contents.balance) : undefined;
@@ -71,7 +62,7 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
     },
 
     /** Every `service-variations` list with fixed-price plans (data per network, cable bouquets), one GET each. */
-    async listPlans(): Promise<ProviderPlanList> {
+    async listPlans() {
       const path = "/api/service-variations";
       const sources = vtuPlanSources();
       const lists = await Promise.all(
@@ -85,7 +76,7 @@ export function createVtuProvider(config: VtuConfig, options: VtuProviderOptions
       return { services: [...new Set(sources.map((s) => s.service))], plans: lists.flat() };
     },
 
-    async verifyCustomer(query: CustomerQuery): Promise<CustomerInfo | null> {
+    async verifyCustomer(query) {
       const request = buildVtuVerifyRequest(query);
       if (!request) return null;
       const { httpStatus, body } = await post("/api/merchant-verify", request);
