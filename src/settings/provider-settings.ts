@@ -9,6 +9,10 @@ const provider = (does: string, extra: Partial<SettingDoc> = {}): SettingDoc => 
   ...extra,
 });
 
+/** A live provider's `<PREFIX>TIMEOUT_MS`: a worker's lease must outlast two of its calls (`longestCall` of `liveHttpPlugin`). */
+const callBound = (name: string, calls: string): SettingDoc =>
+  provider(`The bound on one ${name} call (${calls}); \`WORKER_LEASE_SECONDS\` must cover two of them.`);
+
 /** The providers file and each provider plugin's own variables (`src/providers/<name>/config.ts`). */
 export const providerSettings: Record<string, SettingDoc> = {
   PROVIDERS_FILE: provider(
@@ -32,9 +36,7 @@ export const providerSettings: Record<string, SettingDoc> = {
   VTU_SECRET_KEY: provider("The VTU account's secret key.", { example: "vtu-secret-key" }),
   VTU_CALLBACK_TOKEN: provider("The bearer token VTU's callbacks must carry.", { example: "vtu-callback-token" }),
   VTU_CALLBACK_SECRET: provider("The HMAC secret of VTU's callback signatures.", { example: "vtu-callback-secret" }),
-  VTU_TIMEOUT_MS: provider(
-    "The bound on one VTU call (pay, re-query, merchant verification); `WORKER_LEASE_SECONDS` must cover two of them.",
-  ),
+  VTU_TIMEOUT_MS: callBound("VTU", "pay, re-query, merchant verification"),
   CLUBKONNECT_BASE_URL: provider(
     "Where the live ClubKonnect provider's `API*.asp` endpoints live. Set, the provider is configured and `CLUBKONNECT_USER_ID` and `CLUBKONNECT_API_KEY` are required.",
     { example: "https://clubkonnect.example" },
@@ -44,9 +46,7 @@ export const providerSettings: Record<string, SettingDoc> = {
   CLUBKONNECT_CALLBACK_URL: provider(
     "Sent as `CallBackURL` with every order, so ClubKonnect calls back when the order settles; unset: no callbacks (re-queries find the outcome).",
   ),
-  CLUBKONNECT_TIMEOUT_MS: provider(
-    "The bound on one ClubKonnect call (an order, a query, a verification, the balance); `WORKER_LEASE_SECONDS` must cover two of them.",
-  ),
+  CLUBKONNECT_TIMEOUT_MS: callBound("ClubKonnect", "an order, a query, a verification, the balance"),
 };
 
 /** What each kind's `RETENTION_*_DAYS` deletes, once that many days old (`0` keeps it for ever). */
