@@ -5,10 +5,10 @@ import { providerAnomalies } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 
-type Schemas = components["schemas"];
+type Anomaly = components["schemas"]["Anomaly"];
 type AnomalyRow = typeof providerAnomalies.$inferSelect;
 
-const presentAnomaly = (row: AnomalyRow): Schemas["Anomaly"] => ({
+const presentAnomaly = (row: AnomalyRow): Anomaly => ({
   id: row.id,
   kind: row.kind,
   provider: row.provider,
@@ -21,7 +21,7 @@ export function listAnomalies(
   db: Executor,
   cursors: CursorCodec,
   query: { kind?: AnomalyRow["kind"]; provider?: string; cursor?: string; limit?: number },
-): Promise<Page<Schemas["Anomaly"]>> {
+): Promise<Page<Anomaly>> {
   const filters = { kind: query.kind, provider: query.provider };
   const conditions = [
     query.kind ? eq(providerAnomalies.kind, query.kind) : undefined,
