@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { type Command, InvalidArgumentError } from "commander";
-import { type CallResult, Clients, unwrap } from "./client.ts";
+import { type CallResult, Clients, unwrap, type VendClient } from "./client.ts";
 import { colorEnabled, colorsFor } from "./color.ts";
-import { type ConfigFlags, type ResolvedConfig, resolveConfig } from "./config.ts";
+import { type ConfigFlags, type ResolvedConfig, resolveConfig, usesLiveKey } from "./config.ts";
+import { UsageError } from "./errors.ts";
 import { io } from "./io.ts";
 import { type Column, type FormatFlags, formatFrom, outputOptions, Printer } from "./output.ts";
 import { pagerCommand } from "./pager.ts";
@@ -33,6 +34,13 @@ export function printerOf(command: Command): Printer {
 export function contextOf(command: Command): Context {
   const config = resolveConfig(command.optsWithGlobals<GlobalOptions>());
   return { config, clients: new Clients(config), printer: printerOf(command), interactive: isInteractive() };
+}
+
+/** The API client of a command that works only in test mode (sandbox vends, a temporary endpoint): a live key is a usage error. */
+export function requireTestKey(ctx: Context, refusal: string): VendClient {
+  const client = ctx.clients.api();
+  if (usesLiveKey(ctx.config)) throw new UsageError(refusal);
+  return client;
 }
 
 /** commander argument parsers: a bad value is a usage error (exit 2). */

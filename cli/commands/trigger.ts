@@ -1,8 +1,7 @@
 import { Argument, Command } from "commander";
 import { type SandboxScenario, sandboxDefaultScenario, sandboxScenarios } from "../../src/lib/shared/sandbox-outcomes.ts";
-import { call, type VendClient } from "../client.ts";
-import { actionCommand, type Context, integerOption, newIdempotencyKey } from "../context.ts";
-import { UsageError } from "../errors.ts";
+import { call } from "../client.ts";
+import { actionCommand, integerOption, newIdempotencyKey, requireTestKey } from "../context.ts";
 import { parseNgn } from "../money.ts";
 import { tell } from "../prompt.ts";
 import { onlyProduct } from "../vend/catalogue.ts";
@@ -53,14 +52,6 @@ interface TriggerFlags {
   wait?: number;
 }
 
-function requireTestKey(ctx: Context): VendClient {
-  const client = ctx.clients.api();
-  if (ctx.config.apiKey?.startsWith("rg_live_")) {
-    throw new UsageError("trigger makes sandbox vends: use a test key (rg_test_…), not a live one");
-  }
-  return client;
-}
-
 export const triggerCommand = (): Command =>
   actionCommand(
     new Command("trigger")
@@ -78,7 +69,7 @@ export const triggerCommand = (): Command =>
       "vendctl webhooks listen --forward-to http://localhost:3000/hooks   # in another terminal, to receive the events",
     ],
     async (ctx, outcome: Outcome, flags: TriggerFlags) => {
-      const client = requireTestKey(ctx);
+      const client = requireTestKey(ctx, "trigger makes sandbox vends: use a test key (rg_test_…), not a live one");
       const amountKobo = parseNgn(flags.amount, "--amount");
       const product = await onlyProduct(client, flags.network, "airtime");
       const body = {

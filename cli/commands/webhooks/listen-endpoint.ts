@@ -1,6 +1,6 @@
 import { unwrap } from "../../client.ts";
 import type { Context } from "../../context.ts";
-import { ApiError, UsageError } from "../../errors.ts";
+import { ApiError } from "../../errors.ts";
 import { io } from "../../io.ts";
 
 export interface TemporaryEndpoint {
@@ -10,16 +10,6 @@ export interface TemporaryEndpoint {
 }
 
 const requestTimeoutMs = 10_000;
-
-/** `listen` without --secret registers itself, like `stripe listen`: only with a test key. */
-export function requireTestKey(ctx: Context): void {
-  ctx.clients.api();
-  if (ctx.config.apiKey?.startsWith("rg_live_")) {
-    throw new UsageError(
-      "webhooks listen creates a temporary test-mode endpoint: use a test key (rg_test_…), or pass --secret of an endpoint you added",
-    );
-  }
-}
 
 export async function createTemporaryEndpoint(ctx: Context, url: string): Promise<TemporaryEndpoint> {
   const body = { url, description: "vendctl webhooks listen (temporary: removed when listen stops)" };

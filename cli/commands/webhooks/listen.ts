@@ -1,10 +1,10 @@
 import { Command, Option } from "commander";
 import { Webhook } from "standardwebhooks";
-import { actionCommand, type Context, integerOption } from "../../context.ts";
+import { actionCommand, type Context, integerOption, requireTestKey } from "../../context.ts";
 import { UsageError } from "../../errors.ts";
 import { io } from "../../io.ts";
 import { warnShownOnce } from "../../shown-once.ts";
-import { createTemporaryEndpoint, removeTemporaryEndpoint, requireTestKey, type TemporaryEndpoint } from "./listen-endpoint.ts";
+import { createTemporaryEndpoint, removeTemporaryEndpoint, type TemporaryEndpoint } from "./listen-endpoint.ts";
 import { describeForward, type ForwardResult, forwardDelivery, forwardJson } from "./listen-forward.ts";
 
 interface ListenFlags {
@@ -15,6 +15,9 @@ interface ListenFlags {
   forward?: string;
   endpointUrl?: string;
 }
+
+const liveKeyRefusal =
+  "webhooks listen creates a temporary test-mode endpoint: use a test key (rg_test_…), or pass --secret of an endpoint you added";
 
 type Verdict = "valid" | "INVALID" | "not checked";
 
@@ -116,7 +119,8 @@ export const webhooksListenCommand = (): Command =>
     async (ctx, flags: ListenFlags) => {
       const secret = flags.secret || io().env.VENDCTL_WEBHOOK_SECRET;
       let verifier = secret ? verifierFor(secret) : undefined;
-      if (!secret) requireTestKey(ctx);
+      // Without --secret it registers itself, like `stripe listen`: only with a test key.
+      if (!secret) requireTestKey(ctx, liveKeyRefusal);
       const forwardTo = flags.forwardTo ?? flags.forward;
       const stopped = untilStopped();
       const server = Bun.serve({
