@@ -47,9 +47,13 @@ export async function askSecret(message: string): Promise<string> {
   return (await prompts()).password({ message, mask: "*" }, promptContext());
 }
 
+/** A yes-or-no question, no by default. */
+export async function confirm(message: string): Promise<boolean> {
+  return (await prompts()).confirm({ message, default: false }, promptContext());
+}
+
 export async function confirmOrCancel(message: string): Promise<void> {
-  const { confirm } = await prompts();
-  if (!(await confirm({ message, default: false }, promptContext()))) throw new CancelledError("cancelled; nothing was sent");
+  if (!(await confirm(message))) throw new CancelledError("cancelled; nothing was sent");
 }
 
 /** A line for the person at the prompts (a finding, a reason to ask again), on stderr with the prompts. */

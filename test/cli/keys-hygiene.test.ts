@@ -128,6 +128,16 @@ describe("keys roll", () => {
     expect(saved).not.toBe(old.key);
     expect(terminal.screen()).toContain(saved ?? "-");
   });
+
+  test.skipIf(!script)("on a terminal, answering no keeps the old key in the profile", async () => {
+    const old = await newKey();
+    const env = await profileWith(old.key);
+    const terminal = onTerminal(["keys", "roll", "--grace", "1h"], env);
+    await terminal.answer('Save the new key in profile "default"', "n");
+    expect(await terminal.exited()).toBe(0);
+    expect(savedKey(env)).toBe(old.key);
+    expect(terminal.screen()).toContain('Not saved: profile "default" keeps the old key');
+  });
 });
 
 describe("keys restrict", () => {

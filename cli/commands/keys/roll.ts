@@ -5,7 +5,7 @@ import { readConfigFile, writeProfile } from "../../config.ts";
 import { confirmDestructive, yesOption } from "../../confirm-destructive.ts";
 import { actionCommand, type Context } from "../../context.ts";
 import type { Column } from "../../output.ts";
-import { CancelledError, confirmOrCancel, tell } from "../../prompt.ts";
+import { confirm, tell } from "../../prompt.ts";
 import { warnShownOnce } from "../../shown-once.ts";
 import { cellValue } from "../../table.ts";
 import { apiKeyCreatedColumns } from "../../views.ts";
@@ -38,13 +38,7 @@ export function parseGrace(value: string): number {
 async function shouldSave(ctx: Context, save: boolean | undefined): Promise<boolean> {
   if (save !== undefined) return save;
   if (!ctx.interactive) return false;
-  try {
-    await confirmOrCancel(`Save the new key in profile "${ctx.config.profile}" (replacing the one in use)?`);
-    return true;
-  } catch (error) {
-    if (error instanceof CancelledError) return false;
-    throw error;
-  }
+  return confirm(`Save the new key in profile "${ctx.config.profile}" (replacing the one in use)?`);
 }
 
 export const keysRollCommand = (): Command =>
