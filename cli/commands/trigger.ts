@@ -4,7 +4,7 @@ import { call } from "../client.ts";
 import { actionCommand, integerOption, newIdempotencyKey, requireTestKey } from "../context.ts";
 import { parseNgn } from "../money.ts";
 import { tell } from "../prompt.ts";
-import { onlyProduct } from "../vend/catalogue.ts";
+import { onlyProduct, phoneNetworks } from "../vend/catalogue.ts";
 import { isFinal, stillOpenHint, waitForFinal } from "../vend/wait.ts";
 import { transactionDetailColumns } from "../views.ts";
 
@@ -60,7 +60,7 @@ export const triggerCommand = (): Command =>
           "(test key only). Prints the transaction and the events to expect",
       )
       .addArgument(new Argument("<outcome>", "what the vend should do").choices(outcomes))
-      .option("--network <code>", "mtn, airtel, glo or 9mobile", "mtn")
+      .option("--network <code>", phoneNetworks, "mtn")
       .option("--amount <ngn>", "face value in NGN", "100")
       .option("--wait <seconds>", "follow the transaction up to this many seconds, until it is final", integerOption(0))
       .addHelpText("after", outcomesHelp),

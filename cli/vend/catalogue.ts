@@ -5,6 +5,9 @@ import { UsageError } from "../errors.ts";
 import { choose } from "../prompt.ts";
 import type { Product } from "../views.ts";
 
+/** The mobile networks of airtime and data, as `--network` help names them (pickNetwork offers the live ones). */
+export const phoneNetworks = "mtn, airtel, glo or 9mobile";
+
 /** Asks for a network, disco or biller from the live catalogue. */
 export async function pickNetwork(client: VendClient, service: ServiceCode, message: string): Promise<string> {
   const networks = await unwrap(client.GET("/api/v1/catalogue/networks", { params: { query: { service } } }));

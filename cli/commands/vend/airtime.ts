@@ -2,7 +2,7 @@ import { Command } from "commander";
 import { formatNgn } from "../../../src/lib/shared/money.ts";
 import { checkAmountFlag, rangeOf } from "../../vend/amount.ts";
 import { askAmount, askPhone } from "../../vend/ask.ts";
-import { namedOrOnlyProduct, pickNetwork, quotePrice } from "../../vend/catalogue.ts";
+import { namedOrOnlyProduct, phoneNetworks, pickNetwork, quotePrice } from "../../vend/catalogue.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend } from "../../vend/session.ts";
 import { submitVend, vendTo } from "../../vend/submit.ts";
@@ -29,7 +29,7 @@ export const airtimeCommand = (): Command =>
   vendCommand(
     new Command("airtime")
       .description("Buy airtime for a phone number (POST /api/v1/vend)")
-      .option("--network <code>", "mtn, airtel, glo or 9mobile")
+      .option("--network <code>", phoneNetworks)
       .addOption(phoneOption("the phone number to top up"))
       .addOption(amountOption("face value in NGN, e.g. 100 or 100.50"))
       .addOption(productOption("product code (default: the network's airtime product)")),

@@ -17,6 +17,7 @@ import { CsvSyntaxError, parseCsv } from "../../csv.ts";
 import { UsageError } from "../../errors.ts";
 import { type Progress, progress } from "../../progress.ts";
 import { tell } from "../../prompt.ts";
+import { phoneNetworks } from "../../vend/catalogue.ts";
 
 interface BulkFlags {
   out?: string;
@@ -183,7 +184,7 @@ breaks). Columns, in any order, names case-insensitive; an empty cell is left ou
   destination       the phone number (airtime, data), meter number (electricity) or smartcard number (cable)
   amount            NGN, like --amount: 100 or 100.50; airtime and electricity; optional for data and cable
   product_code      data bundle or cable bouquet (required); airtime: default the network's airtime product
-  network           mtn, airtel, glo or 9mobile; for electricity the disco, for cable the biller
+  network           ${phoneNetworks}; for electricity the disco, for cable the biller
   disco, biller     the same as network, for readability
   meter_type        electricity only: prepaid (default) or postpaid
   phone_number      electricity and cable: the customer's phone; airtime and data: the same as destination

@@ -1,7 +1,7 @@
 import { Command } from "commander";
 import { checkAmountFlag } from "../../vend/amount.ts";
 import { askPhone } from "../../vend/ask.ts";
-import { findProduct, pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
+import { findProduct, phoneNetworks, pickNetwork, pickProduct, quotePrice } from "../../vend/catalogue.ts";
 import { amountOption, type CommonVendFlags, phoneOption, productOption, vendCommand } from "../../vend/options.ts";
 import { confirmPrice, openVend } from "../../vend/session.ts";
 import { submitVend, vendTo } from "../../vend/submit.ts";
@@ -40,7 +40,7 @@ export const dataCommand = (): Command =>
       .description("Buy a data bundle for a phone number (POST /api/v1/vend)")
       .addOption(productOption("bundle code from `vendctl catalogue products --service data`"))
       .addOption(phoneOption("the phone number that receives the bundle"))
-      .option("--network <code>", "mtn, airtel, glo or 9mobile (checked against the bundle)")
+      .option("--network <code>", `${phoneNetworks} (checked against the bundle)`)
       .addOption(amountOption("optional: a bundle has a fixed price; if given, it must be that price")),
     "vendctl vend data --product mtn-data-1gb-1d --phone 08031234567 --yes",
     buyData,
