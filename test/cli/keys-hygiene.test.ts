@@ -118,25 +118,26 @@ describe("keys roll", () => {
     expect(keys.find((k) => k.id === old.id)?.expires_at).toBeNull();
   });
 
-  test.skipIf(!script)("on a terminal it offers to save the new key in the profile", async () => {
+  /** `keys roll --grace 1h` on a terminal, answering its offer to save the new key in the profile. */
+  async function rollAnswering(answer: "y" | "n") {
     const old = await newKey();
     const env = await profileWith(old.key);
     const terminal = onTerminal(["keys", "roll", "--grace", "1h"], env);
-    await terminal.answer('Save the new key in profile "default"', "y");
+    await terminal.answer('Save the new key in profile "default"', answer);
     expect(await terminal.exited()).toBe(0);
-    const saved = savedKey(env);
+    return { old, saved: savedKey(env), screen: terminal.screen() };
+  }
+
+  test.skipIf(!script)("on a terminal it offers to save the new key in the profile", async () => {
+    const { old, saved, screen } = await rollAnswering("y");
     expect(saved).not.toBe(old.key);
-    expect(terminal.screen()).toContain(saved ?? "-");
+    expect(screen).toContain(saved ?? "-");
   });
 
   test.skipIf(!script)("on a terminal, answering no keeps the old key in the profile", async () => {
-    const old = await newKey();
-    const env = await profileWith(old.key);
-    const terminal = onTerminal(["keys", "roll", "--grace", "1h"], env);
-    await terminal.answer('Save the new key in profile "default"', "n");
-    expect(await terminal.exited()).toBe(0);
-    expect(savedKey(env)).toBe(old.key);
-    expect(terminal.screen()).toContain('Not saved: profile "default" keeps the old key');
+    const { old, saved, screen } = await rollAnswering("n");
+    expect(saved).toBe(old.key);
+    expect(screen).toContain('Not saved: profile "default" keeps the old key');
   });
 });
 
