@@ -19,8 +19,7 @@ const domain =
 // The background work a process runs (its queues and periodic tasks): each names the feature or domain code it runs,
 // and only the composition (src/background.ts) lists them.
 const background = "^src/jobs/(queues|tasks)/";
-const features =
-  "^src/(accounts|admin|auth|callbacks|catalogue|provider-admin|system|transactions|vend|verification|wallet|webhooks)/";
+const features = "^src/(admin|auth|callbacks|catalogue|provider-admin|system|transactions|vend|verification|wallet|webhooks)/";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
 // src/roles/: what each of vend's commands runs (serve, work, migrate, config, operator create).

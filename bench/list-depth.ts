@@ -9,13 +9,13 @@
  */
 import { sql } from "drizzle-orm";
 import postgres from "postgres";
-import { createAccount } from "../src/accounts/account-records.ts";
 import { type Database, type DbHandle, openDatabase } from "../src/db/client.ts";
 import { runMigrations } from "../src/db/migrate.ts";
 import { randomBase62 } from "../src/lib/random.ts";
 import { loadConfig } from "../src/load-config.ts";
 import { createLogger } from "../src/logger.ts";
 import { createDeps, startServer } from "../src/server.ts";
+import { createAccount } from "../src/wallet/account-records.ts";
 import { onCleanup, runBench } from "./lib/cleanup.ts";
 
 const rowsForAccount = 200_000;

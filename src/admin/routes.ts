@@ -1,11 +1,11 @@
-import { createAccount, getAccountDetail, listAccounts } from "../accounts/account-records.ts";
-import { createApiKey, listApiKeys, recordKeyEnd, revokeApiKey } from "../accounts/api-key-records.ts";
+import { createApiKey, listApiKeys, recordKeyEnd, revokeApiKey } from "../auth/api-key-records.ts";
 import { knowChangedKey } from "../auth/credential-registry.ts";
 import { hashApiKey } from "../auth/keys.ts";
 import type { AppDeps } from "../deps.ts";
 import { idempotentOperation } from "../http/idempotent.ts";
 import { type Handlers, operatorOf } from "../http/operations.ts";
 import { reconciliationReport } from "../ledger/reconcile.ts";
+import { createAccount, getAccountDetail, listAccounts } from "../wallet/account-records.ts";
 import { creditWallet } from "../wallet/wallet-balance.ts";
 import { listAuditEntries } from "./audit-trail.ts";
 import {

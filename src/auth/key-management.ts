@@ -1,11 +1,11 @@
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import { createApiKey, presentApiKey } from "../accounts/api-key-records.ts";
 import { apiKeys } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, notFound, validationError } from "../errors.ts";
 import type { ApiPrincipal } from "../lib/scope.ts";
 import { addressAllowed, parseAllowList } from "./allow-list.ts";
+import { createApiKey, presentApiKey } from "./api-key-records.ts";
 import { hashApiKey } from "./keys.ts";
 
 type ApiKey = components["schemas"]["ApiKey"];

@@ -1,7 +1,7 @@
-import { recordKeyEnd } from "../accounts/api-key-records.ts";
 import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
+import { recordKeyEnd } from "./api-key-records.ts";
 import { knowChangedKey } from "./credential-registry.ts";
 import { defaultGraceSeconds, listAccountKeys, rollApiKey, updateKeyAllowList } from "./key-management.ts";
 

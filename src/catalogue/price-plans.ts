@@ -1,10 +1,10 @@
 import { asc, count, eq, inArray, sql } from "drizzle-orm";
 import { type PriceDiscountScope, serviceCodes } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
-import { getAccountDetail } from "../accounts/account-records.ts";
 import { accounts, networks, pricePlanDiscounts, pricePlans, products } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, type FieldError, notFound, validationError } from "../errors.ts";
+import { assignPricePlan, getAccountDetail } from "../wallet/account-records.ts";
 import { announcePlanChange } from "./changes.ts";
 import { loadPlanPricing, type PlanPricing, planPricingOf } from "./plan-pricing.ts";
 
@@ -187,17 +187,12 @@ export async function setAccountPricePlan(db: Executor, accountId: string, planN
     if (account.pricePlan === planName) return { before, account: await getAccountDetail(tx, accountId), changed: false };
     const current: PlanPricing | undefined = await loadPlanPricing(tx, account.pricePlan);
     if (!current) throw new Error(`account ${accountId} is on a missing plan`);
-    const [moved] = await tx
-      .update(accounts)
-      .set({ pricePlan: planName })
-      .where(eq(accounts.id, accountId))
-      .returning({ at: sql<string>`to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` });
-    if (!moved) throw new Error("account update returned nothing");
+    const movedAt = await assignPricePlan(tx, accountId, planName);
     await announcePlanChange(tx, await allProducts(tx), {
       before: current,
       after: target,
       audience: { accountId },
-      at: moved.at,
+      at: movedAt,
     });
     return { before, account: await getAccountDetail(tx, accountId), changed: true };
   });

@@ -1,4 +1,3 @@
-import { createAccount, hasAnyAccount } from "../accounts/account-records.ts";
 import { localUrlOf, writeLocalAccess } from "../admin/local-access.ts";
 import { hasActiveOperator } from "../admin/operators.ts";
 import { startBackground } from "../background.ts";
@@ -10,6 +9,7 @@ import type { AppDeps } from "../deps.ts";
 import { bufferedStdout, createLogger, type Logger } from "../logger.ts";
 import { startMetricsServer } from "../metrics/metrics-server.ts";
 import { createDeps, type Listener, listenFirst, startServer } from "../server.ts";
+import { createAccount, hasAnyAccount } from "../wallet/account-records.ts";
 import { readSettings, StartUpError } from "./start-up.ts";
 
 /** Which parts one process runs: `vend serve` the API, `vend work` the worker, the development default both. */

@@ -5,6 +5,7 @@ import { wallets } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
 import { credit, fund } from "../ledger/movements.ts";
+import { updateLowBalanceThreshold } from "../ledger/wallet-rows.ts";
 import type { Scope } from "../lib/scope.ts";
 
 type Wallet = components["schemas"]["Wallet"];
@@ -29,16 +30,11 @@ export async function getWallet(db: Executor, ref: Scope): Promise<Wallet> {
 }
 
 /**
- * Sets the wallet's low-balance threshold (null: no alert). The wallets trigger (migration
- * `0009_low_balance_alerts`) decides in the same update whether this alerts at once (a threshold above the
- * available balance, not yet alerted) or re-arms the alert. `404` when the account has no such wallet.
+ * Sets the wallet's low-balance threshold (null: no alert), through the ledger that owns the wallet rows
+ * (`updateLowBalanceThreshold`). `404` when the account has no such wallet.
  */
 export async function setLowBalanceThreshold(db: Executor, ref: Scope, thresholdKobo: number | null): Promise<Wallet> {
-  const [row] = await db
-    .update(wallets)
-    .set({ lowBalanceThresholdKobo: thresholdKobo, updatedAt: sql`now()` })
-    .where(walletWhere(ref))
-    .returning();
+  const row = await updateLowBalanceThreshold(db, ref, thresholdKobo);
   if (!row) throw notFound("Wallet");
   return presentWallet(row);
 }

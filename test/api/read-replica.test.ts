@@ -1,12 +1,12 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createAccount } from "../../src/accounts/account-records.ts";
 import { ConfigError } from "../../src/config.ts";
 import { type Database, openDatabase } from "../../src/db/client.ts";
 import { PrimaryPositions, parseLsn, primaryReads, type ReadRouter, startReplicaRouter } from "../../src/db/replica.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { notFound } from "../../src/errors.ts";
 import { loadConfig } from "../../src/load-config.ts";
+import { createAccount } from "../../src/wallet/account-records.ts";
 import { idem } from "../helpers/accounts.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { freePort } from "../helpers/private-cluster.ts";

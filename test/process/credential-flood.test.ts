@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
-import { createAccount } from "../../src/accounts/account-records.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
+import { createAccount } from "../../src/wallet/account-records.ts";
 import { idem } from "../helpers/accounts.ts";
 import { apiUrl, spawnService } from "../helpers/cluster.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";

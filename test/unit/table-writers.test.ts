@@ -75,14 +75,6 @@ describe("which file writes which table", () => {
  * and another folder asks the owner. An entry goes when its table gets its one owner; none is added.
  */
 const sharedTables: Record<string, { folders: string[]; reason: string }> = {
-  accounts: {
-    folders: ["src/accounts", "src/catalogue"],
-    reason: "src/catalogue/price-plans.ts moves an account to another price plan with its own update",
-  },
-  api_keys: {
-    folders: ["src/accounts", "src/auth"],
-    reason: "src/accounts/ creates and revokes keys; src/auth/ rolls them, sets their CIDRs and records their use",
-  },
   events: {
     folders: ["src/ledger", "src/retention"],
     reason: "src/retention/ deletes delivered events after their time; src/ledger/outbox.ts writes them",
@@ -106,11 +98,6 @@ const sharedTables: Record<string, { folders: string[]; reason: string }> = {
   vend_batches: {
     folders: ["src/orders", "src/vend"],
     reason: "src/vend/batches.ts creates a batch, src/orders/batch-completion.ts completes it",
-  },
-  wallets: {
-    folders: ["src/accounts", "src/ledger", "src/wallet"],
-    reason:
-      "src/accounts/ creates an account's wallets and src/wallet/ sets the low-balance threshold; money moves in src/ledger/",
   },
   webhook_attempts: {
     folders: ["src/retention", "src/webhooks"],

@@ -1,10 +1,10 @@
 import { eq, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import { parseAllowList } from "../auth/allow-list.ts";
-import { generateApiKey, type Mode } from "../auth/keys.ts";
 import { accounts, apiKeys } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
+import { parseAllowList } from "./allow-list.ts";
+import { generateApiKey, type Mode } from "./keys.ts";
 
 type ApiKey = components["schemas"]["ApiKey"];
 type ApiKeyCreated = components["schemas"]["ApiKeyCreated"];

@@ -1,12 +1,13 @@
-import { eq, ilike } from "drizzle-orm";
+import { eq, ilike, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
+import { createApiKey } from "../auth/api-key-records.ts";
 import { readNewestFirst } from "../db/keyset.ts";
 import { accounts, wallets } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { notFound } from "../errors.ts";
+import { openWallets } from "../ledger/wallet-rows.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
-import { presentWallet } from "../wallet/wallet-balance.ts";
-import { createApiKey } from "./api-key-records.ts";
+import { presentWallet } from "./wallet-balance.ts";
 
 type Account = components["schemas"]["Account"];
 type AccountRow = typeof accounts.$inferSelect;
@@ -23,10 +24,7 @@ export async function createAccount(db: Executor, name: string) {
   return withTransaction(db, async (tx) => {
     const [account] = await tx.insert(accounts).values({ name }).returning();
     if (!account) throw new Error("account insert returned nothing");
-    await tx.insert(wallets).values([
-      { accountId: account.id, mode: "test" },
-      { accountId: account.id, mode: "live" },
-    ]);
+    await openWallets(tx, account.id);
     const keys = [await createApiKey(tx, account.id, "test"), await createApiKey(tx, account.id, "live")];
     return { account: presentAccount(account), keys };
   });
@@ -52,4 +50,18 @@ export async function getAccountDetail(db: Executor, accountId: string) {
   if (!account) throw notFound("Account");
   const rows = await db.select().from(wallets).where(eq(wallets.accountId, accountId)).orderBy(wallets.mode);
   return { ...presentAccount(account), wallets: rows.map(presentWallet) };
+}
+
+/**
+ * Puts the account on the plan `planName` (the caller has locked the account and checked the plan). Returns the
+ * instant of the move on the database clock, as ISO 8601.
+ */
+export async function assignPricePlan(tx: Executor, accountId: string, planName: string): Promise<string> {
+  const [moved] = await tx
+    .update(accounts)
+    .set({ pricePlan: planName })
+    .where(eq(accounts.id, accountId))
+    .returning({ at: sql<string>`to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')` });
+  if (!moved) throw new Error("account update returned nothing");
+  return moved.at;
 }
