@@ -6,8 +6,7 @@ import { idempotencyRecords } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, errorEnvelope } from "../errors.ts";
 import { claimedKeys, claimKeys } from "./claim-keys.ts";
-
-export const retentionHours = 24;
+import { storeAnswers } from "./store-answers.ts";
 
 export interface IdempotencyKey {
   /** `account:<id>:<mode>` or `admin`. */
@@ -80,11 +79,16 @@ export function storedAnswerOf(prior: PriorAnswer, fingerprint: string): Idempot
 
 const oneKey = cte("one_key", ["ord", "lock", "scope", "method", "path", "key"]);
 
+/** What the claim of a free key found: the expired record its answer replaces (a `ctid`), if any. */
+interface FreeKey {
+  expiredRecord: string | null;
+}
+
 /**
  * Takes the key's advisory lock and reads any stored answer in one round trip (`claimKeys`, the claim the
- * vend accept makes too; see storedAnswerOf). An expired answer is deleted, to be replaced.
+ * vend accept makes too; see storedAnswerOf): the answer to replay, or the key free to run.
  */
-async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Promise<IdempotentResult | null> {
+async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Promise<IdempotentResult | FreeKey> {
   const [row] = await queryRows<PriorAnswer & { record: string | null }>(
     tx,
     sql`with ${oneKey.name} as (
@@ -97,17 +101,23 @@ async function claim(tx: Executor, id: IdempotencyKey, fingerprint: string): Pro
     row ?? { locked: false, status: null, body: null, fingerprint: null, expired: null },
     fingerprint,
   );
-  if (!stored && row?.expired && row.record)
-    await queryRows(tx, sql`delete from idempotency_records where ctid = ${row.record}::tid`);
-  return stored;
+  return stored ?? { expiredRecord: row?.expired ? row.record : null };
 }
 
-async function store(tx: Executor, id: IdempotencyKey, fingerprint: string, response: StoredResponse): Promise<void> {
+const oneAnswer = cte("one_answer", ["scope", "method", "path", "key", "fingerprint", "status", "body"]);
+const expiredRecord = cte("expired", ["record"]);
+
+/** Stores the answer to a key the claim found free, replacing its expired record (`storeAnswers`). */
+async function store(tx: Executor, id: IdempotencyKey, fingerprint: string, free: FreeKey, response: StoredResponse) {
   await queryRows(
     tx,
-    sql`insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
-        values (${id.scope}, ${id.method}, ${id.path}, ${id.key}, ${fingerprint}, ${response.status}, ${response.body},
-                now() + make_interval(hours => ${retentionHours}))`,
+    sql`with ${oneAnswer.name} as (
+          select ${id.scope}::text as scope, ${id.method}::text as method, ${id.path}::text as path, ${id.key}::text as key,
+                 ${fingerprint}::text as fingerprint, ${response.status}::integer as status, ${response.body}::text as body
+        ), ${expiredRecord.name} as (
+          select ${free.expiredRecord}::tid as record
+        ), ${storeAnswers(oneAnswer, expiredRecord)}
+        select 1`,
   );
 }
 
@@ -128,10 +138,10 @@ export async function runIdempotent(
   try {
     return await onceMoreIfRaced(() =>
       withTransaction(db, async (tx) => {
-        const stored = await claim(tx, id, fingerprint);
-        if (stored) return stored;
+        const claimed = await claim(tx, id, fingerprint);
+        if ("replayed" in claimed) return claimed;
         const response = await execute(tx);
-        await store(tx, id, fingerprint, response);
+        await store(tx, id, fingerprint, claimed, response);
         return { ...response, replayed: false };
       }),
     );
@@ -140,9 +150,9 @@ export async function runIdempotent(
     const response = { status: error.status, body: JSON.stringify(errorEnvelope(error)) };
     return onceMoreIfRaced(() =>
       withTransaction(db, async (tx) => {
-        const stored = await claim(tx, id, fingerprint);
-        if (stored) return stored;
-        await store(tx, id, fingerprint, response);
+        const claimed = await claim(tx, id, fingerprint);
+        if ("replayed" in claimed) return claimed;
+        await store(tx, id, fingerprint, claimed, response);
         return { ...response, replayed: false };
       }),
     );

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { cte } from "../../src/db/cte.ts";
+import { queryRows } from "../../src/db/rows.ts";
 import { idempotencyRecords } from "../../src/db/schema/index.ts";
-import { deleteExpiredIdempotencyRecords } from "../../src/idempotency/protocol.ts";
+import { notFound } from "../../src/errors.ts";
+import { deleteExpiredIdempotencyRecords, runIdempotent } from "../../src/idempotency/protocol.ts";
+import { storeAnswers } from "../../src/idempotency/store-answers.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { idem } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -78,5 +84,68 @@ describe("idempotency retention", () => {
     const reused = await client.post("/api/v1/wallet/fund", { amount_kobo: 100 }, key);
     expect(reused.headers.get("idempotent-replayed")).toBeNull();
     expect((await client.get("/api/v1/wallet")).json.data.balance_kobo).toBe(200);
+  });
+
+  test("an expired answer is replaced in place: the key runs again and its one record is the new answer", async () => {
+    const { testKey } = await server.createAccount();
+    const client = server.client(testKey);
+    const key = idem();
+    const first = await client.post("/api/v1/wallet/fund", { amount_kobo: 100 }, key);
+    const db = server.database.handle.db;
+    const ofKey = eq(idempotencyRecords.key, key.headers["idempotency-key"]);
+    await db
+      .update(idempotencyRecords)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(ofKey);
+    const again = await client.post("/api/v1/wallet/fund", { amount_kobo: 100 }, key);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+    expect(again.json.data.entry.id).not.toBe(first.json.data.entry.id);
+    expect((await client.get("/api/v1/wallet")).json.data.balance_kobo).toBe(200);
+    const records = await db.select().from(idempotencyRecords).where(ofKey);
+    expect(records).toHaveLength(1);
+    expect(records[0]?.expiresAt.getTime()).toBeGreaterThan(Date.now());
+    expect(JSON.parse(records[0]?.responseBody ?? "{}").data.entry.id).toBe(again.json.data.entry.id);
+  });
+
+  test("an expired answer is replaced by an error that is part of the answer", async () => {
+    const db = server.database.handle.db;
+    const id = { scope: "admin", method: "POST", path: "replaceExpired", key: randomUUID() };
+    await runIdempotent(db, id, {}, async () => ({ status: 200, body: '{"first":true}' }));
+    const ofKey = eq(idempotencyRecords.key, id.key);
+    await db
+      .update(idempotencyRecords)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(ofKey);
+    const refused = await runIdempotent(db, id, {}, async () => {
+      throw notFound("Wallet");
+    });
+    expect(refused).toMatchObject({ status: 404, replayed: false });
+    const records = await db.select().from(idempotencyRecords).where(ofKey);
+    expect(records.map((r) => [r.responseStatus, r.responseBody])).toEqual([[404, refused.body]]);
+  });
+
+  test("the store deletes a record it replaces only while that record is expired", async () => {
+    // A record the claim found in an earlier statement may have been swept since, and its row's place taken by another key's.
+    const db = server.database.handle.db;
+    const taken = { scope: "admin", method: "POST", path: "storeGuard", key: randomUUID() };
+    await runIdempotent(db, taken, {}, async () => ({ status: 200, body: "{}" }));
+    const [found] = await queryRows<{ record: string }>(
+      db,
+      sql`select ctid::text as record from idempotency_records where key = ${taken.key}`,
+    );
+    const answer = cte("answer", ["scope", "method", "path", "key", "fingerprint", "status", "body"]);
+    const replacing = cte("replacing", ["record"]);
+    await queryRows(
+      db,
+      sql`with answer as (
+            select 'admin'::text as scope, 'POST'::text as method, 'storeGuard'::text as path, ${randomUUID()}::text as key,
+                   'f'::text as fingerprint, 200 as status, '{}'::text as body
+          ), replacing as (select ${found?.record ?? null}::tid as record), ${storeAnswers(answer, replacing)}
+          select 1`,
+    );
+    const records = await db.select().from(idempotencyRecords).where(eq(idempotencyRecords.path, "storeGuard"));
+    expect(records.map((r) => r.key)).toContain(taken.key);
+    expect(records).toHaveLength(2);
   });
 });

@@ -79,10 +79,6 @@ const sharedTables: Record<string, { folders: string[]; reason: string }> = {
     folders: ["src/ledger", "src/retention"],
     reason: "src/retention/ deletes delivered events after their time; src/ledger/outbox.ts writes them",
   },
-  idempotency_records: {
-    folders: ["src/idempotency", "src/orders"],
-    reason: "the accept statement (src/orders/statements/accept.ts) writes its requests' records in its one round trip",
-  },
   provider_anomalies: {
     folders: ["src/providers", "src/retention"],
     reason: "src/retention/ deletes low-balance anomalies after their time",

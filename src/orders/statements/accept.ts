@@ -4,7 +4,8 @@ import { cte } from "../../db/cte.ts";
 import { plannedForOne, preparedStatement, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { claimedKeys, claimKeys } from "../../idempotency/claim-keys.ts";
-import { type PriorAnswer, retentionHours } from "../../idempotency/protocol.ts";
+import type { PriorAnswer } from "../../idempotency/protocol.ts";
+import { storeAnswers, storedAnswers } from "../../idempotency/store-answers.ts";
 import { holds } from "../../ledger/movements.ts";
 import type { Mode } from "../../lib/scope.ts";
 
@@ -52,6 +53,9 @@ export interface AcceptRow extends PriorAnswer {
 
 const requests = cte("input", ["ord", "lock", "scope", "method", "path", "key"]);
 const held = holds(cte("accepted", ["wallet_id", "transaction_id", "amount_kobo", "running_kobo"]));
+/** The expired records of the free keys, and the accepted requests' answers: what the store writes. */
+const expiredRecords = cte("expired", ["record"]);
+const answers = cte("answers", ["scope", "method", "path", "key", "fingerprint", "status", "body"]);
 
 /**
  * The statement: requests travel as one JSON parameter, so its text is the same for any batch, built once
@@ -116,25 +120,20 @@ const acceptStatement = preparedStatement<{ input: string }, AcceptRow>(
         insert into transaction_queue (transaction_id, created_at, due_at) select id, created_at, created_at from txn
       ),
       ${held.entry},
-      expired as (
-        delete from idempotency_records r
-        using (select c.record from ${claimedKeys.name} c join free_keys f on f.ord = c.ord where c.expired) x
-        where r.ctid = x.record
-        returning key
+      ${expiredRecords.name} as (
+        select c.record from ${claimedKeys.name} c join free_keys f on f.ord = c.ord where c.expired
       ),
-      recorded as (
-        insert into idempotency_records (scope, method, path, key, fingerprint, response_status, response_body, expires_at)
-        select i.scope, i.method, i.path, i.key, i.fingerprint, 202, replace(i.body, i.token, ${storedNowIso}),
-               now() + make_interval(hours => ${retentionHours})
+      ${answers.name} as (
+        select i.scope, i.method, i.path, i.key, i.fingerprint, 202 as status, replace(i.body, i.token, ${storedNowIso}) as body
         from accepted a join input i on i.ord = a.ord join ${held.walletRow.name} hw on hw.id = a.wallet_id
-        where i.lock is not null and (select count(*) from expired) >= 0
-        returning scope, method, path, key, response_body
-      )
+        where i.lock is not null
+      ),
+      ${storeAnswers(answers, expiredRecords)}
       select c.ord, c.locked, c.status, c.body, c.fingerprint, c.expired,
              coalesce((select fit.before from free_keys f join fit on fit.wallet_id = f.wallet_id and fit.n = f.n
                        where f.ord = c.ord), 0) as available_kobo,
              a.ord is not null and exists (select 1 from ${held.walletRow.name} hw where hw.id = a.wallet_id) as accepted,
-             (select r.response_body from recorded r join input i
+             (select r.response_body from ${storedAnswers.name} r join input i
                 on r.scope = i.scope and r.method = i.method and r.path = i.path and r.key = i.key
               where i.ord = c.ord) as recorded_body
       from ${claimedKeys.name} c left join accepted a on a.ord = c.ord
