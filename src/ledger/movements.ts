@@ -28,8 +28,10 @@ interface MovementTarget {
 /** What a movement's wallet CTE returns: the wallet after the movement, and what moved it. */
 export type MovedWallet = Cte<"id" | "balance_kobo" | "held_kobo" | "amount_kobo" | "transaction_id" | "note">;
 
-/** What a movement's entry CTE returns: the ledger entry it appended. */
-export type AppendedEntry = Cte<"id" | "kind" | "amount_kobo" | "balance_after_kobo" | "held_after_kobo" | "note" | "created_ms">;
+/** What a movement's entry CTE returns: the ledger entries it appended. */
+export type AppendedEntry = Cte<
+  "id" | "kind" | "amount_kobo" | "balance_after_kobo" | "held_after_kobo" | "transaction_id" | "note" | "created_ms"
+>;
 
 /**
  * One movement as parts of a single statement. `wallet` is the CTE that applies it to the wallet row;
@@ -49,10 +51,30 @@ const signed = (sign: -1 | 0 | 1, amount: SQL) => (sign === 1 ? sql` + ${amount}
 const movedWallet = (name: string): MovedWallet =>
   cte(name, ["id", "balance_kobo", "held_kobo", "amount_kobo", "transaction_id", "note"]);
 const appendedEntry = (name: string): AppendedEntry =>
-  cte(name, ["id", "kind", "amount_kobo", "balance_after_kobo", "held_after_kobo", "note", "created_ms"]);
+  cte(name, ["id", "kind", "amount_kobo", "balance_after_kobo", "held_after_kobo", "transaction_id", "note", "created_ms"]);
 
 /**
- * The one place a wallet moves by a given amount and its ledger entry is written. A movement that lowers
+ * `name as (insert into ledger_entries …)`: THE append of ledger entries, for every movement kind. `entries` is a
+ * query returning one row per entry: `wallet_id`, `kind`, `amount_kobo`, `balance_delta_kobo`, `held_delta_kobo`,
+ * `balance_after_kobo`, `held_after_kobo` (the wallet as the entry leaves it), `transaction_id`, `note`, and `ord`,
+ * its place among its wallet's entries: ids are given in that order, wallet by wallet. A zero amount writes no entry.
+ */
+function appendEntries(entryRow: AppendedEntry, entries: SQL): SQL {
+  return sql`${entryRow.name} as (
+      insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
+                                  balance_after_kobo, held_after_kobo, transaction_id, note)
+      select wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
+             balance_after_kobo, held_after_kobo, transaction_id, note
+      from (${entries}) e
+      where amount_kobo > 0
+      order by wallet_id, ord
+      returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, transaction_id, note,
+                (extract(epoch from created_at) * 1000)::float8 as created_ms
+    )`;
+}
+
+/**
+ * The one place a wallet moves by a given amount and its ledger entry is appended. A movement that lowers
  * the available balance (`balance_kobo - held_kobo`) applies only while the wallet covers it: otherwise the
  * wallet CTE returns no row and nothing is written. A zero amount moves nothing and writes no entry.
  */
@@ -74,15 +96,13 @@ function move(kind: MovementKind, target: MovementTarget): MovementParts {
       )`;
   const entryRow = appendedEntry(`${kind}_entry`);
   const delta = (sign: -1 | 0 | 1) => sql.raw(sign === 0 ? "0" : sign === 1 ? "amount_kobo" : "-amount_kobo");
-  const entry = sql`${entryRow.name} as (
-      insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
-                                  balance_after_kobo, held_after_kobo, transaction_id, note)
-      select id, ${kind}, amount_kobo, ${delta(effect.balance)}, ${delta(effect.held)},
-             balance_kobo, held_kobo, transaction_id, note
-      from ${walletRow.name} where amount_kobo > 0
-      returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note,
-                (extract(epoch from created_at) * 1000)::float8 as created_ms
-    )`;
+  const entry = appendEntries(
+    entryRow,
+    sql`select id as wallet_id, ${kind} as kind, amount_kobo, ${delta(effect.balance)} as balance_delta_kobo,
+               ${delta(effect.held)} as held_delta_kobo, balance_kobo as balance_after_kobo, held_kobo as held_after_kobo,
+               transaction_id, note, 0 as ord
+        from ${walletRow.name}`,
+  );
   return { walletRow, wallet, entryRow, entry };
 }
 
@@ -124,16 +144,14 @@ export function holds(items: HoldItems): MovementParts {
         returning w.id, w.balance_kobo, w.held_kobo, t.total as amount_kobo, null::uuid as transaction_id, null::text as note
       )`,
     entryRow,
-    entry: sql`${entryRow.name} as (
-        insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
-                                    balance_after_kobo, held_after_kobo, transaction_id, note)
-        select w.id, 'hold', i.amount_kobo, ${delta(balance)}, ${delta(held)},
-               w.balance_kobo, w.held_kobo - w.amount_kobo + i.running_kobo, i.transaction_id, null
-        from ${walletRow.name} w join ${items.name} i on i.wallet_id = w.id where i.amount_kobo > 0
-        order by w.id, i.running_kobo
-        returning id, kind, amount_kobo, balance_after_kobo, held_after_kobo, note,
-                  (extract(epoch from created_at) * 1000)::float8 as created_ms
-      )`,
+    entry: appendEntries(
+      entryRow,
+      sql`select w.id as wallet_id, 'hold' as kind, i.amount_kobo, ${delta(balance)} as balance_delta_kobo,
+                 ${delta(held)} as held_delta_kobo, w.balance_kobo as balance_after_kobo,
+                 w.held_kobo - w.amount_kobo + i.running_kobo as held_after_kobo, i.transaction_id, null::text as note,
+                 i.running_kobo as ord
+          from ${walletRow.name} w join ${items.name} i on i.wallet_id = w.id`,
+    ),
   };
 }
 
@@ -181,19 +199,16 @@ export function settleEach(settled: SettledTransactions): Pick<MovementParts, "w
       where w.id = t.wallet_id
       returning w.id, w.balance_kobo, w.held_kobo
     )`;
-  const entry = sql`settled_entries as (
-      insert into ledger_entries (wallet_id, kind, amount_kobo, balance_delta_kobo, held_delta_kobo,
-                                  balance_after_kobo, held_after_kobo, transaction_id, note)
-      select wallet_id, kind, amount_kobo, balance_delta, held_delta,
-             (balance_kobo - balance_later)::bigint, (held_kobo - held_later)::bigint, transaction_id, note
-      from (select s.*, w.balance_kobo, w.held_kobo,
-                   coalesce(sum(s.balance_delta) over later, 0) as balance_later,
-                   coalesce(sum(s.held_delta) over later, 0) as held_later
-            from settled_steps s join settled_wallets w on w.id = s.wallet_id
-            window later as (partition by s.wallet_id order by s.ord rows between 1 following and unbounded following)) r
-      where amount_kobo > 0
-      order by wallet_id, ord
-      returning id, transaction_id
-    )`;
+  const entry = appendEntries(
+    appendedEntry("settled_entries"),
+    sql`select wallet_id, kind, amount_kobo, balance_delta as balance_delta_kobo, held_delta as held_delta_kobo,
+               (balance_kobo - balance_later)::bigint as balance_after_kobo, (held_kobo - held_later)::bigint as held_after_kobo,
+               transaction_id, note, ord
+        from (select s.*, w.balance_kobo, w.held_kobo,
+                     coalesce(sum(s.balance_delta) over later, 0) as balance_later,
+                     coalesce(sum(s.held_delta) over later, 0) as held_later
+              from settled_steps s join settled_wallets w on w.id = s.wallet_id
+              window later as (partition by s.wallet_id order by s.ord rows between 1 following and unbounded following)) r`,
+  );
   return { wallet, entry };
 }
