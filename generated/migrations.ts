@@ -19,6 +19,7 @@ import m16 from "../src/db/migrations/0016_price_plans.sql" with { type: "file" 
 import m17 from "../src/db/migrations/0017_catalogue_drift.sql" with { type: "file" };
 import m18 from "../src/db/migrations/0018_provider_costs.sql" with { type: "file" };
 import m19 from "../src/db/migrations/0019_queue_autovacuum.sql" with { type: "file" };
+import m20 from "../src/db/migrations/0020_webhook_endpoint_rule.sql" with { type: "file" };
 
 /** Every committed migration in order: its journal tag and time, and the path of its SQL file. */
 export const migrationFiles: { tag: string; when: number; breakpoints: boolean; path: string }[] = [
@@ -42,4 +43,5 @@ export const migrationFiles: { tag: string; when: number; breakpoints: boolean; 
   { tag: "0017_catalogue_drift", when: 1795719593171, breakpoints: true, path: m17 },
   { tag: "0018_provider_costs", when: 1795719944446, breakpoints: true, path: m18 },
   { tag: "0019_queue_autovacuum", when: 1795806837558, breakpoints: true, path: m19 },
+  { tag: "0020_webhook_endpoint_rule", when: 1795823031994, breakpoints: true, path: m20 },
 ];

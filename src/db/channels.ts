@@ -1,7 +1,8 @@
 /**
  * NOTIFY channels that wake background work. Senders (the API, the completion statement, the
  * outbox, a resend) and the runner's listeners name them from here only; in the bottom layer, so every
- * layer can. (Migration 0009's low-balance trigger, landed and never edited, spells `vend_webhook_due` too.)
+ * layer can. SQL cannot import them: the low-balance trigger's function (migration 0020, replacing 0009's)
+ * spells `vend_webhook_due` too, and test/webhooks/endpoint-rule.test.ts holds it to `webhookDueChannel`.
  */
 
 /** The API announces accepted vends on it, so an idle worker claims them at once. */
