@@ -1,7 +1,8 @@
 import type { components } from "../../generated/openapi-types.ts";
 import type { Executor } from "../db/transaction.ts";
-import { type Audience, enqueueSubscribedEvents } from "../ledger/outbox.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
+import type { Audience } from "../webhooks/outbox.ts";
+import { enqueueSubscribedEvents } from "../webhooks/statements/record-subscribed-events.ts";
 import { presentProductOn } from "./catalogue-listing.ts";
 import type { PlanPricing } from "./plan-pricing.ts";
 

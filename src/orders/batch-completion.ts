@@ -3,8 +3,8 @@ import type { components } from "../../generated/openapi-types.ts";
 import { queryRows } from "../db/rows.ts";
 import { type BatchRejection, transactions, vendBatches } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
-import { enqueueAccountEvent } from "../ledger/outbox.ts";
 import { finalStatuses } from "../lib/shared/statuses.ts";
+import { enqueueAccountEvent } from "../webhooks/statements/record-account-event.ts";
 
 export type VendBatch = components["schemas"]["VendBatch"];
 export type VendBatchCounts = components["schemas"]["VendBatchCounts"];

@@ -4,9 +4,9 @@ import { readNewestFirst } from "../db/keyset.ts";
 import { events, webhookDeliveries } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { firstOrNotFound } from "../errors.ts";
-import { scheduleEventDeliveries } from "../ledger/outbox.ts";
 import type { CursorCodec, Page } from "../lib/cursor.ts";
 import type { Scope } from "../lib/scope.ts";
+import { scheduleEventDeliveries } from "./statements/schedule-event.ts";
 
 type EventDelivery = components["schemas"]["EventDelivery"];
 type EventType = components["schemas"]["EventType"];

@@ -1,7 +1,5 @@
-import { sql } from "drizzle-orm";
-import { queryRows } from "../db/rows.ts";
 import type { Executor } from "../db/transaction.ts";
-import { subscribedTo } from "../ledger/outbox.ts";
+import { type ClaimLimits, claimDueDeliveryRows } from "./statements/claim-due-deliveries.ts";
 
 export interface ClaimedDelivery {
   id: string;
@@ -23,75 +21,16 @@ export interface ClaimedDelivery {
   traceContext: string | null;
 }
 
-export interface ClaimOptions {
-  /** Deliveries to lease at most (the free slots). */
-  limit: number;
-  /** In-flight deliveries allowed per endpoint. */
-  perEndpoint: number;
-  /** Deliveries this process already has in flight, by endpoint id. */
-  busy: ReadonlyMap<string, number>;
-  leaseMs: number;
-}
-
-interface ClaimedRow {
-  id: string;
-  attempts: number;
-  lease_expires_at: Date | string;
-  event_id: string;
-  payload: Record<string, unknown> | string;
-  endpoint_id: string;
-  url: string;
-  secret: string;
-  previous_secret: string | null;
-  mode: "test" | "live";
-  enabled: boolean;
-  subscribed: boolean;
-  trace_context: string | null;
-}
-
 /**
  * Leases up to `limit` due pending deliveries, oldest first, taking at most `perEndpoint` less what
  * is already `busy` for any one endpoint: a dead endpoint's backlog gets its few slots and no more,
- * and everyone else's deliveries are claimed beside it. Candidates are ranked per endpoint in one
- * scan of what is due (no per-endpoint index needed), then locked; rows another worker holds are
- * skipped, not waited for, and a row leased meanwhile fails the re-check. Deleted endpoints are
- * never claimed for. Deliveries of a disabled or unsubscribed endpoint are claimed with `notSendable`
+ * and everyone else's deliveries are claimed beside it (`webhooks.claim_due_deliveries`). Deleted endpoints
+ * are never claimed for. Deliveries of a disabled or unsubscribed endpoint are claimed with `notSendable`
  * set, so the caller retires them instead of sending.
  */
-export async function claimDueDeliveries(db: Executor, options: ClaimOptions): Promise<ClaimedDelivery[]> {
+export async function claimDueDeliveries(db: Executor, options: ClaimLimits): Promise<ClaimedDelivery[]> {
   if (options.limit <= 0) return [];
-  const busy = JSON.stringify(Object.fromEntries(options.busy));
-  const rows = await queryRows<ClaimedRow>(
-    db,
-    sql`with ranked as (
-          select d.id, d.endpoint_id, d.next_attempt_at,
-                 row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rank
-          from webhook_deliveries d
-          join webhook_endpoints e on e.id = d.endpoint_id and e.deleted_at is null
-          where d.status = 'pending' and d.next_attempt_at <= now()
-            and (d.lease_expires_at is null or d.lease_expires_at <= now())
-        ),
-        candidates as (
-          select id from ranked
-          where rank <= ${options.perEndpoint}::int - coalesce((${busy}::jsonb ->> endpoint_id::text)::int, 0)
-        ),
-        picked as (
-          select d.id from webhook_deliveries d
-          where d.id in (select id from candidates) and d.status = 'pending'
-            and (d.lease_expires_at is null or d.lease_expires_at <= now())
-          order by d.next_attempt_at, d.id
-          limit ${options.limit}::int
-          for update skip locked
-        )
-        update webhook_deliveries d
-        set lease_expires_at = now() + ${options.leaseMs}::int * interval '1 millisecond', updated_at = now()
-        from picked, events ev, webhook_endpoints e
-        where d.id = picked.id and ev.id = d.event_id and e.id = d.endpoint_id
-        returning d.id, d.attempts, d.lease_expires_at, d.event_id, ev.payload, d.endpoint_id, e.url, e.secret, e.mode,
-                  case when e.previous_secret_expires_at > now() then e.previous_secret end as previous_secret,
-                  e.enabled, ${subscribedTo("e", sql`ev.type`)} as subscribed,
-                  (select t.trace_context from transactions t where t.id = ev.transaction_id) as trace_context`,
-  );
+  const rows = await claimDueDeliveryRows(db, options);
   return rows.map((row) => ({
     id: row.id,
     attempts: Number(row.attempts),

@@ -1,7 +1,5 @@
-import { and, eq, sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import { webhookAttempts, webhookDeliveries } from "../db/schema/index.ts";
 import { withTransaction } from "../db/transaction.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics, WebhookOutcome } from "../metrics/metrics.ts";
@@ -10,7 +8,8 @@ import type { ClaimedDelivery } from "./delivery-claim.ts";
 import { recordEndpointHealth } from "./endpoint-health.ts";
 import { postWebhook, type SendResult } from "./send.ts";
 import { signedWebhookHeaders } from "./signing.ts";
-import { stopPendingDeliveries } from "./stop-deliveries.ts";
+import { recordAttempt } from "./statements/record-attempt.ts";
+import { stopPendingDeliveries } from "./statements/stop-pending-deliveries.ts";
 import { type HostResolver, privateUrlsAllowedFor, resolveWithSystemDns } from "./url-guard.ts";
 
 export interface DeliveryDeps {
@@ -89,8 +88,7 @@ export function retryDelaySeconds(schedule: number[], attempt: number, random: (
  * Logs the attempt, follows the endpoint's health (which may disable it) and moves the delivery on,
  * unless its lease was lost (reset by a resend, stopped by a delete or a disabling).
  */
-async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<string> {
-  const d = webhookDeliveries;
+async function recordOutcome(deps: DeliveryDeps, delivery: ClaimedDelivery, outcome: AttemptOutcome): Promise<string> {
   const attempt = delivery.attempts + 1;
   const succeeded = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const delay = succeeded ? null : retryDelaySeconds(deps.config.webhooks.retrySchedule, attempt);
@@ -102,20 +100,14 @@ async function recordAttempt(deps: DeliveryDeps, delivery: ClaimedDelivery, outc
     );
     const status = succeeded ? "succeeded" : delay === null || disabled ? "failed" : "pending";
     if (disabled) deps.logger.warn({ endpointId: delivery.endpointId }, "webhook endpoint disabled: every attempt failed");
-    await tx.insert(webhookAttempts).values({ deliveryId: delivery.id, attempt, ...outcome });
-    await tx
-      .update(d)
-      .set({
-        status,
-        attempts: attempt,
-        nextAttemptAt:
-          status !== "pending" || delay === null ? null : sql`now() + ${Math.round(delay * 1000)} * interval '1 millisecond'`,
-        leaseExpiresAt: null,
-        lastStatusCode: outcome.statusCode,
-        lastError: outcome.error,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(d.id, delivery.id), eq(d.status, "pending"), eq(d.leaseExpiresAt, delivery.lease)));
+    await recordAttempt(tx, {
+      deliveryId: delivery.id,
+      lease: delivery.lease,
+      attempt,
+      ...outcome,
+      status,
+      retryInMs: status !== "pending" || delay === null ? null : Math.round(delay * 1000),
+    });
     return status;
   });
 }
@@ -168,7 +160,7 @@ export async function deliverClaimed(deps: DeliveryDeps, delivery: ClaimedDelive
   span.end();
   const log = { workerId, deliveryId: delivery.id, eventId: delivery.eventId, ...outcome };
   try {
-    const status = await recordAttempt(deps, delivery, outcome);
+    const status = await recordOutcome(deps, delivery, outcome);
     deps.metrics?.webhookAttempted(webhookOutcomes[status] ?? "failed", eventCreatedAt(delivery));
     deps.logger.info({ ...log, attempt: delivery.attempts + 1, status }, "webhook attempt");
   } catch (error) {

@@ -2,9 +2,9 @@ import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
 import { webhookEndpoints } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
-import { enqueueAccountEvent } from "../ledger/outbox.ts";
 import { disabledMessageOf, type EndpointRow } from "./endpoint-view.ts";
-import { stopPendingDeliveries } from "./stop-deliveries.ts";
+import { enqueueAccountEvent } from "./statements/record-account-event.ts";
+import { stopPendingDeliveries } from "./statements/stop-pending-deliveries.ts";
 
 type WebhookEndpointDisabled = components["schemas"]["WebhookEndpointDisabled"];
 

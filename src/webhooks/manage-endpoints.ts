@@ -7,7 +7,7 @@ import { notFound } from "../errors.ts";
 import type { Scope } from "../lib/scope.ts";
 import { currentEndpointOf, presentEndpoint } from "./endpoint-view.ts";
 import { generateWebhookSecret } from "./secret.ts";
-import { stopPendingDeliveries } from "./stop-deliveries.ts";
+import { stopPendingDeliveries } from "./statements/stop-pending-deliveries.ts";
 import { assertEndpointUrlAllowed, type HostResolver } from "./url-guard.ts";
 
 type WebhookEndpoint = components["schemas"]["WebhookEndpoint"];

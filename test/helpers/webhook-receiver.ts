@@ -1,7 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { withTransaction } from "../../src/db/transaction.ts";
-import { enqueueTransactionEvent } from "../../src/ledger/outbox.ts";
 import { presentTransaction, type TransactionRow } from "../../src/orders/view.ts";
+import { enqueueTransactionEvent } from "../../src/webhooks/statements/record-transaction-event.ts";
 import { insertTransactions } from "./seed.ts";
 import type { TestServer } from "./server.ts";
 

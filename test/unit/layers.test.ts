@@ -90,21 +90,42 @@ describe("imports point one way (dependency-cruiser)", () => {
 
   test("orders are domain code; queues and tasks sit above the features and below the routes", () => {
     const dir = fixture({
-      "src/webhooks/delivery.ts": "export const deliver = 1;\n",
+      "src/callbacks/apply.ts": "export const apply = 1;\n",
       "src/vend/routes.ts": "export const r = 1;\n",
-      "src/orders/completion.ts": 'import { deliver } from "../webhooks/delivery.ts";\nexport const c = deliver;\n',
+      "src/orders/completion.ts": 'import { apply } from "../callbacks/apply.ts";\nexport const c = apply;\n',
       "src/jobs/tasks/sweep.ts": 'import { r } from "../../vend/routes.ts";\nexport const t = r;\n',
-      "src/jobs/queues/work.ts": 'import { deliver } from "../../webhooks/delivery.ts";\nexport const q = deliver;\n',
+      "src/jobs/queues/work.ts": 'import { apply } from "../../callbacks/apply.ts";\nexport const q = apply;\n',
       "src/wallet/statement.ts": 'import { q } from "../jobs/queues/work.ts";\nexport const s = q;\n',
     });
     try {
       const { status, output } = cruise(dir, ["src"]);
       expect(status).not.toBe(0);
-      expect(output).toContain("domain-imports-upward: src/orders/completion.ts → src/webhooks/delivery.ts");
+      expect(output).toContain("domain-imports-upward: src/orders/completion.ts → src/callbacks/apply.ts");
       expect(output).toContain("background-imports-upward: src/jobs/tasks/sweep.ts → src/vend/routes.ts");
       expect(output).toContain("service-imports-upward: src/wallet/statement.ts → src/jobs/queues/work.ts");
       // A queue running feature code is the layer's purpose.
-      expect(output).not.toContain("src/jobs/queues/work.ts → src/webhooks/delivery.ts");
+      expect(output).not.toContain("src/jobs/queues/work.ts → src/callbacks/apply.ts");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("webhooks are domain code but their routes: orders write events through them, they import no feature", () => {
+    const dir = fixture({
+      "src/callbacks/apply.ts": "export const apply = 1;\n",
+      "src/webhooks/outbox.ts": "export const emit = 1;\n",
+      "src/webhooks/delivery.ts": 'import { apply } from "../callbacks/apply.ts";\nexport const deliver = apply;\n',
+      "src/webhooks/routes.ts": 'import { emit } from "./outbox.ts";\nexport const routes = emit;\n',
+      "src/orders/completion.ts": 'import { emit } from "../webhooks/outbox.ts";\nexport const c = emit;\n',
+      "src/orders/leases.ts": 'import { routes } from "../webhooks/routes.ts";\nexport const l = routes;\n',
+    });
+    try {
+      const { status, output } = cruise(dir, ["src"]);
+      expect(status).not.toBe(0);
+      expect(output).toContain("domain-imports-upward: src/webhooks/delivery.ts → src/callbacks/apply.ts");
+      expect(output).toContain("domain-imports-upward: src/orders/leases.ts → src/webhooks/routes.ts");
+      expect(output).not.toContain("src/orders/completion.ts → src/webhooks/outbox.ts");
+      expect(output).not.toContain("src/webhooks/routes.ts → src/webhooks/outbox.ts");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -76,8 +76,8 @@ describe("which file writes which table", () => {
  */
 const sharedTables: Record<string, { folders: string[]; reason: string }> = {
   events: {
-    folders: ["src/ledger", "src/retention"],
-    reason: "src/retention/ deletes delivered events after their time; src/ledger/outbox.ts writes them",
+    folders: ["src/retention", "src/webhooks"],
+    reason: "src/retention/ deletes delivered events after their time; src/webhooks/statements/ writes them",
   },
   provider_anomalies: {
     folders: ["src/providers", "src/retention"],
@@ -100,9 +100,8 @@ const sharedTables: Record<string, { folders: string[]; reason: string }> = {
     reason: "src/retention/ deletes attempts after their time",
   },
   webhook_deliveries: {
-    folders: ["src/ledger", "src/retention", "src/webhooks"],
-    reason:
-      "src/ledger/outbox.ts and src/webhooks/ until the outbox moves to src/webhooks/ (issue 44 item 1); src/retention/ deletes old ones",
+    folders: ["src/retention", "src/webhooks"],
+    reason: "src/retention/ deletes old ones",
   },
 };
 

@@ -4,8 +4,8 @@ import { PgDialect } from "drizzle-orm/pg-core";
 import { cte } from "../../src/db/cte.ts";
 import { claimKeys } from "../../src/idempotency/claim-keys.ts";
 import { holds, settleEach } from "../../src/ledger/movements.ts";
-import { emitEach } from "../../src/ledger/outbox.ts";
 import { answerAttempts, attemptAnswerColumns } from "../../src/orders/statements/answer-attempt.ts";
+import { emitEach } from "../../src/webhooks/statements/emit-each.ts";
 
 const text = (fragment: ReturnType<typeof sql>) => new PgDialect().sqlToQuery(fragment).sql;
 

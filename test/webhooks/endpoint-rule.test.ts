@@ -3,7 +3,7 @@ import { eq, type SQL, sql } from "drizzle-orm";
 import { webhookDueChannel } from "../../src/db/channels.ts";
 import { webhookDeliveries } from "../../src/db/schema/index.ts";
 import { withTransaction } from "../../src/db/transaction.ts";
-import { enqueueAccountEvent } from "../../src/ledger/outbox.ts";
+import { enqueueAccountEvent } from "../../src/webhooks/statements/record-account-event.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -11,7 +11,7 @@ import { enqueueTestEvent } from "../helpers/webhook-receiver.ts";
 
 /**
  * Which endpoints get an event is one rule, the database's `vend_webhook_endpoints_for` (migration 0020): the
- * low-balance trigger calls it, and the outbox chooses the same endpoints. The server runs as the service role (on
+ * outbox's statements and the low-balance trigger both call it. The server runs as the service role (on
  * PostgreSQL), on a database where PUBLIC may not call the rule, as on a cluster that revoked it: the service's
  * own grant (`vend migrate`) is what lets it schedule deliveries.
  */

@@ -4,7 +4,7 @@ import { cte } from "../../db/cte.ts";
 import { plannedForOne, preparedStatement, statementLabel } from "../../db/rows.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { settleEach } from "../../ledger/movements.ts";
-import { emitEach } from "../../ledger/outbox.ts";
+import { emitEach } from "../../webhooks/statements/emit-each.ts";
 import { finalChannel } from "../announcements.ts";
 import { answerAttempts } from "./answer-attempt.ts";
 
