@@ -23,7 +23,7 @@ import { loadConfig } from "../src/load-config.ts";
 import { createLogger } from "../src/logger.ts";
 import { runRetentionPass } from "../src/retention/pass.ts";
 import { retentionKinds } from "../src/retention/retention-settings.ts";
-import { statements } from "../src/retention/statements.ts";
+import { retentionStatements } from "../src/roles/retention-statements.ts";
 import { envNumber, onCleanup, requirePostgres, runBench } from "./lib/cleanup.ts";
 import { serviceDatabase } from "./lib/databases.ts";
 import { printFigure } from "./lib/stats.ts";
@@ -68,7 +68,7 @@ async function seedDeletable(pg: postgres.Sql, round: number) {
 /** Each kind's statement as planned on the seeded tables: an index from the oldest row to the cutoff. */
 async function printPlans(db: Database) {
   for (const kind of retentionKinds) {
-    const statement = statements[kind].build(sql`now() - make_interval(days => 30)`, 1000);
+    const statement = retentionStatements[kind].build(sql`now() - make_interval(days => 30)`, 1000);
     const plan = (await db.execute(sql`explain ${statement}`)) as unknown as { "QUERY PLAN": string }[];
     const scans = plan.map((row) => row["QUERY PLAN"]).filter((line) => /Scan|Limit/.test(line));
     console.log(`${kind}:\n${scans.map((line) => `  ${line.trim()}`).join("\n")}`);
@@ -105,7 +105,7 @@ await runBench(async () => {
     await pg.unsafe("vacuum analyze");
     if (round === 1) await printPlans(handle.db);
     const passStarted = performance.now();
-    const pass = await runRetentionPass(deps);
+    const pass = await runRetentionPass(deps, retentionStatements);
     const elapsed = (performance.now() - passStarted) / 1000;
     const [left] = await pg<{ n: number }[]>`
       select (select count(*) from webhook_deliveries)::int + (select count(*) from webhook_attempts)::int

@@ -15,6 +15,7 @@ import { retentionTask } from "./jobs/tasks/retention.ts";
 import { stuckOrdersTask } from "./jobs/tasks/stuck-orders.ts";
 import { randomBase62 } from "./lib/random.ts";
 import type { ProcessingDeps } from "./orders/processing.ts";
+import { retentionStatements } from "./roles/retention-statements.ts";
 
 export const newWorkerId = () => `${hostname()}:${process.pid}:${randomBase62(6)}`;
 
@@ -59,7 +60,7 @@ export function startBackground(deps: AppDeps, apiBaseUrl: string, workerId = ne
       idempotencySweepTask(deps),
       stuckOrdersTask(deps),
       batchCompletionSweepTask(deps),
-      retentionTask(deps),
+      retentionTask(deps, retentionStatements),
       partitionsAheadTask(deps),
       rateWindowCleanupTask(deps),
       ...catalogueDriftTasks(deps),

@@ -1,8 +1,8 @@
 import type { Executor } from "../db/executor.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
+import { deleteBatch, type RetentionStatements } from "./delete-batch.ts";
 import { type RetentionKind, type RetentionSettings, retentionKinds } from "./retention-settings.ts";
-import { deleteBatch } from "./statements.ts";
 
 export interface RetentionDeps {
   db: Executor;
@@ -30,9 +30,14 @@ export const retentionEveryMs = 10 * 60_000;
  * one kind after the other in turn (attempts before the deliveries they belong to, deliveries before their
  * events), again while a kind's last batch was full, until none is or RETENTION_PASS_SECONDS have gone (no
  * statement is started after that; the next pass goes on). Each statement commits on its own and skips rows
- * another process holds, so passes in several processes share the work.
+ * another process holds, so passes in several processes share the work. `statements` are each kind's delete,
+ * written by the owner of its table.
  */
-export async function runRetentionPass(deps: RetentionDeps, now = () => performance.now()): Promise<RetentionPass> {
+export async function runRetentionPass(
+  deps: RetentionDeps,
+  statements: RetentionStatements,
+  now = () => performance.now(),
+): Promise<RetentionPass> {
   const { days, batchRows, passSeconds } = deps.config.retention;
   const deadline = now() + passSeconds * 1000;
   const pass: RetentionPass = { deleted: {}, total: 0, statements: 0, longestMs: 0, unfinished: false };
@@ -45,7 +50,7 @@ export async function runRetentionPass(deps: RetentionDeps, now = () => performa
         return pass;
       }
       const started = now();
-      const result = await deleteBatch(deps.db, kind, days[kind], batchRows);
+      const result = await deleteBatch(deps.db, statements[kind], days[kind], batchRows);
       pass.longestMs = Math.max(pass.longestMs, now() - started);
       pass.statements += 1;
       for (const [table, rows] of Object.entries(result.byTable)) {

@@ -3,6 +3,7 @@ import { DataDirLockedError } from "../db/data-dir-lock.ts";
 import { createLogger } from "../logger.ts";
 import { type RetentionPass, retentionEveryMs, runRetentionPass } from "../retention/pass.ts";
 import { retentionKinds, retentionVariables } from "../retention/retention-settings.ts";
+import { retentionStatements } from "./retention-statements.ts";
 import { refuseNewerSchema } from "./service.ts";
 import { openSettingsDatabase, readSettings, StartUpError } from "./start-up.ts";
 
@@ -50,7 +51,7 @@ export async function runRetentionNow(options: { json?: boolean }): Promise<void
       );
     // The pass logs nothing itself; warnings from below go to stderr, so stdout is only the result.
     const logger = createLogger(config.logLevel, process.stderr);
-    const pass = await runRetentionPass({ db: database.db, config, logger });
+    const pass = await runRetentionPass({ db: database.db, config, logger }, retentionStatements);
     if (options.json) console.log(JSON.stringify({ ...pass, longestMs: Math.round(pass.longestMs) }));
     else printPass(pass, database.kind, config);
   } finally {

@@ -5,9 +5,10 @@ import { createRunner } from "../../src/jobs/runner.ts";
 import { retentionTask } from "../../src/jobs/tasks/retention.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
 import { loadConfig } from "../../src/load-config.ts";
+import { deleteBatch } from "../../src/retention/delete-batch.ts";
 import { type RetentionDeps, runRetentionPass } from "../../src/retention/pass.ts";
 import { type RetentionKind, type RetentionSettings, retentionKinds } from "../../src/retention/retention-settings.ts";
-import { deleteBatch } from "../../src/retention/statements.ts";
+import { retentionStatements } from "../../src/roles/retention-statements.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import type { HttpClient } from "../helpers/http.ts";
 import { fastProcessing } from "../helpers/processing.ts";
@@ -30,7 +31,7 @@ const deps = (retention: RetentionSettings): RetentionDeps => ({ ...server.deps,
 
 /** One pass through the real task on a runner of its own, as every worker process runs it; the rows deleted. */
 const tick = (retention: RetentionSettings) =>
-  createRunner(server.deps, { queues: [], tasks: [retentionTask(deps(retention))], pollMs: 1000 }).tick();
+  createRunner(server.deps, { queues: [], tasks: [retentionTask(deps(retention), retentionStatements)], pollMs: 1000 }).tick();
 
 const ago = (days: number) => sql`now() - make_interval(days => ${days}::int)`;
 const count = async (query: ReturnType<typeof sql>) => Number((await rows<{ n: number }>(query))[0]?.n);
@@ -165,7 +166,7 @@ describe("retention", () => {
   test("a pass with the default settings deletes only the old operational rows; money history and open work stay", async () => {
     const money = await moneyCounts();
     const eventsBefore = await ids("events");
-    const pass = await runRetentionPass(deps(defaults));
+    const pass = await runRetentionPass(deps(defaults), retentionStatements);
     expect(pass.unfinished).toBe(false);
     // Attempts: the old ones (400 and 60 days, also of the pending delivery), and those of the deleted deliveries.
     expect(pass.deleted).toEqual({
@@ -231,9 +232,9 @@ describe("retention", () => {
       from generate_series(1, 2500) n`);
     const kept = (await count(sql`select count(*)::int as n from provider_callbacks`)) - 2500;
     const counted = await deletedCounter("provider_callbacks");
-    const one = await deleteBatch(db(), "providerCallbacks", 30, 1000);
+    const one = await deleteBatch(db(), retentionStatements.providerCallbacks, 30, 1000);
     expect(one.main).toBe(1000);
-    const pass = await runRetentionPass(deps(settings({ providerCallbacks: 30 }, 1000)));
+    const pass = await runRetentionPass(deps(settings({ providerCallbacks: 30 }, 1000)), retentionStatements);
     // 1,500 left: a full batch, then 500 (less than a batch: done).
     expect(pass).toMatchObject({ deleted: { provider_callbacks: 1500 }, statements: 2, unfinished: false });
     expect(await count(sql`select count(*)::int as n from provider_callbacks`)).toBe(kept);
@@ -245,7 +246,7 @@ describe("retention", () => {
       select 'sandbox', 'shared-' || n, '{}'::jsonb, '{}', true, 200, 'applied', now() - interval '100 days' - n * interval '1 ms'
       from generate_series(1, 3000) n`);
     const retention = settings({ providerCallbacks: 30 }, 250);
-    const passes = await Promise.all([1, 2, 3].map(() => runRetentionPass(deps(retention))));
+    const passes = await Promise.all([1, 2, 3].map(() => runRetentionPass(deps(retention), retentionStatements)));
     expect(passes.reduce((sum, pass) => sum + (pass.deleted.provider_callbacks ?? 0), 0)).toBe(3000);
     expect(await count(sql`select count(*)::int as n from provider_callbacks where reference like 'shared-%'`)).toBe(0);
   });
@@ -255,7 +256,7 @@ describe("retention", () => {
       select 'sandbox', 'late-' || n, '{}'::jsonb, '{}', true, 200, 'applied', now() - interval '100 days' from generate_series(1, 30) n`);
     let clock = 0;
     // Each reading of the clock is 20 s later: the first statement starts, the second would start past 60 s.
-    const pass = await runRetentionPass(deps(settings({ providerCallbacks: 30 }, 10)), () => {
+    const pass = await runRetentionPass(deps(settings({ providerCallbacks: 30 }, 10)), retentionStatements, () => {
       clock += 20_000;
       return clock;
     });

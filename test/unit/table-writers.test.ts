@@ -54,6 +54,16 @@ describe("which file writes which table", () => {
     }
   });
 
+  test("only src/webhooks/statements/ writes events, webhook deliveries and their attempts", () => {
+    for (const table of ["events", "webhook_deliveries", "webhook_attempts"]) {
+      expect(writersOf(table).length).toBeGreaterThan(0);
+      const others = writersOf(table).filter(
+        (file) => !file.startsWith("src/webhooks/statements/") && !isPartitionConversion(file),
+      );
+      expect(others).toEqual([]);
+    }
+  });
+
   test("only src/ledger/ writes ledger entries", () => {
     expect(writersOf("ledger_entries").filter((file) => !isPartitionConversion(file))).toEqual(["src/ledger/movements.ts"]);
   });
@@ -75,33 +85,9 @@ describe("which file writes which table", () => {
  * and another folder asks the owner. An entry goes when its table gets its one owner; none is added.
  */
 const sharedTables: Record<string, { folders: string[]; reason: string }> = {
-  events: {
-    folders: ["src/retention", "src/webhooks"],
-    reason: "src/retention/ deletes delivered events after their time; src/webhooks/statements/ writes them",
-  },
-  provider_anomalies: {
-    folders: ["src/providers", "src/retention"],
-    reason: "src/retention/ deletes low-balance anomalies after their time",
-  },
-  provider_callbacks: {
-    folders: ["src/callbacks", "src/retention"],
-    reason: "src/retention/ deletes callbacks after their time",
-  },
-  sandbox_orders: {
-    folders: ["src/providers", "src/retention"],
-    reason: "src/retention/ deletes the sandbox's final orders after their time",
-  },
   vend_batches: {
     folders: ["src/orders", "src/vend"],
     reason: "src/vend/batches.ts creates a batch, src/orders/batch-completion.ts completes it",
-  },
-  webhook_attempts: {
-    folders: ["src/retention", "src/webhooks"],
-    reason: "src/retention/ deletes attempts after their time",
-  },
-  webhook_deliveries: {
-    folders: ["src/retention", "src/webhooks"],
-    reason: "src/retention/ deletes old ones",
   },
 };
 

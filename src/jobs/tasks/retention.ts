@@ -1,13 +1,14 @@
+import type { RetentionStatements } from "../../retention/delete-batch.ts";
 import { type RetentionDeps, retentionEveryMs, runRetentionPass } from "../../retention/pass.ts";
 import type { Task } from "../queue.ts";
 
 /** The retention pass as a periodic task of every worker process's runner; the rows it deleted are its count. */
-export function retentionTask(deps: RetentionDeps): Task {
+export function retentionTask(deps: RetentionDeps, statements: RetentionStatements): Task {
   return {
     name: "retention",
     everyMs: retentionEveryMs,
     async run() {
-      const pass = await runRetentionPass(deps);
+      const pass = await runRetentionPass(deps, statements);
       if (pass.total > 0 || pass.unfinished) {
         deps.logger.info(
           {
