@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from "../db/unavailable.ts";
+import type { Job, Queue, QueueSession, Task } from "../lib/job-queue.ts";
 import type { Logger } from "../logger.ts";
-import type { Job, Queue, QueueSession, Task } from "./queue.ts";
 import type { Wakeup } from "./wakeup.ts";
 
 export interface LoopContext {

@@ -1,7 +1,7 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
+import type { Queue, Task } from "../lib/job-queue.ts";
 import type { Logger } from "../logger.ts";
 import { type LoopContext, pumpQueue, repeatTasks, runJob } from "./pump.ts";
-import type { Queue, Task } from "./queue.ts";
 import { Wakeup } from "./wakeup.ts";
 
 export interface RunnerDeps {

@@ -2,7 +2,7 @@ import { type ServiceCode, serviceCodes } from "../../generated/constants.ts";
 import type { Config, Env, EnvReader, ProviderCallBound, ProviderConfigs, RoutingConfig } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { AppError } from "../errors.ts";
-import type { Queue, Task } from "../jobs/queue.ts";
+import type { Queue, Task } from "../lib/job-queue.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { clubkonnectPlugin } from "./clubkonnect/plugin.ts";

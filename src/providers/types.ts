@@ -2,7 +2,7 @@ import type { FailureCode, ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import type { EnvReader, ProviderCallBound } from "../config.ts";
 import type { Database } from "../db/client.ts";
-import type { Queue, Task } from "../jobs/queue.ts";
+import type { Queue, Task } from "../lib/job-queue.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import type { ClaimRequest, Job, Queue } from "../../src/jobs/queue.ts";
 import { createRunner, type RunnerDeps } from "../../src/jobs/runner.ts";
+import type { ClaimRequest, Job, Queue } from "../../src/lib/job-queue.ts";
 import { createLogger } from "../../src/logger.ts";
 import { waitUntil } from "../helpers/wait.ts";
 

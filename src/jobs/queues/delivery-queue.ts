@@ -1,8 +1,8 @@
 import { webhookDueChannel } from "../../db/channels.ts";
 import type { DbHandle } from "../../db/client.ts";
+import type { Queue } from "../../lib/job-queue.ts";
 import { type DeliveryDeps, deliverClaimed } from "../../webhooks/delivery.ts";
 import { claimDueDeliveries } from "../../webhooks/delivery-claim.ts";
-import type { Queue } from "../queue.ts";
 import { createRunner, type Runner } from "../runner.ts";
 
 // A lease outlives the longest send (the timeout) by this much, so a live send never loses its row.

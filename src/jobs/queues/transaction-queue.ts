@@ -1,4 +1,5 @@
 import { workChannel } from "../../db/channels.ts";
+import type { Job, Queue } from "../../lib/job-queue.ts";
 import { completionBatcher } from "../../orders/completion.ts";
 import { counted } from "../../orders/counted.ts";
 import { type InterruptedClaims, interruptedClaims } from "../../orders/interrupted-claims.ts";
@@ -10,7 +11,6 @@ import { vacuumQueue } from "../../orders/statements/vacuum-queue.ts";
 import { isFinal } from "../../orders/states.ts";
 import { commissionTable } from "../../providers/commission.ts";
 import { tracingOff } from "../../tracing/tracing.ts";
-import type { Job, Queue } from "../queue.ts";
 
 /**
  * Processes one claim under the keeper's heartbeat; `claimedAt` is when its claim was sent. Its span

@@ -1,6 +1,6 @@
 import type { Executor } from "../../db/transaction.ts";
+import type { Task } from "../../lib/job-queue.ts";
 import { completeFinishedBatches } from "../../orders/batch-completion.ts";
-import type { Task } from "../queue.ts";
 
 /**
  * Completes the bulk orders whose last order finished in a process that stopped before completing them

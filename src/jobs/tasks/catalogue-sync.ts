@@ -1,12 +1,12 @@
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/transaction.ts";
 import { AppError } from "../../errors.ts";
+import type { Task } from "../../lib/job-queue.ts";
 import type { Logger } from "../../logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
 import { compareCatalogue, fetchSyncLists } from "../../provider-admin/catalogue-sync.ts";
 import { raiseAnomaly } from "../../providers/anomalies.ts";
 import type { Providers } from "../../providers/registry.ts";
-import type { Task } from "../queue.ts";
 
 export interface CatalogueDriftDeps {
   db: Executor;

@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
 import { createPartitionsAhead } from "../../db/partitions.ts";
-import type { Task } from "../queue.ts";
+import type { Task } from "../../lib/job-queue.ts";
 
 /** On partitioned history, next months' partitions, created ahead every hour (nothing to do otherwise). */
 export function partitionsAheadTask(deps: { db: Database }): Task {

@@ -1,5 +1,6 @@
 import type { Config } from "../../config.ts";
 import type { Executor } from "../../db/transaction.ts";
+import type { Task } from "../../lib/job-queue.ts";
 import { formatNgn } from "../../lib/shared/money.ts";
 import type { Logger } from "../../logger.ts";
 import type { Metrics } from "../../metrics/metrics.ts";
@@ -7,7 +8,6 @@ import { raiseAnomaly } from "../../providers/anomalies.ts";
 import { floatToleranceOf, recordFloatSample } from "../../providers/float.ts";
 import type { Providers } from "../../providers/registry.ts";
 import { ProviderUnavailableError } from "../../providers/types.ts";
-import type { Task } from "../queue.ts";
 
 export interface BalanceDeps {
   db: Executor;

@@ -1,9 +1,9 @@
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/client.ts";
+import type { Queue, Task } from "../../lib/job-queue.ts";
 import type { Logger } from "../../logger.ts";
 import { providerQueues, providerTasks } from "../../providers/registry.ts";
 import type { ProviderTaskContext } from "../../providers/types.ts";
-import type { Queue, Task } from "../queue.ts";
 
 /** What the providers' own periodic work needs (the sandbox posts its delayed callbacks to `apiBaseUrl`). */
 export interface ProviderWorkDeps {

@@ -1,4 +1,4 @@
-import type { Task } from "../queue.ts";
+import type { Task } from "../../lib/job-queue.ts";
 
 /** What the clean-up needs of the rate limiter: the deletion of the windows it no longer reads. */
 export interface RateWindows {

@@ -1,6 +1,6 @@
+import type { Task } from "../../lib/job-queue.ts";
 import type { RetentionStatements } from "../../retention/delete-batch.ts";
 import { type RetentionDeps, retentionEveryMs, runRetentionPass } from "../../retention/pass.ts";
-import type { Task } from "../queue.ts";
 
 /** The retention pass as a periodic task of every worker process's runner; the rows it deleted are its count. */
 export function retentionTask(deps: RetentionDeps, statements: RetentionStatements): Task {

@@ -1,5 +1,6 @@
 import type { Config } from "../../config.ts";
 import type { Database } from "../../db/client.ts";
+import type { Task } from "../../lib/job-queue.ts";
 import { randomBase62 } from "../../lib/random.ts";
 import type { Logger } from "../../logger.ts";
 import { raiseStuck, stuckBatch } from "../../orders/statements/raise-stuck.ts";
@@ -7,7 +8,6 @@ import { presentAdminTransaction, type TransactionRow } from "../../orders/view.
 import { postWebhook } from "../../webhooks/send.ts";
 import { signedWebhookHeaders } from "../../webhooks/signing.ts";
 import { type HostResolver, resolveWithSystemDns } from "../../webhooks/url-guard.ts";
-import type { Task } from "../queue.ts";
 
 export interface StuckDeps {
   db: Database;

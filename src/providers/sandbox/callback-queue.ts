@@ -1,6 +1,6 @@
 import type { Database } from "../../db/client.ts";
-import type { Queue } from "../../jobs/queue.ts";
 import { groupCommit } from "../../lib/group-commit.ts";
+import type { Queue } from "../../lib/job-queue.ts";
 import { type CallbackSendDeps, callbackSendTimeoutMs, sendSandboxCallback } from "./callbacks.ts";
 import type { SandboxConfig } from "./config.ts";
 import { claimDueCallbacks } from "./statements/claim-due-callbacks.ts";

@@ -1,3 +1,5 @@
+/** The shapes of background work the jobs runner runs: a queue of leased jobs, a periodic task. */
+
 /** One claimed unit of work, ready to run. */
 export interface Job {
   /** Groups jobs under a per-key cap (a webhook endpoint's id); none when the queue has no cap. */
