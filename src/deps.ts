@@ -2,7 +2,6 @@ import type { CredentialRegistry } from "./auth/credential-registry.ts";
 import type { AuthGuard } from "./auth/guard.ts";
 import type { KeyUsageRecorder } from "./auth/key-usage.ts";
 import type { RegistrySync } from "./auth/registry-sync.ts";
-import type { CallbackProviders } from "./callbacks/apply.ts";
 import type { AccountPlanCache, PricePlanCache } from "./catalogue/plan-pricing.ts";
 import type { Config } from "./config.ts";
 import type { Database, DbHandle } from "./db/client.ts";
@@ -18,6 +17,7 @@ import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics/metrics.ts";
 import type { ProductCache } from "./orders/product-cache.ts";
 import type { FinalityWaiters } from "./orders/waiters.ts";
+import type { CallbackProviders } from "./providers/callback-providers.ts";
 import type { Providers } from "./providers/registry.ts";
 import type { Tracing } from "./tracing/tracing.ts";
 

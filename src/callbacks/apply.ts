@@ -1,11 +1,9 @@
 import { and, eq } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import type { Config } from "../config.ts";
 import type { Database } from "../db/client.ts";
 import { products, providerAttempts, transactions } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError, type FieldError, validationError } from "../errors.ts";
-import { FixedWindowCounter } from "../lib/fixed-window.ts";
 import { secretsEqual } from "../lib/secrets.ts";
 import type { Logger } from "../logger.ts";
 import type { Metrics } from "../metrics/metrics.ts";
@@ -16,35 +14,15 @@ import { recordLateAnswer } from "../orders/statements/record-late-answer.ts";
 import { type FinalOutcome, isFinal } from "../orders/states.ts";
 import { presentTransaction, type Transaction, type TransactionRow } from "../orders/view.ts";
 import { raiseAnomaly } from "../providers/anomalies.ts";
-import { configuredCallbackHints, configuredCallbacks } from "../providers/registry.ts";
-import type { CallbackHint, ProviderCallbacks } from "../providers/types.ts";
-import { type RecordLimits, recordCallback } from "./record.ts";
+import type { CallbackProviders } from "../providers/callback-providers.ts";
+import type { ProviderCallbacks } from "../providers/types.ts";
+import { recordCallback } from "./record.ts";
 import { checkCallbackSignature } from "./signature.ts";
 
 export type CallbackBody = components["schemas"]["ProviderCallback"];
 
 /** How one provider's callbacks are authenticated and read (its plugin says so). */
 export type CallbackProvider = ProviderCallbacks;
-
-/** The providers that may call back, and how their callbacks are checked and stored (per process). */
-export interface CallbackProviders extends RecordLimits {
-  byName: Map<string, CallbackProvider>;
-  /** Providers that notify by unsigned GETs: how each names the order. */
-  hints: Map<string, (query: Record<string, string>) => CallbackHint | null>;
-  /** How far a timestamped signature may be from now, either way. */
-  replayWindowSeconds: number;
-}
-
-/** Every configured provider may call back; each plugin says how its callbacks are signed and read. */
-export function callbackProviders(config: Config): CallbackProviders {
-  return {
-    byName: configuredCallbacks(config),
-    hints: configuredCallbackHints(config),
-    replayWindowSeconds: config.callbacks.replayWindowSeconds,
-    refusedPerMinute: config.callbacks.rejectedPerMinute,
-    refusedStored: new FixedWindowCounter(),
-  };
-}
 
 export interface IncomingCallback {
   provider: string;

@@ -1,16 +1,13 @@
 import { providerCallbacks } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
 import type { AppError } from "../errors.ts";
-import type { FixedWindowCounter } from "../lib/fixed-window.ts";
+import type { CallbackProviders } from "../providers/callback-providers.ts";
 
 /** Bytes of the raw body kept for a refused callback. */
 const refusedBodyBytes = 4096;
 
-export interface RecordLimits {
-  /** Refused callbacks stored per provider per minute in this process; past it they are not stored. */
-  refusedPerMinute: number;
-  refusedStored: FixedWindowCounter;
-}
+/** How many refused callbacks this process stores (see CallbackProviders). */
+export type RecordLimits = Pick<CallbackProviders, "refusedPerMinute" | "refusedStored">;
 
 export interface ReceivedCallback {
   provider: string;
