@@ -3,8 +3,8 @@ import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import type { Database } from "../db/client.ts";
 import { networks, products, services } from "../db/schema/index.ts";
+import { listPricing, type PlanPricing, planDiscountFor, planPriceFor } from "../orders/plan-pricing.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
-import { listPricing, type PlanPricing, planDiscountFor, planPriceFor } from "./plan-pricing.ts";
 
 type Network = components["schemas"]["Network"];
 type Service = components["schemas"]["Service"];

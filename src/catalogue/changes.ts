@@ -1,10 +1,10 @@
 import type { components } from "../../generated/openapi-types.ts";
 import type { Executor } from "../db/transaction.ts";
+import type { PlanPricing } from "../orders/plan-pricing.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
 import type { Audience } from "../webhooks/outbox.ts";
 import { enqueueSubscribedEvents } from "../webhooks/statements/record-subscribed-events.ts";
 import { presentProductOn } from "./catalogue-listing.ts";
-import type { PlanPricing } from "./plan-pricing.ts";
 
 type Product = components["schemas"]["Product"];
 type ProductChange = components["schemas"]["CatalogueProductChange"];

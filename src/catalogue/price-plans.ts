@@ -4,9 +4,9 @@ import type { components } from "../../generated/openapi-types.ts";
 import { accounts, networks, pricePlanDiscounts, pricePlans, products } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { AppError, type FieldError, notFound, validationError } from "../errors.ts";
+import { loadPlanPricing, type PlanPricing, planPricingOf } from "../orders/plan-pricing.ts";
 import { assignPricePlan, getAccountDetail } from "../wallet/account-records.ts";
 import { announcePlanChange } from "./changes.ts";
-import { loadPlanPricing, type PlanPricing, planPricingOf } from "./plan-pricing.ts";
 
 type PricePlan = components["schemas"]["PricePlan"];
 type PriceDiscount = components["schemas"]["PriceDiscount"];

@@ -2,8 +2,8 @@ import type { AppDeps } from "../deps.ts";
 import { conditionalAnswer } from "../http/conditional.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { evictEverywhere } from "../lib/caches.ts";
+import { accountPricing } from "../orders/plan-pricing.ts";
 import { getPricing, listNetworks, listProducts, listServices } from "./catalogue-listing.ts";
-import { accountPricing } from "./plan-pricing.ts";
 import { createPricePlan, listPricePlans, setAccountPricePlan, updatePricePlan } from "./price-plans.ts";
 import { updateProduct } from "./update-product.ts";
 

@@ -3,10 +3,10 @@ import type { components } from "../../generated/openapi-types.ts";
 import { products } from "../db/schema/index.ts";
 import { type Executor, withTransaction } from "../db/transaction.ts";
 import { type FieldError, notFound, validationError } from "../errors.ts";
+import { loadAllPlanPricing } from "../orders/plan-pricing.ts";
 import type { ProductRow } from "../orders/product-cache.ts";
 import { presentProduct } from "./catalogue-listing.ts";
 import { announceProductEdits, changesAnything } from "./changes.ts";
-import { loadAllPlanPricing } from "./plan-pricing.ts";
 
 type Product = components["schemas"]["Product"];
 type ProductUpdate = components["schemas"]["ProductUpdateRequest"];

@@ -1,5 +1,4 @@
 import type { ServiceCode } from "../../generated/constants.ts";
-import { accountPricing, planPriceFor } from "../catalogue/plan-pricing.ts";
 import type { AppDeps } from "../deps.ts";
 import { AppError, successEnvelope } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
@@ -11,6 +10,7 @@ import { groupCommit } from "../lib/group-commit.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { VendLabels } from "../metrics/metrics.ts";
 import { type AcceptOutcome, type AcceptRequest, acceptVends } from "../orders/accept-vends.ts";
+import { accountPricing, planPriceFor } from "../orders/plan-pricing.ts";
 import { findProduct } from "../orders/product-cache.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
 import { getTransactionByReference } from "../transactions/lookup.ts";

@@ -4,7 +4,7 @@ import { accounts, pricePlanDiscounts, pricePlans } from "../db/schema/index.ts"
 import type { Executor } from "../db/transaction.ts";
 import { discountedPrice } from "../lib/shared/money.ts";
 import type { TtlCache } from "../lib/ttl-cache.ts";
-import type { ProductRow } from "../orders/product-cache.ts";
+import type { ProductRow } from "./product-cache.ts";
 
 /** The plan every account is on until an operator moves it; the migration creates it. */
 export const standardPlan = "standard";
