@@ -1,5 +1,8 @@
 import type { DbHandle, Unlisten } from "../db/client.ts";
+import type { Executor } from "../db/transaction.ts";
+import type { Scope } from "../lib/scope.ts";
 import { finalChannel, parseFinalAnnouncements } from "./announcements.ts";
+import { getTransactionByReference } from "./lookup.ts";
 import type { Transaction } from "./view.ts";
 
 /**
@@ -86,15 +89,17 @@ export class FinalityWaiters {
   }
 }
 
+/** The settings that bound a long-poll (MAX_WAIT_SECONDS, REQUEST_TIMEOUT_SECONDS). */
+export interface WaitLimits {
+  maxWaitSeconds: number;
+  requestTimeoutSeconds: number;
+}
+
 /**
  * How long a request may wait: the asked seconds, capped by MAX_WAIT_SECONDS, and ending at least
  * one second before REQUEST_TIMEOUT_SECONDS counted from when the request arrived.
  */
-export function waitBudgetMs(
-  askedSeconds: number,
-  limits: { maxWaitSeconds: number; requestTimeoutSeconds: number },
-  requestStartedAt: number,
-): number {
+export function waitBudgetMs(askedSeconds: number, limits: WaitLimits, requestStartedAt: number): number {
   const capped = Math.min(askedSeconds, limits.maxWaitSeconds) * 1000;
   const beforeDeadline = (limits.requestTimeoutSeconds - 1) * 1000 - (performance.now() - requestStartedAt) - 100;
   return Math.max(0, Math.min(capped, beforeDeadline));
@@ -120,4 +125,31 @@ export async function readAfterWait(
   }
   const woken = await subscription.promise;
   return woken.transaction ?? read();
+}
+
+/** What a long-poll on an order reads with: the database, the process's waiters and the limits of a wait. */
+export interface WaitContext {
+  db: Executor;
+  waiters: FinalityWaiters;
+  config: WaitLimits;
+}
+
+/** A long-poll on one of the scope's orders: `waitSeconds` asked by a request that arrived at `startedAt`. */
+export interface TransactionWait {
+  scope: Scope;
+  reference: string;
+  waitSeconds: number;
+  /** `performance.now()` when the request arrived. */
+  startedAt: number;
+}
+
+/**
+ * The scope's transaction (`404` for another scope's), and if it is not final, as it stands once it is or
+ * once the wait's budget (`waitBudgetMs`) has run out.
+ */
+export function getTransactionAfterWait({ ctx, input }: { ctx: WaitContext; input: TransactionWait }): Promise<Transaction> {
+  const { scope, reference } = input;
+  const read = () => getTransactionByReference(ctx.db, scope, reference);
+  const budget = waitBudgetMs(input.waitSeconds, ctx.config, input.startedAt);
+  return readAfterWait(ctx.waiters, reference, budget, read);
 }

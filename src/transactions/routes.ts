@@ -2,10 +2,10 @@ import type { AppDeps } from "../deps.ts";
 import { contextOf } from "../http/context.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { transitionsAfterCommit } from "../metrics/after-commit.ts";
+import { adminGetTransaction, adminListTransactions, listTransactions } from "../orders/lookup.ts";
 import { resolveTransaction } from "../orders/resolve.ts";
 import { stuckCutoff } from "../orders/statements/raise-stuck.ts";
-import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
-import { adminGetTransaction, adminListTransactions, getTransactionByReference, listTransactions } from "./lookup.ts";
+import { getTransactionAfterWait } from "../orders/waiters.ts";
 import { marginReport } from "./margin.ts";
 import { settlementReport } from "./settlement.ts";
 
@@ -16,10 +16,10 @@ export function transactionRoutes(deps: AppDeps) {
       data: await listTransactions(deps.db, deps.cursors, principalOf(input), input.query),
     }),
     getTransaction: async (input) => {
-      const scope = principalOf(input);
-      const read = () => getTransactionByReference(deps.db, scope, input.params.reference);
-      const budget = waitBudgetMs(input.query.wait ?? 0, deps.config, contextOf(input.request).startedAt);
-      return { status: 200, data: await readAfterWait(deps.waiters, input.params.reference, budget, read) };
+      const { reference } = input.params;
+      const startedAt = contextOf(input.request).startedAt;
+      const wait = { scope: principalOf(input), reference, waitSeconds: input.query.wait ?? 0, startedAt };
+      return { status: 200, data: await getTransactionAfterWait({ ctx: deps, input: wait }) };
     },
     adminListTransactions: async ({ query }) => ({
       status: 200,

@@ -17,7 +17,7 @@ import {
   readVendBatches,
   type VendBatch,
 } from "../orders/batch-completion.ts";
-import { listTransactions } from "../transactions/lookup.ts";
+import { listTransactions } from "../orders/lookup.ts";
 import { type ChooseRoute, type PriceOf, type ProductLookup, resolverFor, type VendOrder } from "./requests.ts";
 
 type Schemas = components["schemas"];

@@ -10,10 +10,10 @@ import { groupCommit } from "../lib/group-commit.ts";
 import type { Mode } from "../lib/scope.ts";
 import type { VendLabels } from "../metrics/metrics.ts";
 import { type AcceptOutcome, type AcceptRequest, acceptVends } from "../orders/accept-vends.ts";
+import { getTransactionByReference } from "../orders/lookup.ts";
 import { accountPricing, planPriceFor } from "../orders/plan-pricing.ts";
 import { findProduct } from "../orders/product-cache.ts";
 import { readAfterWait, waitBudgetMs } from "../orders/waiters.ts";
-import { getTransactionByReference } from "../transactions/lookup.ts";
 import {
   acceptVendBatch,
   type BatchItem,

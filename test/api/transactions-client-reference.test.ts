@@ -5,7 +5,7 @@ import postgres from "postgres";
 import * as schema from "../../src/db/schema/index.ts";
 import { ledgerEntries, transactions } from "../../src/db/schema/index.ts";
 import { CursorCodec } from "../../src/lib/cursor.ts";
-import { listTransactions } from "../../src/transactions/lookup.ts";
+import { listTransactions } from "../../src/orders/lookup.ts";
 import { fundedAccount, idem, newKey } from "../helpers/accounts.ts";
 import { insertBulkTransactions } from "../helpers/bulk-transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";

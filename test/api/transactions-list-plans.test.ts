@@ -4,13 +4,13 @@ import postgres from "postgres";
 import * as schema from "../../src/db/schema/index.ts";
 import { CursorCodec } from "../../src/lib/cursor.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { stuckCutoff } from "../../src/orders/statements/raise-stuck.ts";
 import {
   type AdminListTransactionsQuery,
   adminListTransactions,
   type ListTransactionsQuery,
   listTransactions,
-} from "../../src/transactions/lookup.ts";
+} from "../../src/orders/lookup.ts";
+import { stuckCutoff } from "../../src/orders/statements/raise-stuck.ts";
 import { settlementReport } from "../../src/transactions/settlement.ts";
 import { insertBulkTransactions } from "../helpers/bulk-transactions.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";

@@ -6,6 +6,7 @@ import { notFound } from "../errors.ts";
 import { type CursorCodec, type Page, pageLimit } from "../lib/cursor.ts";
 import type { Mode, Scope } from "../lib/scope.ts";
 import { normalisePhone } from "../lib/shared/destinations.ts";
+import { amongNewestOfEach, searchAlternatives } from "./search-alternatives.ts";
 import {
   type AdminTransaction,
   presentAdminTransaction,
@@ -13,8 +14,7 @@ import {
   providerAttemptsOf,
   type Transaction,
   type TransactionRow,
-} from "../orders/view.ts";
-import { amongNewestOfEach, searchAlternatives } from "./search-alternatives.ts";
+} from "./view.ts";
 
 type TransactionStatus = TransactionRow["status"];
 
