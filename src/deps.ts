@@ -14,6 +14,7 @@ import type { OperationValidators } from "./http/validation.ts";
 import type { CursorCodec } from "./lib/cursor.ts";
 import type { Logger } from "./logger.ts";
 import type { Metrics } from "./metrics/metrics.ts";
+import type { AcceptLanes } from "./orders/accept-lanes.ts";
 import type { AccountPlanCache, PricePlanCache } from "./orders/plan-pricing.ts";
 import type { ProductCache } from "./orders/product-cache.ts";
 import type { FinalityWaiters } from "./orders/waiters.ts";
@@ -76,6 +77,8 @@ export interface AppDeps {
   providers: Providers;
   callbackProviders: CallbackProviders;
   waiters: FinalityWaiters;
+  /** The accept statements' lanes: one statement in flight per lane, the accepts that arrive meanwhile in its next. */
+  acceptLanes: AcceptLanes;
   /** Tells workers (debounced NOTIFY) that new work was accepted. */
   announceWork(): void;
   /** Spans for requests, jobs and outgoing calls; a no-op unless an OTLP endpoint is configured. */

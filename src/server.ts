@@ -26,6 +26,7 @@ import { routableRequest } from "./lib/routable-request.ts";
 import { TtlCache } from "./lib/ttl-cache.ts";
 import type { Logger } from "./logger.ts";
 import { createMetrics, type Metrics } from "./metrics/metrics.ts";
+import { acceptLanes } from "./orders/accept-lanes.ts";
 import { FinalityWaiters } from "./orders/waiters.ts";
 import { callbackProviders } from "./providers/callback-providers.ts";
 import { checkRoutingAgainstCatalogue } from "./providers/catalogue-check.ts";
@@ -135,6 +136,7 @@ export async function createDeps(
     providers,
     callbackProviders: callbackProviders(config),
     waiters: await FinalityWaiters.start(database),
+    acceptLanes: acceptLanes(() => deps.db, config.databasePoolSize),
     announceWork: debouncedNotify(database, workChannel, logger),
     tracing: createTracing(config.operations, spanExporter),
   };

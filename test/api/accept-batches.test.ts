@@ -5,9 +5,8 @@ import { idempotencyRecords, ledgerEntries, transactions, wallets } from "../../
 import { successEnvelope } from "../../src/errors.ts";
 import { fingerprintOf, type IdempotencyKey, lockNameOf } from "../../src/idempotency/protocol.ts";
 import { reconcileWallets } from "../../src/ledger/reconcile.ts";
-import { type AcceptRequest, acceptVends } from "../../src/orders/accept-vends.ts";
+import { type AcceptRequest, acceptVends, type VendOrder } from "../../src/orders/accept-vends.ts";
 import { findProduct } from "../../src/orders/product-cache.ts";
-import type { VendOrder } from "../../src/vend/requests.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 

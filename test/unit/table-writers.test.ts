@@ -84,12 +84,7 @@ describe("which file writes which table", () => {
  * The tables more than one folder of src/ writes today, each with why. Every other table has one owning folder,
  * and another folder asks the owner. An entry goes when its table gets its one owner; none is added.
  */
-const sharedTables: Record<string, { folders: string[]; reason: string }> = {
-  vend_batches: {
-    folders: ["src/orders", "src/vend"],
-    reason: "src/vend/batches.ts creates a batch, src/orders/batch-completion.ts completes it",
-  },
-};
+const sharedTables: Record<string, { folders: string[]; reason: string }> = {};
 
 describe("one owner per table", () => {
   const owners = new Map(

@@ -2,14 +2,12 @@ import type { ServiceCode } from "../../generated/constants.ts";
 import type { components } from "../../generated/openapi-types.ts";
 import { type FieldError, validationError } from "../errors.ts";
 import { isMeterNumber, isSmartcardNumber, normalisePhone } from "../lib/shared/destinations.ts";
-import type { VendOrder } from "../orders/accept-vends.ts";
-import { failureKeys } from "../orders/failures.ts";
-import type { ProductRow } from "../orders/product-cache.ts";
-import { type AliasedField, readAliased } from "./aliases.ts";
+import type { VendOrder } from "./accept-vends.ts";
+import { failureKeys } from "./failures.ts";
+import type { ProductRow } from "./product-cache.ts";
+import { type AliasedField, readAliased } from "./request-aliases.ts";
 
 type Schemas = components["schemas"];
-
-export type { VendOrder };
 
 const productCodeField: AliasedField = { canonical: "product_code", names: ["serviceid", "service_id", "product_code"] };
 const phoneField: AliasedField = { canonical: "phone_number", names: ["receiver_phone_number", "destination", "phone_number"] };
@@ -194,6 +192,20 @@ export const resolveCableVend: VendResolver<Schemas["CableVendRequest"]> = async
   if (errors.length > 0 || !product || !card || amountKobo === undefined) fail(errors);
   return order(product, card.value, amountKobo, body, route, price, { smartcard_number: card.value }, phone);
 };
+
+/** A single vend's request: the endpoint it came to and its body as validated. */
+export type VendRequest =
+  /** POST /api/v1/vend (airtime and data). */
+  | { kind: "product"; body: Schemas["VendRequest"] }
+  | { kind: "electricity"; body: Schemas["ElectricityVendRequest"] }
+  | { kind: "cable"; body: Schemas["CableVendRequest"] };
+
+/** Resolves a single vend's request with its endpoint's resolver (see VendResolver). */
+export function resolveVendRequest(request: VendRequest, lookup: ProductLookup, route: ChooseRoute, price: PriceOf) {
+  if (request.kind === "electricity") return resolveElectricityVend(lookup, request.body, route, price);
+  if (request.kind === "cable") return resolveCableVend(lookup, request.body, route, price);
+  return resolveProductVend(lookup, request.body, route, price);
+}
 
 /** The resolver of a bulk order's item by its `service`: a bill's own shape, or a product code's (airtime, data). */
 export function resolverFor(service: string): VendResolver<Record<string, unknown>> {

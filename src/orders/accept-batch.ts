@@ -1,33 +1,21 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
-import type { ServiceCode } from "../../generated/constants.ts";
+import { sql } from "drizzle-orm";
 import type { components } from "../../generated/openapi-types.ts";
-import { readNewestFirst, withinRange } from "../db/keyset.ts";
 import { type BatchRejection, vendBatches } from "../db/schema/index.ts";
 import type { Executor } from "../db/transaction.ts";
-import { AppError, type FieldError, firstOrNotFound } from "../errors.ts";
-import type { CursorCodec, Page } from "../lib/cursor.ts";
+import { AppError, type FieldError, successEnvelope } from "../errors.ts";
+import { type IdempotencyKey, type IdempotentResult, runIdempotent } from "../idempotency/protocol.ts";
 import type { Scope } from "../lib/scope.ts";
-import { acceptVends, type CoveredAcceptRequest } from "../orders/accept-vends.ts";
-import {
-  countsOf,
-  emitBatchCompleted,
-  presentVendBatch,
-  readVendBatch,
-  readVendBatches,
-  type VendBatch,
-} from "../orders/batch-completion.ts";
-import { listTransactions } from "../orders/lookup.ts";
-import { type ChooseRoute, type PriceOf, type ProductLookup, resolverFor, type VendOrder } from "./requests.ts";
+import { type AcceptContext, answerRefusal, pricer, productLookup, routeChooser } from "./accept-order.ts";
+import { acceptVends, type CoveredAcceptRequest, type VendOrder } from "./accept-vends.ts";
+import { countsOf, emitBatchCompleted, presentVendBatch, type VendBatch } from "./batch-completion.ts";
+import { type ChooseRoute, type PriceOf, type ProductLookup, resolverFor } from "./vend-requests.ts";
 
 type Schemas = components["schemas"];
 type VendBatchOrder = Schemas["VendBatchOrder"];
 
-/** Checks one order's fields (`service` removed) against the request schema of its single vend. */
-export type OrderCheck = (service: ServiceCode, fields: Record<string, unknown>) => FieldError[];
-
 /** One order of a batch as resolved: ready to accept, or refused as invalid (400). */
-export type BatchItem = { index: number; order: VendOrder; provider: string } | { index: number; rejection: BatchRejection };
+type BatchItem = { index: number; order: VendOrder; provider: string } | { index: number; rejection: BatchRejection };
 
 /** Orders accepted per accept statement: its running balance walks the orders one by one, so smaller is cheaper. */
 const acceptChunk = 100;
@@ -53,12 +41,10 @@ interface Resolution {
   lookup: ProductLookup;
   route: ChooseRoute;
   price: PriceOf;
-  check: OrderCheck;
 }
 
-async function resolveOrder({ lookup, route, price, check }: Resolution, raw: VendBatchOrder, index: number) {
+async function resolveOrder({ lookup, route, price }: Resolution, raw: VendBatchOrder, index: number, problems: FieldError[]) {
   const { service, ...fields } = raw as VendBatchOrder & Record<string, unknown>;
-  const problems = check(service, fields);
   if (problems.length > 0) return invalid(index, fields, problems);
   try {
     const order = await resolverFor(service)(lookup, fields, route, price);
@@ -78,14 +64,15 @@ async function resolveOrder({ lookup, route, price, check }: Resolution, raw: Ve
 }
 
 /**
- * Validates and resolves every order exactly as its single vend would (schema, catalogue, amounts), each
- * on its own: an invalid one becomes a 400 rejection naming `orders[i].field`. A product with no provider
- * to route to (live mode) throws 503 NO_ROUTE for the whole batch. Every order is priced by `price` (the
- * caller's plan).
+ * Resolves every order exactly as its single vend would (catalogue, amounts), each on its own: an order with
+ * `problems` (against its single vend's request schema), or found invalid here, becomes a 400 rejection naming
+ * `orders[i].field`. A product with no provider to route to (live mode) throws 503 NO_ROUTE for the whole
+ * batch. Every order is priced by `price` (the caller's plan).
  */
-export function resolveBatchOrders(
-  { lookup, route, price, check }: Resolution,
+function resolveBatchOrders(
+  { lookup, route, price }: Resolution,
   orders: readonly VendBatchOrder[],
+  problems: readonly FieldError[][],
 ): Promise<BatchItem[]> {
   // Each product is looked up once for the whole batch (the shared cache does not join concurrent loads).
   const products = new Map<string, ReturnType<ProductLookup>>();
@@ -97,10 +84,11 @@ export function resolveBatchOrders(
     }
     return product;
   };
-  return Promise.all(orders.map((raw, index) => resolveOrder({ lookup: once, route, price, check }, raw, index)));
+  const resolution = { lookup: once, route, price };
+  return Promise.all(orders.map((raw, index) => resolveOrder(resolution, raw, index, problems[index] ?? [])));
 }
 
-export interface BatchAcceptance {
+interface BatchAcceptance {
   batch: VendBatch;
   /** The orders that became transactions. */
   accepted: VendOrder[];
@@ -113,7 +101,7 @@ export interface BatchAcceptance {
  * balance does not cover it when its turn comes; then the batch row with every rejection. A batch with no
  * accepted order is complete at once, its `batch.completed` event recorded here.
  */
-export async function acceptVendBatch(
+async function createBatch(
   tx: Executor,
   request: { wallet: Scope; items: readonly BatchItem[]; traceContext?: string },
 ): Promise<BatchAcceptance> {
@@ -181,50 +169,52 @@ export async function acceptVendBatch(
   return { batch, accepted };
 }
 
-/** The scope's batch with its counts as they stand and a page of its orders; 404 for another scope's. */
-export async function getVendBatch(
-  db: Executor,
-  cursors: CursorCodec,
-  scope: Scope,
-  id: string,
-  query: { cursor?: string; limit?: number },
-): Promise<{ batch: VendBatch; orders: Awaited<ReturnType<typeof listTransactions>> }> {
-  const inScope = and(eq(vendBatches.id, id), eq(vendBatches.accountId, scope.accountId), eq(vendBatches.mode, scope.mode));
-  const row = await firstOrNotFound(db.select().from(vendBatches).where(inScope).limit(1), "Batch");
-  const orders = await listTransactions(db, cursors, scope, { batch_id: id, cursor: query.cursor, limit: query.limit });
-  return { batch: await readVendBatch(db, row), orders };
-}
+const batchAcceptedMessage = "Batch accepted; each accepted order is processed on its own (see counts and rejections)";
 
-export interface ListVendBatchesQuery {
-  /** RFC 3339, inclusive, on `created_at`. */
-  from?: string;
-  /** RFC 3339, inclusive, on `created_at`. */
-  to?: string;
-  /** true: only complete batches; false: only open ones; undefined: both. */
-  completed?: boolean;
-  cursor?: string;
-  limit?: number;
+/** A bulk order to accept. */
+export interface BatchInput {
+  /** The wallet that pays: the caller's account and mode. */
+  wallet: Scope;
+  key: IdempotencyKey;
+  body: Schemas["VendBatchRequest"];
+  /** Each order's problems against the request schema of its single vend, by index (none: valid). */
+  problems: readonly FieldError[][];
+  /** The W3C traceparent of the accepting request's span. */
+  traceContext?: string;
 }
 
 /**
- * One page of the scope's batches, newest first by `(created_at, id)` (the listing index), each with its
- * counts as they stand (one counting query for the whole page); cursors bound to the scope and filters.
+ * Accepts a bulk order: every order is resolved first (as its single vend), outside the database transaction;
+ * then the whole batch is accepted in ONE database transaction with the record of its Idempotency-Key: the
+ * batch row, every transaction, hold and ledger entry and the stored answer commit together or not at all.
+ * Answers the answer stored under the key (fresh or replayed); the accepted orders are counted and the
+ * workers told.
  */
-export function listVendBatches(
-  db: Executor,
-  cursors: CursorCodec,
-  scope: Scope,
-  query: ListVendBatchesQuery,
-): Promise<Page<VendBatch>> {
-  const range = withinRange(vendBatches.createdAt, query);
-  const completed = query.completed;
-  const conditions = [
-    eq(vendBatches.accountId, scope.accountId),
-    eq(vendBatches.mode, scope.mode),
-    ...range.conditions,
-    completed === undefined ? undefined : completed ? isNotNull(vendBatches.completedAt) : isNull(vendBatches.completedAt),
-  ];
-  const filters = { ...range.bound, completed: completed === undefined ? undefined : String(completed) };
-  const request = { cursors, scope: `vend-batches:${scope.accountId}:${scope.mode}`, filters, query, conditions };
-  return readNewestFirst(db, vendBatches, "createdAt", request, (rows) => readVendBatches(db, rows));
+export async function acceptBatch({ ctx, input }: { ctx: AcceptContext; input: BatchInput }): Promise<IdempotentResult> {
+  const { wallet, key, body } = input;
+  const route = routeChooser(ctx, wallet.mode);
+  let items: BatchItem[];
+  try {
+    const price = await pricer(ctx, wallet.accountId);
+    items = await resolveBatchOrders({ lookup: productLookup(ctx), route, price }, body.orders, input.problems);
+  } catch (error) {
+    // A whole-batch refusal (503 NO_ROUTE) replays a stored answer under the key, and stores nothing itself.
+    return answerRefusal(ctx, key, body, error);
+  }
+  let accepted: VendOrder[] = [];
+  const result = await runIdempotent(ctx.db, key, body, async (tx) => {
+    const acceptance = await createBatch(tx, { wallet, items, traceContext: input.traceContext });
+    accepted = acceptance.accepted;
+    return { status: 202, body: JSON.stringify(successEnvelope(acceptance.batch, batchAcceptedMessage)) };
+  });
+  if (accepted.length > 0) {
+    for (const order of accepted)
+      ctx.metrics.vendAccepted({
+        service: order.product.service,
+        network: order.product.network,
+        provider: order.metadata.route ?? route(order.product),
+      });
+    ctx.announceWork();
+  }
+  return result;
 }
