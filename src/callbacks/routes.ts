@@ -1,11 +1,9 @@
 import type { AppDeps } from "../deps.ts";
 import { AppError } from "../errors.ts";
 import { contextOf } from "../http/context.ts";
-import { type Handlers, preparedHandler } from "../http/operations.ts";
+import type { Handlers } from "../http/operations.ts";
 import { componentCheck } from "../http/validation.ts";
 import { transitionsAfterCommit } from "../metrics/after-commit.ts";
-import { applyProviderAnswer, askProvider } from "../orders/operator-requery.ts";
-import { presentAdminTransaction, providerAttemptsOf } from "../orders/view.ts";
 import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./apply.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 
@@ -66,14 +64,6 @@ export function callbackRoutes(deps: AppDeps) {
         data: presentStoredCallback(await findStoredCallback(db, result.storedId)),
       };
     },
-    // The provider is asked before the change's transaction opens; its answer is applied in it.
-    requeryTransaction: preparedHandler(
-      ({ params }) => askProvider(deps, params.reference),
-      async ({ db, afterCommit }, answer) => {
-        const row = await applyProviderAnswer(db, transitionsAfterCommit(deps.metrics, afterCommit), answer);
-        return { status: 200, data: presentAdminTransaction(row, await providerAttemptsOf(db, row.id)) };
-      },
-    ),
   } satisfies Partial<Handlers>;
   return handlers;
 }
