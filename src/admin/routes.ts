@@ -17,7 +17,10 @@ import {
   revokeOperator,
 } from "./operators.ts";
 
-export function adminRoutes(deps: AppDeps) {
+/** What the admin routes use: the database and its read router, the key registry, idempotency. */
+export type AdminRouteDeps = Pick<AppDeps, "credentialSync" | "credentials" | "cursors" | "db" | "reads" | "runIdempotent">;
+
+export function adminRoutes(deps: AdminRouteDeps) {
   const handlers = {
     createAccount: async ({ body, db, afterCommit }) => {
       const created = await createAccount(db, body.name);

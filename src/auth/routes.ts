@@ -5,7 +5,10 @@ import { recordKeyEnd } from "./api-key-records.ts";
 import { knowChangedKey } from "./credential-registry.ts";
 import { defaultGraceSeconds, listAccountKeys, rollApiKey, updateKeyAllowList } from "./key-management.ts";
 
-export function keyRoutes(deps: AppDeps) {
+/** What the key routes use: the database and the key registry. */
+export type KeyRouteDeps = Pick<AppDeps, "config" | "credentialSync" | "credentials" | "db">;
+
+export function keyRoutes(deps: KeyRouteDeps) {
   const handlers = {
     listKeys: async (input) => ({ status: 200, data: await listAccountKeys(deps.db, principalOf(input)) }),
     rollKey: async (input) => {

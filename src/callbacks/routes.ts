@@ -7,7 +7,13 @@ import { transitionsAfterCommit } from "../metrics/after-commit.ts";
 import { callbackAuthentic, handleCallback, scheduleHintedRequery } from "./apply.ts";
 import { findStoredCallback, listStoredCallbacks, presentStoredCallback } from "./stored.ts";
 
-export function callbackRoutes(deps: AppDeps) {
+/** What the callback routes use. */
+export type CallbackRouteDeps = Pick<
+  AppDeps,
+  "announceWork" | "authGuard" | "callbackProviders" | "cursors" | "db" | "logger" | "metrics" | "reads" | "spec"
+>;
+
+export function callbackRoutes(deps: CallbackRouteDeps) {
   const providers = deps.callbackProviders;
   const check = componentCheck(deps.spec, "ProviderCallback");
   const handlers = {

@@ -7,7 +7,10 @@ import { getPricing, listNetworks, listProducts, listServices } from "./catalogu
 import { createPricePlan, listPricePlans, setAccountPricePlan, updatePricePlan } from "./price-plans.ts";
 import { updateProduct } from "./update-product.ts";
 
-export function catalogueRoutes(deps: AppDeps) {
+/** What the catalogue routes use. */
+export type CatalogueRouteDeps = Pick<AppDeps, "caches" | "database" | "db" | "reads">;
+
+export function catalogueRoutes(deps: CatalogueRouteDeps) {
   /** The caller's price plan, through the process's caches. */
   const planOf = (input: Parameters<typeof principalOf>[0]) => accountPricing(deps.db, deps.caches, principalOf(input).accountId);
   const handlers = {

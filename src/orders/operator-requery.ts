@@ -20,7 +20,10 @@ export interface ProviderAnswer {
  * An operator's re-query, first half: asks the transaction's provider where the order stands, on no
  * transaction (a provider may read the database, and the call may take its whole timeout). Never vends.
  */
-export async function askProvider(deps: ProcessingDeps, reference: string): Promise<ProviderAnswer> {
+export async function askProvider(
+  deps: Pick<ProcessingDeps, "db" | "caches" | "providers" | "metrics">,
+  reference: string,
+): Promise<ProviderAnswer> {
   const [row] = await deps.db.select().from(transactions).where(eq(transactions.reference, reference));
   if (!row) throw notFound("Transaction");
   if (isFinal(row.status)) return { row, final: null };

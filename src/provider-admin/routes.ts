@@ -9,7 +9,13 @@ import { floatReconciliation, listFloatTopups, recordFloatTopup } from "./provid
 import { providerStats } from "./provider-stats.ts";
 import { providerOverview, switchProvider } from "./provider-status.ts";
 
-export function providerAdminRoutes(deps: AppDeps) {
+/** What the provider admin routes use. */
+export type ProviderAdminRouteDeps = Pick<
+  AppDeps,
+  "caches" | "config" | "cursors" | "database" | "db" | "metrics" | "providers" | "reads" | "runIdempotent"
+>;
+
+export function providerAdminRoutes(deps: ProviderAdminRouteDeps) {
   const handlers = {
     listProviders: async () => ({ status: 200, data: await providerOverview(deps) }),
     disableProvider: async ({ params, body, db, afterCommit }) => {

@@ -7,6 +7,9 @@ import { checkScrapeAccess } from "../metrics/access.ts";
 import { renderDocsPage, scalarBundlePath } from "./docs-page.ts";
 import { specViewText } from "./spec-views.ts";
 
+/** What the system routes use. */
+export type SystemRouteDeps = Pick<AppDeps, "config" | "database" | "db" | "metrics" | "spec" | "waiters">;
+
 /** A load balancer's probe must get its answer quickly, even while the database does not answer at all. */
 const readinessTimeoutMs = 2000;
 const retryLater = { "retry-after": "5" };
@@ -17,7 +20,7 @@ const scriptCacheControl = "public, max-age=3600, must-revalidate";
 const documentCacheControl = "public, no-cache";
 
 /** The reference pages, their documents and the renderer's script; each built and compressed on first request. */
-function docsAssets(deps: AppDeps) {
+function docsAssets(deps: SystemRouteDeps) {
   const { publicBaseUrl } = deps.config;
   const document = deps.spec.document;
   const html = (load: () => string) => new CompressedAsset(load, "text/html; charset=utf-8", documentCacheControl);
@@ -41,12 +44,12 @@ function docsAssets(deps: AppDeps) {
  * The admin API is on, as authentication decides it: `ADMIN_TOKEN` is set, or an operator token can
  * authenticate. Off, its reference is `404` like the rest of it.
  */
-async function requireAdminApi(deps: AppDeps): Promise<void> {
+async function requireAdminApi(deps: SystemRouteDeps): Promise<void> {
   if (deps.config.adminToken || (await hasActiveOperator(deps.db))) return;
   throw new AppError("NOT_FOUND", "Route not found");
 }
 
-export function systemRoutes(deps: AppDeps) {
+export function systemRoutes(deps: SystemRouteDeps) {
   const docs = docsAssets(deps);
   const handlers = {
     getHealth: async () => ({ status: 200, data: { status: "ok" } }),

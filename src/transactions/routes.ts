@@ -11,7 +11,13 @@ import { getTransactionAfterWait } from "../orders/waiters.ts";
 import { marginReport } from "./margin.ts";
 import { settlementReport } from "./settlement.ts";
 
-export function transactionRoutes(deps: AppDeps) {
+/** What the transaction routes use. */
+export type TransactionRouteDeps = Pick<
+  AppDeps,
+  "caches" | "config" | "cursors" | "db" | "metrics" | "providers" | "reads" | "waiters"
+>;
+
+export function transactionRoutes(deps: TransactionRouteDeps) {
   const handlers = {
     listTransactions: async (input) => ({
       status: 200,

@@ -2,7 +2,10 @@ import type { AppDeps } from "../deps.ts";
 import { type Handlers, principalOf } from "../http/operations.ts";
 import { verifyMeter, verifySmartcard } from "./verify-customer.ts";
 
-export function verificationRoutes(deps: AppDeps) {
+/** What the verification routes use. */
+export type VerificationRouteDeps = Pick<AppDeps, "db" | "metrics" | "providers">;
+
+export function verificationRoutes(deps: VerificationRouteDeps) {
   const handlers = {
     verifyMeter: async (input) => ({
       status: 200,

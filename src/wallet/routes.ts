@@ -5,7 +5,10 @@ import { type Handlers, principalOf } from "../http/operations.ts";
 import { listLedgerEntries } from "./statement.ts";
 import { creditWallet, getWallet, setLowBalanceThreshold } from "./wallet-balance.ts";
 
-export function walletRoutes(deps: AppDeps) {
+/** What the wallet routes use. */
+export type WalletRouteDeps = Pick<AppDeps, "cursors" | "db" | "runIdempotent">;
+
+export function walletRoutes(deps: WalletRouteDeps) {
   const handlers = {
     getWallet: async (input) => ({ status: 200, data: await getWallet(deps.db, principalOf(input)) }),
     updateWallet: async (input) => ({

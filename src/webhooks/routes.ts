@@ -6,7 +6,10 @@ import { createWebhookEndpoint, deleteWebhookEndpoint, getWebhookEndpoint, listW
 import { pingWebhookEndpoint } from "./ping.ts";
 import { resendFailedDeliveries } from "./resend-failed.ts";
 
-export function webhookRoutes(deps: AppDeps) {
+/** What the webhook routes use. */
+export type WebhookRouteDeps = Pick<AppDeps, "config" | "cursors" | "db" | "logger">;
+
+export function webhookRoutes(deps: WebhookRouteDeps) {
   const urlOptions = () => ({ allowPrivateUrls: deps.config.webhooks.allowPrivateUrls });
   const handlers = {
     createWebhookEndpoint: async (input) => ({
