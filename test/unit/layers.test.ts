@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { stripVTControlCharacters } from "node:util";
 
 const root = join(import.meta.dir, "..", "..");
@@ -31,6 +31,47 @@ function fixture(files: Record<string, string>): string {
   }
   return dir;
 }
+
+/** A tree in which each edge's first module imports its second (a side-effect import: the edge is all the rule sees). */
+function importing(edges: readonly string[]): Record<string, string> {
+  const imports = new Map<string, string[]>();
+  for (const edge of edges) {
+    const [from = "", to = ""] = edge.split(": ").at(-1)?.split(" → ") ?? [];
+    if (!imports.has(to)) imports.set(to, []);
+    const path = relative(dirname(from), to);
+    imports.set(from, [...(imports.get(from) ?? []), `import "${path.startsWith(".") ? path : `./${path}`}";`]);
+  }
+  return Object.fromEntries([...imports].map(([file, lines]) => [file, [...lines, "export const value = 1;", ""].join("\n")]));
+}
+
+/** Each rule of the stricter floors and an upward import it catches, as the rule reports it. */
+const floors = [
+  "domain-imports-runner: src/providers/types.ts → src/jobs/queue.ts",
+  "domain-imports-across: src/providers/anomalies.ts → src/webhooks/outbox.ts",
+  "domain-imports-orders: src/ledger/movements.ts → src/orders/completion.ts",
+  "runner-imports-domain: src/retention/pass.ts → src/webhooks/statements/delete-old-attempts.ts",
+  "domain-imports-upward: src/orders/waiters.ts → src/transactions/lookup.ts",
+  "deps-imports-features: src/deps.ts → src/callbacks/apply.ts",
+  "service-imports-upward: src/wallet/statement.ts → src/deps.ts",
+  "background-imports-upward: src/jobs/tasks/sweep.ts → src/deps.ts",
+  "base-imports-upward: src/settings/reads.ts → src/deps.ts",
+  "http-imports-features: src/http/pipeline.ts → src/jobs/tasks/work.ts",
+  "routes-import-routes: src/vend/routes.ts → src/transactions/routes.ts",
+];
+
+/**
+ * What the floors allow: a type lower layers share, in base; an owner's statement on the retention pass's batch
+ * delete; orders on an owner; the credential state auth keeps for the process, named by the bag; a route picking
+ * from the bag; a route calling a verb.
+ */
+const allowed = [
+  "src/providers/registry.ts → src/lib/job-queue.ts",
+  "src/webhooks/statements/delete-old-attempts.ts → src/retention/delete-batch.ts",
+  "src/orders/completion.ts → src/webhooks/outbox.ts",
+  "src/deps.ts → src/auth/guard.ts",
+  "src/wallet/routes.ts → src/deps.ts",
+  "src/vend/routes.ts → src/orders/accept-order.ts",
+];
 
 describe("imports point one way (dependency-cruiser)", () => {
   test("a backward import fails the rule: base → feature, domain → feature, http → feature, cli → service", () => {
@@ -126,6 +167,18 @@ describe("imports point one way (dependency-cruiser)", () => {
       expect(output).toContain("domain-imports-upward: src/orders/leases.ts → src/webhooks/routes.ts");
       expect(output).not.toContain("src/orders/completion.ts → src/webhooks/outbox.ts");
       expect(output).not.toContain("src/webhooks/routes.ts → src/webhooks/outbox.ts");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("the floors, strictly: each rule catches its planted upward import, and the imports the floors allow pass", () => {
+    const dir = fixture(importing([...floors, ...allowed]));
+    try {
+      const { status, output } = cruise(dir, ["src"]);
+      expect(status).not.toBe(0);
+      for (const caught of floors) expect(output).toContain(caught);
+      for (const edge of allowed) expect(output).not.toContain(edge);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
