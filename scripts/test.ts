@@ -17,15 +17,16 @@
  *
  * On PostgreSQL the drills (test/drills/: several real processes, servers and clusters each) run after the
  * other files, one at a time: beside each other, or beside the other files, they starved on 2 cores (timeouts,
- * retries running out). Given paths, one run takes exactly those. The two runs' counts are added up in a last
- * summary. On the embedded database the drills skip, and one run takes everything.
+ * retries running out). So do, on either database, the files that measure the service's time against a budget
+ * (first line `runsAloneMarker`, test/helpers/runs-once.ts). Given paths, one run takes exactly those. The two
+ * runs' counts are added up in a last summary. On the embedded database the drills skip.
  */
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { loadExercised, reportCoverage } from "../test/helpers/contract-coverage.ts";
 import { dropRunDatabases, prepareSharedDatabases } from "../test/helpers/database.ts";
-import { runsOnceFiles } from "../test/helpers/runs-once.ts";
+import { runsAloneFiles, runsOnceFiles } from "../test/helpers/runs-once.ts";
 
 /**
  * Workers by database, measured on 2 cores (test/api: PostgreSQL 41 / 34 / 39 s with 2 / 4 / 6 workers, its
@@ -48,8 +49,8 @@ for (const signal of ["SIGINT", "SIGTERM"] as const)
     for (const child of children) child.kill(signal);
   });
 const drills = "test/drills";
-/** Paths given, or the embedded database (where every drill skips): one run; otherwise the drills get their own lane. */
-const givenPaths = args.some((arg) => !arg.startsWith("-")) || database === "pglite";
+/** Paths given: one run; otherwise the drills (on PostgreSQL) and the files that run alone get their own lane. */
+const givenPaths = args.some((arg) => !arg.startsWith("-"));
 
 let code = 1;
 try {
@@ -73,14 +74,20 @@ try {
   if (givenPaths) {
     code = await run(workers, []).exited;
   } else {
-    const once = runsOnceFiles(root);
-    console.log(`${once.length} files that never use the suite's database run in the embedded run only`);
-    const rest = run(workers, [`--path-ignore-patterns=${drills}/**`, ...once.map((file) => `--path-ignore-patterns=${file}`)]);
+    // On the embedded database every drill skips, and the files that never use the suite's database run.
+    const once = database === "postgres" ? runsOnceFiles(root) : [];
+    const alone = runsAloneFiles(root);
+    const lane = database === "postgres" ? [drills, ...alone] : alone;
+    if (once.length > 0) console.log(`${once.length} files that never use the suite's database run in the embedded run only`);
+    console.log(`${lane.join(", ")}: one file at a time, after the others`);
+    const ignored = [`${drills}/**`, ...once, ...alone].map((path) => `--path-ignore-patterns=${path}`);
+    const rest = run(workers, database === "postgres" ? ignored : ignored.slice(1));
     const others = await relayCounting(rest);
     const restCode = await rest.exited;
-    const drillRun = run(1, [drills]);
-    const drilled = await relayCounting(drillRun);
-    code = restCode || (await drillRun.exited);
+    // Given no path, `bun test` would take every file: an empty lane is not run.
+    const laneRun = lane.length > 0 ? run(1, lane) : undefined;
+    const drilled = laneRun ? await relayCounting(laneRun) : { pass: 0, fail: 0 };
+    code = restCode || ((await laneRun?.exited) ?? 0);
     // The last summary is the whole run's (what .ci/run reads).
     console.log(
       `\nall files, both runs:\n ${(others?.pass ?? 0) + (drilled?.pass ?? 0)} pass\n ${(others?.fail ?? 0) + (drilled?.fail ?? 0)} fail`,

@@ -1,3 +1,4 @@
+// Runs alone, after the other files: it measures the time from a vend to its delayed callback against a 500 ms budget.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { type Background, processingRunner, startBackground } from "../../src/background.ts";

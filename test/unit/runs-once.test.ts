@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { runsOnceFiles, runsOnceMarker, suiteDatabaseTies } from "../helpers/runs-once.ts";
+import { runsAloneFiles, runsAloneMarker, runsOnceFiles, runsOnceMarker, suiteDatabaseTies } from "../helpers/runs-once.ts";
 
 const root = join(import.meta.dir, "..", "..");
 
@@ -37,6 +37,24 @@ describe("test files that run once, in the embedded run", () => {
       writeFileSync(join(test, "unit", "later.test.ts"), `import "x";\n${runsOnceMarker} not on its first line.\n`);
       writeFileSync(join(test, "unit", "plain.test.ts"), 'import "x";\n');
       expect(runsOnceFiles(dir)).toEqual(["test/unit/marked.test.ts"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("test files that run alone, after the others", () => {
+  test("the delayed-callback budget is one, and a marker only counts on the first line", () => {
+    expect(runsAloneFiles(root)).toContain("test/processing/sandbox-delay.test.ts");
+    const dir = mkdtempSync(join(tmpdir(), "vend-runs-alone-"));
+    try {
+      const test = join(dir, "test");
+      Bun.spawnSync(["mkdir", "-p", join(test, "processing")]);
+      writeFileSync(join(test, "processing", "timed.test.ts"), `${runsAloneMarker} it measures a budget.\n`);
+      writeFileSync(join(test, "processing", "once.test.ts"), `${runsOnceMarker} it never uses the suite's database.\n`);
+      writeFileSync(join(test, "processing", "later.test.ts"), `import "x";\n${runsAloneMarker} not first.\n`);
+      expect(runsAloneFiles(dir)).toEqual(["test/processing/timed.test.ts"]);
+      expect(runsOnceFiles(dir)).toEqual(["test/processing/once.test.ts"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
