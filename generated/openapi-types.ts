@@ -658,6 +658,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's own requests, newest first
+         * @description Every request made with a key of this account and mode (failed ones too: a `400`, `402`, `409` or `422`
+         *     is here with the body that was sent and the envelope that was answered), newest first, a page at a time,
+         *     kept `RETENTION_REQUEST_LOGS_DAYS` days (7 by default). Records are written a moment after the answer
+         *     (within about a second): a request answered just now may not be listed yet. Listings carry no bodies;
+         *     read one record (`GET /api/v1/request-logs/{request_id}`) for them. Requests refused before a key was
+         *     recognised (an unknown or missing key) belong to no account and are seen by operators only. Paging as
+         *     the transaction list: while `page.has_more`, request again with `cursor` = `page.next_cursor` and the same
+         *     filters.
+         */
+        get: operations["listRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/request-logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key's own requests, live (Server-Sent Events)
+         * @description The key's account's and mode's requests as they are recorded, from every server process, as Server-Sent
+         *     Events: each record is an event `request_log` whose `id` is the record's `id` and whose `data` is the record
+         *     as listed (no bodies), in the order the records were written, each within about a second of its answer.
+         *     With `Last-Event-ID` (a browser's `EventSource` sends it when it reconnects) the stream first sends the
+         *     records after that id that match the filters (up to 1,000), then the live ones; without it, only the live
+         *     ones. A comment line (`: keep-alive`) goes out every 15 s so proxies keep the connection open. The stream
+         *     never ends by itself; a key revoked meanwhile ends it.
+         */
+        get: operations["streamRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the key's requests, with its bodies
+         * @description The record of the request with this `X-Request-Id` (the header every answer carries, and `requestId` on
+         *     the SDK's errors), with the body that was sent and the body that was answered, each up to 16 KB (longer
+         *     ones are cut and marked `*_truncated`). Secrets are never stored: `Authorization`, API keys and webhook
+         *     secrets in answers, and provider credentials are replaced by `[redacted]`; destinations are masked as in
+         *     answers. Another account's or mode's request is `404`, as is one not yet recorded (within about a second
+         *     of its answer) or older than the retention. A request id a client sent twice names the latest request.
+         */
+        get: operations["getRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/callbacks/providers/{provider}": {
         parameters: {
             query?: never;
@@ -1371,6 +1449,76 @@ export interface paths {
          *     nothing. An edit that changes nothing writes nothing.
          */
         patch: operations["updatePricePlan"];
+        trace?: never;
+    };
+    "/admin/v1/request-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account's requests, newest first
+         * @description The record of every request to the client API, the provider callbacks and the admin API (not health,
+         *     readiness, metrics or this reference), newest first, kept `RETENTION_REQUEST_LOGS_DAYS` days (7 by
+         *     default), written within about a second of each answer. Requests refused before a key was recognised
+         *     have no account. Listings carry no bodies: `GET /admin/v1/request-logs/{request_id}` has them. Paging as
+         *     the transaction list.
+         */
+        get: operations["adminListRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/request-logs/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every account's requests, live (Server-Sent Events)
+         * @description As `GET /api/v1/request-logs/stream`, for every account, with the operator's filters: each record an event
+         *     `request_log` (its `id` the record's, `data` the record without bodies) in the order written, from every
+         *     server process; `Last-Event-ID` resumes after that record (up to 1,000 missed ones first); a keep-alive
+         *     comment every 15 s.
+         */
+        get: operations["adminStreamRequestLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/request-logs/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One request, any account, with its bodies
+         * @description The record of the request with this `X-Request-Id`, with its request and response bodies (each up to 16 KB,
+         *     longer ones cut and marked `*_truncated`; secrets replaced by `[redacted]`, destinations masked). A request
+         *     id sent by two clients names the latest request; `GET /admin/v1/request-logs?request_id=` lists them all.
+         *     Unknown, not yet recorded or past the retention: `404`.
+         */
+        get: operations["adminGetRequestLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/healthz": {
@@ -2865,6 +3013,132 @@ export interface components {
              */
             message: string;
             data: components["schemas"]["AuditEntryPage"];
+        };
+        /** @description One request and its answer, as recorded a moment after the answer (no bodies; see RequestLogDetail). */
+        RequestLog: {
+            /** @description Increasing record number, in the order records were written; the stream's event id. */
+            id: string;
+            /** @description The request's `X-Request-Id` (echoed from the request when it sent one). */
+            request_id: string;
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The account of the key used; null without a recognised key.
+             */
+            account_id: string | null;
+            /** @description The key's mode; null without a recognised key. */
+            mode: components["schemas"]["Mode"] | null;
+            /** Format: uuid */
+            key_id: string | null;
+            /** @description The key's display prefix, e.g. `rg_test_AbCd`; never the key. */
+            key_prefix: string | null;
+            /** @description The operator's name on admin requests. */
+            operator: string | null;
+            method: string;
+            /** @description The operation's path as this contract spells it; `(unmatched)` when none answered. */
+            route: string;
+            /** @description The path as requested (without the query). */
+            path: string;
+            /** @description The query string without its `?`; null when there was none. */
+            query: string | null;
+            /** @description The HTTP status answered. */
+            status: number;
+            /** @description The error envelope's `code`; null on success. */
+            error_code: string | null;
+            idempotency_key: string | null;
+            /** @description The answer was the stored answer of an earlier request with the same `Idempotency-Key`. */
+            idempotent_replayed: boolean;
+            /** @description From the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The client's address (behind a proxy, with `TRUST_PROXY`, the forwarded one). */
+            client_ip: string | null;
+            /** @description The `User-Agent` header, up to 256 characters. */
+            user_agent: string | null;
+        };
+        /** @description A request's record (as RequestLog) with the bodies sent and answered. */
+        RequestLogDetail: {
+            /** @description Increasing record number, in the order records were written; the stream's event id. */
+            id: string;
+            /** @description The request's `X-Request-Id` (echoed from the request when it sent one). */
+            request_id: string;
+            /**
+             * Format: date-time
+             * @description When the request arrived.
+             */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The account of the key used; null without a recognised key.
+             */
+            account_id: string | null;
+            /** @description The key's mode; null without a recognised key. */
+            mode: components["schemas"]["Mode"] | null;
+            /** Format: uuid */
+            key_id: string | null;
+            /** @description The key's display prefix, e.g. `rg_test_AbCd`; never the key. */
+            key_prefix: string | null;
+            /** @description The operator's name on admin requests. */
+            operator: string | null;
+            method: string;
+            /** @description The operation's path as this contract spells it; `(unmatched)` when none answered. */
+            route: string;
+            /** @description The path as requested (without the query). */
+            path: string;
+            /** @description The query string without its `?`; null when there was none. */
+            query: string | null;
+            /** @description The HTTP status answered. */
+            status: number;
+            /** @description The error envelope's `code`; null on success. */
+            error_code: string | null;
+            idempotency_key: string | null;
+            /** @description The answer was the stored answer of an earlier request with the same `Idempotency-Key`. */
+            idempotent_replayed: boolean;
+            /** @description From the request's arrival to its answer. */
+            duration_ms: number;
+            /** @description The client's address (behind a proxy, with `TRUST_PROXY`, the forwarded one). */
+            client_ip: string | null;
+            /** @description The `User-Agent` header, up to 256 characters. */
+            user_agent: string | null;
+            /** @description The body sent, as text, up to 16 KB; secrets as `[redacted]`, destinations masked; null when there was none. */
+            request_body: string | null;
+            request_body_truncated: boolean;
+            /** @description The body answered, as text, up to 16 KB (API keys and webhook secrets as `[redacted]`); null when there was none. */
+            response_body: string | null;
+            response_body_truncated: boolean;
+        };
+        RequestLogPage: {
+            items: components["schemas"]["RequestLog"][];
+            page: components["schemas"]["Page"];
+        };
+        /** @description Success envelope carrying a RequestLogPage. */
+        RequestLogPageEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["RequestLogPage"];
+        };
+        /** @description Success envelope carrying a RequestLogDetail. */
+        RequestLogDetailEnvelope: {
+            /** @constant */
+            success: true;
+            /** @constant */
+            code: "OK";
+            /**
+             * @description `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+             * @example OK
+             */
+            message: string;
+            data: components["schemas"]["RequestLogDetail"];
         };
         ResolveTransactionRequest: {
             /** @enum {string} */
@@ -4361,6 +4635,32 @@ export interface components {
         };
     };
     parameters: {
+        /** @description The request's `X-Request-Id`, as its answer carried it. */
+        RequestLogRequestId: string;
+        /** @description Only answers with this status (`402`) or of this class (`4xx`, `5xx`). */
+        RequestLogStatusFilter: string;
+        /** @description Only requests with this HTTP method. */
+        RequestLogMethodFilter: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+        /** @description Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered. */
+        RequestLogRouteFilter: string;
+        /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
+        RequestLogPathFilter: string;
+        /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+        RequestLogErrorCodeFilter: string;
+        /** @description Only requests with this `X-Request-Id`. */
+        RequestLogRequestIdFilter: string;
+        /** @description Only requests sent with this `Idempotency-Key` (the first and every replay). */
+        RequestLogIdempotencyKeyFilter: string;
+        /** @description Only requests made with this account's keys. */
+        RequestLogAccountFilter: string;
+        /** @description Only requests made with this API key. */
+        RequestLogKeyFilter: string;
+        /** @description Only requests made with keys of this mode. */
+        RequestLogModeFilter: components["schemas"]["Mode"];
+        /** @description Only admin requests by this operator (its name; `ADMIN_TOKEN` for the bootstrap token). */
+        RequestLogOperatorFilter: string;
+        /** @description The `id` of the last event received; the stream sends the records after it first. */
+        LastEventId: string;
         /**
          * @description Created once per order and resent unchanged on every retry of that order. At most 128 characters.
          * @example 5f0c7c1e-0d7e-4a3c-9f8e-5b8a1e2d3c4f
@@ -5599,6 +5899,135 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Only answers with this status (`402`) or of this class (`4xx`, `5xx`). */
+                status?: components["parameters"]["RequestLogStatusFilter"];
+                /** @description Only requests with this HTTP method. */
+                method?: components["parameters"]["RequestLogMethodFilter"];
+                /** @description Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered. */
+                route?: components["parameters"]["RequestLogRouteFilter"];
+                /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
+                path?: components["parameters"]["RequestLogPathFilter"];
+                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
+                /** @description Only requests with this `X-Request-Id`. */
+                request_id?: components["parameters"]["RequestLogRequestIdFilter"];
+                /** @description Only requests sent with this `Idempotency-Key` (the first and every replay). */
+                idempotency_key?: components["parameters"]["RequestLogIdempotencyKeyFilter"];
+                /** @description Created at or after this time (RFC 3339). */
+                from?: components["parameters"]["FromFilter"];
+                /** @description Created at or before this time (RFC 3339). */
+                to?: components["parameters"]["ToFilter"];
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of request logs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Only answers with this status (`402`) or of this class (`4xx`, `5xx`). */
+                status?: components["parameters"]["RequestLogStatusFilter"];
+                /** @description Only requests with this HTTP method. */
+                method?: components["parameters"]["RequestLogMethodFilter"];
+                /** @description Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered. */
+                route?: components["parameters"]["RequestLogRouteFilter"];
+                /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
+                path?: components["parameters"]["RequestLogPathFilter"];
+                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream sends the records after it first. */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : stream of request logs
+                     *
+                     *     event: request_log
+                     *     id: 48213
+                     *     data: {"id":"48213","request_id":"req_6bTq0cWk2Zr9YpLhV3sD","method":"POST","route":"/api/v1/vend","status":402,"error_code":"INSUFFICIENT_FUNDS"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's `X-Request-Id`, as its answer carried it. */
+                request_id: components["parameters"]["RequestLogRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request's record. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetailEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["IpNotAllowed"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -6996,6 +7425,146 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Only requests made with this account's keys. */
+                account_id?: components["parameters"]["RequestLogAccountFilter"];
+                /** @description Only requests made with this API key. */
+                key_id?: components["parameters"]["RequestLogKeyFilter"];
+                /** @description Only requests made with keys of this mode. */
+                mode?: components["parameters"]["RequestLogModeFilter"];
+                /** @description Only admin requests by this operator (its name; `ADMIN_TOKEN` for the bootstrap token). */
+                operator?: components["parameters"]["RequestLogOperatorFilter"];
+                /** @description Only answers with this status (`402`) or of this class (`4xx`, `5xx`). */
+                status?: components["parameters"]["RequestLogStatusFilter"];
+                /** @description Only requests with this HTTP method. */
+                method?: components["parameters"]["RequestLogMethodFilter"];
+                /** @description Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered. */
+                route?: components["parameters"]["RequestLogRouteFilter"];
+                /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
+                path?: components["parameters"]["RequestLogPathFilter"];
+                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
+                /** @description Only requests with this `X-Request-Id`. */
+                request_id?: components["parameters"]["RequestLogRequestIdFilter"];
+                /** @description Only requests sent with this `Idempotency-Key` (the first and every replay). */
+                idempotency_key?: components["parameters"]["RequestLogIdempotencyKeyFilter"];
+                /** @description Created at or after this time (RFC 3339). */
+                from?: components["parameters"]["FromFilter"];
+                /** @description Created at or before this time (RFC 3339). */
+                to?: components["parameters"]["ToFilter"];
+                /** @description `page.next_cursor` of the previous page, exactly as received; omit for the first page. */
+                cursor?: components["parameters"]["Cursor"];
+                /** @description Items per page, 1 to 100; a larger number is treated as 100. */
+                limit?: components["parameters"]["Limit"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of request logs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogPageEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminStreamRequestLogs: {
+        parameters: {
+            query?: {
+                /** @description Only requests made with this account's keys. */
+                account_id?: components["parameters"]["RequestLogAccountFilter"];
+                /** @description Only requests made with this API key. */
+                key_id?: components["parameters"]["RequestLogKeyFilter"];
+                /** @description Only requests made with keys of this mode. */
+                mode?: components["parameters"]["RequestLogModeFilter"];
+                /** @description Only admin requests by this operator (its name; `ADMIN_TOKEN` for the bootstrap token). */
+                operator?: components["parameters"]["RequestLogOperatorFilter"];
+                /** @description Only answers with this status (`402`) or of this class (`4xx`, `5xx`). */
+                status?: components["parameters"]["RequestLogStatusFilter"];
+                /** @description Only requests with this HTTP method. */
+                method?: components["parameters"]["RequestLogMethodFilter"];
+                /** @description Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered. */
+                route?: components["parameters"]["RequestLogRouteFilter"];
+                /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
+                path?: components["parameters"]["RequestLogPathFilter"];
+                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
+            };
+            header?: {
+                /** @description The `id` of the last event received; the stream sends the records after it first. */
+                "Last-Event-ID"?: components["parameters"]["LastEventId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminGetRequestLog: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The request's `X-Request-Id`, as its answer carried it. */
+                request_id: components["parameters"]["RequestLogRequestId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request's record. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RequestLogDetailEnvelope"];
+                };
+            };
+            400: components["responses"]["ValidationFailed"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

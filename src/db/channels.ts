@@ -10,3 +10,6 @@ export const workChannel = "vend_work";
 
 /** Announces webhook deliveries that are due now (the payload is the event id). */
 export const webhookDueChannel = "vend_webhook_due";
+
+/** Announces each batch of request logs written (the payload is the batch's last id), so live tails read them. */
+export const requestLogsChannel = "vend_request_logs";

@@ -11,6 +11,7 @@ export * from "./products.ts";
 export * from "./provider-callbacks.ts";
 export * from "./providers.ts";
 export * from "./rate-limits.ts";
+export * from "./request-logs.ts";
 export * from "./sandbox-orders.ts";
 export * from "./services.ts";
 export * from "./settings.ts";

@@ -3,7 +3,7 @@
 import type { Client, Options as Options2, TDataShape } from '../client/client/index.js';
 
 import { client } from './client.gen.js';
-import type { AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, ApplyCatalogueSyncData, ApplyCatalogueSyncErrors, ApplyCatalogueSyncResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FloatReconciliationData, FloatReconciliationErrors, FloatReconciliationResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCatalogueSyncData, GetCatalogueSyncErrors, GetCatalogueSyncResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetOperationsSnapshotData, GetOperationsSnapshotErrors, GetOperationsSnapshotResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListFloatTopupsData, ListFloatTopupsErrors, ListFloatTopupsResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, MarginReportData, MarginReportErrors, MarginReportResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, RecordFloatTopupData, RecordFloatTopupErrors, RecordFloatTopupResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
+import type { AdminGetRequestLogData, AdminGetRequestLogErrors, AdminGetRequestLogResponses, AdminGetTransactionData, AdminGetTransactionErrors, AdminGetTransactionResponses, AdminListRequestLogsData, AdminListRequestLogsErrors, AdminListRequestLogsResponses, AdminListTransactionsData, AdminListTransactionsErrors, AdminListTransactionsResponses, AdminStreamRequestLogsData, AdminStreamRequestLogsErrors, AdminStreamRequestLogsResponse, AdminStreamRequestLogsResponses, ApplyCatalogueSyncData, ApplyCatalogueSyncErrors, ApplyCatalogueSyncResponses, CreateAccountData, CreateAccountErrors, CreateAccountResponses, CreateApiKeyData, CreateApiKeyErrors, CreateApiKeyResponses, CreateOperatorData, CreateOperatorErrors, CreateOperatorResponses, CreatePricePlanData, CreatePricePlanErrors, CreatePricePlanResponses, CreditWalletData, CreditWalletErrors, CreditWalletResponses, DisableProviderData, DisableProviderErrors, DisableProviderResponses, EnableProviderData, EnableProviderErrors, EnableProviderResponses, FloatReconciliationData, FloatReconciliationErrors, FloatReconciliationResponses, GetAccountData, GetAccountErrors, GetAccountResponses, GetCatalogueSyncData, GetCatalogueSyncErrors, GetCatalogueSyncResponses, GetCurrentOperatorData, GetCurrentOperatorErrors, GetCurrentOperatorResponses, GetOperationsSnapshotData, GetOperationsSnapshotErrors, GetOperationsSnapshotResponses, GetProviderStatsData, GetProviderStatsErrors, GetProviderStatsResponses, ListAccountsData, ListAccountsErrors, ListAccountsResponses, ListAnomaliesData, ListAnomaliesErrors, ListAnomaliesResponses, ListApiKeysData, ListApiKeysErrors, ListApiKeysResponses, ListAuditEntriesData, ListAuditEntriesErrors, ListAuditEntriesResponses, ListCallbacksData, ListCallbacksErrors, ListCallbacksResponses, ListFloatTopupsData, ListFloatTopupsErrors, ListFloatTopupsResponses, ListOperatorsData, ListOperatorsErrors, ListOperatorsResponses, ListPricePlansData, ListPricePlansErrors, ListPricePlansResponses, ListProvidersData, ListProvidersErrors, ListProvidersResponses, MarginReportData, MarginReportErrors, MarginReportResponses, ReconcileWalletsData, ReconcileWalletsErrors, ReconcileWalletsResponses, RecordFloatTopupData, RecordFloatTopupErrors, RecordFloatTopupResponses, ReplayCallbackData, ReplayCallbackErrors, ReplayCallbackResponses, RequeryTransactionData, RequeryTransactionErrors, RequeryTransactionResponses, ResolveTransactionData, ResolveTransactionErrors, ResolveTransactionResponses, RevokeApiKeyData, RevokeApiKeyErrors, RevokeApiKeyResponses, RevokeOperatorData, RevokeOperatorErrors, RevokeOperatorResponses, SetAccountPricePlanData, SetAccountPricePlanErrors, SetAccountPricePlanResponses, SettlementReportData, SettlementReportErrors, SettlementReportResponses, UpdatePricePlanData, UpdatePricePlanErrors, UpdatePricePlanResponses, UpdateProductData, UpdateProductErrors, UpdateProductResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -523,4 +523,50 @@ export const updatePricePlan = <ThrowOnError extends boolean = false>(options: O
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * Every account's requests, newest first
+ *
+ * The record of every request to the client API, the provider callbacks and the admin API (not health,
+ * readiness, metrics or this reference), newest first, kept `RETENTION_REQUEST_LOGS_DAYS` days (7 by
+ * default), written within about a second of each answer. Requests refused before a key was recognised
+ * have no account. Listings carry no bodies: `GET /admin/v1/request-logs/{request_id}` has them. Paging as
+ * the transaction list.
+ *
+ */
+export const adminListRequestLogs = <ThrowOnError extends boolean = false>(options?: Options<AdminListRequestLogsData, ThrowOnError>) => (options?.client ?? client).get<AdminListRequestLogsResponses, AdminListRequestLogsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/request-logs',
+    ...options
+});
+
+/**
+ * Every account's requests, live (Server-Sent Events)
+ *
+ * As `GET /api/v1/request-logs/stream`, for every account, with the operator's filters: each record an event
+ * `request_log` (its `id` the record's, `data` the record without bodies) in the order written, from every
+ * server process; `Last-Event-ID` resumes after that record (up to 1,000 missed ones first); a keep-alive
+ * comment every 15 s.
+ *
+ */
+export const adminStreamRequestLogs = <ThrowOnError extends boolean = false>(options?: Options<AdminStreamRequestLogsData, ThrowOnError, AdminStreamRequestLogsResponse>) => (options?.client ?? client).sse.get<AdminStreamRequestLogsResponses, AdminStreamRequestLogsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/request-logs/stream',
+    ...options
+});
+
+/**
+ * One request, any account, with its bodies
+ *
+ * The record of the request with this `X-Request-Id`, with its request and response bodies (each up to 16 KB,
+ * longer ones cut and marked `*_truncated`; secrets replaced by `[redacted]`, destinations masked). A request
+ * id sent by two clients names the latest request; `GET /admin/v1/request-logs?request_id=` lists them all.
+ * Unknown, not yet recorded or past the retention: `404`.
+ *
+ */
+export const adminGetRequestLog = <ThrowOnError extends boolean = false>(options: Options<AdminGetRequestLogData, ThrowOnError>) => (options.client ?? client).get<AdminGetRequestLogResponses, AdminGetRequestLogErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/admin/v1/request-logs/{request_id}',
+    ...options
 });
