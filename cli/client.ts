@@ -72,12 +72,16 @@ function problemsOf(data: unknown): FieldProblem[] {
   );
 }
 
-/** The API's error envelope as an ApiError; anything else (a proxy's HTML page) keeps its HTTP status. */
+/**
+ * The API's error envelope as an ApiError with the answer's request id; anything else (a proxy's HTML page) keeps
+ * its HTTP status.
+ */
 export function apiErrorOf(error: unknown, response: Response): ApiError {
   if (isRecord(error) && typeof error.code === "string" && typeof error.message === "string") {
     const retryAfter = response.status === 429 ? response.headers.get("retry-after") : null;
     const message = retryAfter ? `${error.message} (retry in ${retryAfter} s)` : error.message;
-    return new ApiError(error.code, message, response.status, problemsOf(error.data));
+    const requestId = response.headers.get("x-request-id") ?? undefined;
+    return new ApiError(error.code, message, response.status, problemsOf(error.data), requestId);
   }
   const text = typeof error === "string" ? error.trim().slice(0, 200) : "";
   return new ApiError(`HTTP_${response.status}`, text || response.statusText || "unexpected answer", response.status);

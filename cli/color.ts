@@ -31,9 +31,18 @@ const statusStyles: Record<string, keyof Colors> = {
   refunded: "cyan",
 };
 
-/** A status word in its colour: successful green, failed red, still open yellow; anything else as it is. */
-export function colorStatus(colors: Colors, status: string): string {
-  const style = statusStyles[status];
+/** An HTTP status's colour by its class: 2xx green, 3xx cyan, 4xx yellow, 5xx red. */
+const httpStatusStyles: Record<string, keyof Colors> = { "2": "green", "3": "cyan", "4": "yellow", "5": "red" };
+
+/**
+ * How a status is coloured: a transaction's successful green, failed red, still open yellow; an HTTP status by its
+ * class; anything else not at all.
+ */
+export function statusPaint(colors: Colors, status: string): (text: string) => string {
+  const style = /^[1-5]\d\d$/.test(status) ? httpStatusStyles[status.charAt(0)] : statusStyles[status];
   const format = style === undefined ? undefined : colors[style];
-  return typeof format === "function" ? format(status) : status;
+  return typeof format === "function" ? format : (text) => text;
 }
+
+/** A status in its colour (see `statusPaint`). */
+export const colorStatus = (colors: Colors, status: string): string => statusPaint(colors, status)(status);

@@ -90,7 +90,9 @@ export function debugMiddleware(secrets: string[], write: (text: string) => void
     },
     async onResponse({ response, id }) {
       const time = elapsed(id);
-      const body = await response.clone().text();
+      // An event stream's body never ends: reading a copy of it would hold the answer back forever.
+      const streaming = response.headers.get("content-type")?.startsWith("text/event-stream") === true;
+      const body = streaming ? "(an event stream: its events follow on stdout)" : await response.clone().text();
       write(
         `< ${response.status} ${response.statusText}${time}\n` +
           headerLines("<", response.headers, secrets) +

@@ -13,6 +13,8 @@ export class ApiError extends Error {
     message: string,
     readonly status: number,
     readonly problems: FieldProblem[] = [],
+    /** The answer's `X-Request-Id`, when the API answered with its error envelope: its request log's id. */
+    readonly requestId?: string,
   ) {
     super(message);
   }

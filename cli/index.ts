@@ -16,6 +16,7 @@ import { eventsCommand } from "./commands/events.ts";
 import { keysCommand } from "./commands/keys.ts";
 import { loginCommand } from "./commands/login.ts";
 import { logoutCommand } from "./commands/logout.ts";
+import { logsCommand } from "./commands/logs.ts";
 import { operatorsCommand } from "./commands/operators.ts";
 import { plansCommand } from "./commands/plans.ts";
 import { pricingCommand } from "./commands/pricing.ts";
@@ -48,7 +49,7 @@ than the terminal, and are coloured on a terminal unless NO_COLOR is set or --no
 
 Exit codes:
   0    ok
-  1    API error (its code and message are printed, e.g. "TEST_MODE_ONLY: …")
+  1    API error (its code and message are printed, e.g. "TEST_MODE_ONLY: …", then its request id)
   2    usage: unknown command or flag, bad value, missing input without a terminal
   3    the server cannot be reached
   130  cancelled at a prompt
@@ -121,6 +122,7 @@ export function buildProgram(argv: readonly string[] = []): Command {
     anomaliesCommand(),
     operatorsCommand(),
     auditCommand(),
+    logsCommand(),
     adminCommand(),
     completionCommand(),
   ]) {
@@ -154,6 +156,8 @@ export function reportError(
   if (error instanceof ApiError) {
     const details = error.problems.map((p) => `\n  ${colors.bold(p.field)}: ${p.message}`).join("");
     write(`${colors.red(colors.bold(`${error.code}:`))} ${error.message}${details}\n`);
+    // Its record in the request logs: what was sent and answered, for support or for the user.
+    if (error.requestId) write(`${colors.dim(`Request id: ${error.requestId} (vendctl logs show ${error.requestId})`)}\n`);
     return exitCodes.api;
   }
   if (error instanceof UsageError) {

@@ -124,19 +124,65 @@ export function pagedListCommand<F extends PagingFlags, T>(
   const { columns, more } = layout;
   return addPagingOptions(command, layout.limitHelp, layout.cursorHelp).action(async (flags: F, self: Command) => {
     const ctx = contextOf(self);
-    const fetchPage = pages(ctx, flags);
-    const limit = pageSize(flags.limit, flags);
-    const writer = ctx.printer.list(columns);
-    const counter = pageCounter(ctx.printer, flags, writer);
-    try {
-      const next = await streamPages((cursor) => counter.count(fetchPage({ limit, cursor })), writer, flags);
-      counter.stop();
-      await writer.end();
-      if (next) await ctx.printer.note(typeof more === "string" ? moreNote(more, flags) : more(next, flags));
-    } finally {
-      counter.stop();
-    }
+    await printPages(ctx.printer, pages(ctx, flags), columns, flags, pageSize(flags.limit, flags), (next) =>
+      typeof more === "string" ? moreNote(more, flags) : more(next, flags),
+    );
   });
+}
+
+/** The flags of a list read up to a number of rows: `--limit N` (following cursors as needed) and `--cursor`. */
+export interface LimitedListFlags {
+  limit: number;
+  cursor?: string;
+}
+
+/**
+ * Turns `command` into a list of up to `--limit` rows (default `defaultLimit`), read in pages of at most 100 and
+ * following cursors as needed; the note that more exist names the `--cursor` to resume from.
+ */
+export function limitedListCommand<F extends LimitedListFlags, T>(
+  command: Command,
+  columns: Column<T>[],
+  rows: string,
+  defaultLimit: number,
+  pages: (ctx: Context, flags: F) => PageFetcher<T>,
+): Command {
+  return command
+    .option("--limit <n>", `at most this many ${rows}, following cursors as needed`, integerOption(1), defaultLimit)
+    .option("--cursor <cursor>", `start at this cursor (printed when more ${rows} exist)`)
+    .action(async (flags: F, self: Command) => {
+      const ctx = contextOf(self);
+      const options = { max: flags.limit, ...(flags.cursor === undefined ? {} : { cursor: flags.cursor }) };
+      await printPages(
+        ctx.printer,
+        pages(ctx, flags),
+        columns,
+        options,
+        Math.min(flags.limit, 100),
+        (next) => `More ${rows}: add --cursor ${next} (or raise --limit above ${flags.limit})`,
+      );
+    });
+}
+
+/** Prints the pages `options` ask for as they arrive, then the note `more` writes when more rows remain. */
+async function printPages<T>(
+  printer: Printer,
+  fetchPage: PageFetcher<T>,
+  columns: Column<T>[],
+  options: PagingOptions,
+  limit: number | undefined,
+  more: (next: string) => string,
+): Promise<void> {
+  const writer = printer.list(columns);
+  const counter = pageCounter(printer, options, writer);
+  try {
+    const next = await streamPages((cursor) => counter.count(fetchPage({ limit, cursor })), writer, options);
+    counter.stop();
+    await writer.end();
+    if (next) await printer.note(more(next));
+  } finally {
+    counter.stop();
+  }
 }
 
 /** `More <rows>: …` for a list that cannot be resumed from a cursor. */

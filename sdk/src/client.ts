@@ -2,6 +2,7 @@ import { type ConnectionOptions, Requester } from "./core/requester.js";
 import { Batches } from "./resources/batches.js";
 import { Catalogue } from "./resources/catalogue.js";
 import { Keys } from "./resources/keys.js";
+import { RequestLogs } from "./resources/request-logs.js";
 import { Transactions } from "./resources/transactions.js";
 import { Vends } from "./resources/vends.js";
 import { Verification } from "./resources/verification.js";
@@ -28,6 +29,8 @@ export class VendClient {
   readonly webhooks: Webhooks;
   readonly events: Events;
   readonly keys: Keys;
+  /** The key's own requests and answers: `retrieve(error.requestId)` shows what was sent and answered. */
+  readonly requestLogs: RequestLogs;
 
   constructor(options: VendClientOptions) {
     if (typeof options?.apiKey !== "string" || options.apiKey === "") throw new TypeError("apiKey is required");
@@ -44,5 +47,6 @@ export class VendClient {
     this.webhooks = new Webhooks(requester);
     this.events = new Events(requester);
     this.keys = new Keys(requester);
+    this.requestLogs = new RequestLogs(requester);
   }
 }

@@ -14,6 +14,7 @@ export {
   VendError,
   WebhookVerificationError,
 } from "./core/errors.js";
+export type { StreamOptions } from "./core/event-stream.js";
 export type { CallOptions, IdempotentCallOptions, WaitOptions } from "./core/options.js";
 export { type Page, PageList } from "./core/paging.js";
 export type { ConnectionOptions } from "./core/requester.js";

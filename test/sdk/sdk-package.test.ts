@@ -2,8 +2,9 @@
  * The SDK as an integrator gets it: `npm pack` in sdk/, the tarball installed offline into an empty project, the
  * example integrator copied in and type-checked with `tsc --strict` (and a body with an unknown field refused by
  * the compiler), then run against a real server on Node.js and on Bun: funding, a vend with `wait`, an
- * insufficient-funds error, a 503 retried through a proxy without charging twice, a webhook verified (and the
- * same one tampered with refused), and auto-paging over 250 transactions of a batch.
+ * insufficient-funds error (and its request log, retrieved and streamed), a 503 retried through a proxy without
+ * charging twice, a webhook verified (and the same one tampered with refused), and auto-paging over 250
+ * transactions of a batch.
  *
  * test/sdk/fixtures/integrator-check.ts runs inside that project (it imports `@vend/sdk` and the example's
  * modules), so it is type-checked here, against the installed package, not by the repository's `tsc`.
@@ -174,6 +175,13 @@ export const sent = vend.vends.create({ product_code: "mtn-airtime", phone_numbe
         code: "WALLET_INSUFFICIENT_FUNDS",
         status: 402,
         requestId: expect.stringMatching(/\S/),
+      });
+      // Its record, retrieved by that request id and streamed (Server-Sent Events) by the packed SDK on this runtime.
+      expect(report.requestLog).toEqual({
+        status: 402,
+        errorCode: "WALLET_INSUFFICIENT_FUNDS",
+        amountSent: 5_000_000,
+        streamed: [report.insufficient.requestId],
       });
       expect(report.retried.orders).toBe(1);
       expect(report.retried.charged).toBe(report.retried.price);

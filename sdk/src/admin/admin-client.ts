@@ -1,3 +1,4 @@
+import { followStream, type StreamOptions } from "../core/event-stream.js";
 import type { CallOptions, IdempotentCallOptions, ListParams } from "../core/options.js";
 import { PageList } from "../core/paging.js";
 import { type ConnectionOptions, idempotencyKey, Requester } from "../core/requester.js";
@@ -216,6 +217,32 @@ class Operators {
   }
 }
 
+/** Every account's requests and answers (the client API, the callbacks and the admin API), kept 7 days by default. */
+class AdminRequestLogs {
+  constructor(private readonly requester: Requester) {}
+  /** The requests, newest first, every page (no bodies); filter by `account_id`, `key_id`, `mode`, `operator`, `status`… */
+  list(params: ListParams<types.AdminListRequestLogsData["query"]> = {}, options: CallOptions = {}): PageList<types.RequestLog> {
+    return new PageList((cursor) =>
+      this.requester.unwrap(api.adminListRequestLogs({ ...this.requester.with(options), query: { ...params, cursor } })),
+    );
+  }
+  /** Any account's request by its `X-Request-Id`, with the body sent and the body answered. */
+  retrieve(requestId: string, options: CallOptions = {}): Promise<types.RequestLogDetail> {
+    return this.requester.unwrap(api.adminGetRequestLog({ ...this.requester.with(options), path: { request_id: requestId } }));
+  }
+  /** The requests as they are recorded, until `signal` aborts; reconnects and resumes by itself (see `VendClient`'s). */
+  stream(
+    params: types.AdminStreamRequestLogsData["query"] = {},
+    options: StreamOptions = {},
+  ): AsyncGenerator<types.RequestLog, void, undefined> {
+    return followStream<types.RequestLog>(
+      this.requester,
+      (connection) => api.adminStreamRequestLogs({ ...connection, query: params }),
+      options,
+    );
+  }
+}
+
 /** The operator API (`/admin/v1`): `new VendAdmin({ token, baseUrl })`. */
 export class VendAdmin {
   readonly accounts: Accounts;
@@ -226,6 +253,7 @@ export class VendAdmin {
   readonly providers: Providers;
   readonly operators: Operators;
   readonly pricePlans: PricePlans;
+  readonly requestLogs: AdminRequestLogs;
 
   constructor(options: VendAdminOptions) {
     if (typeof options?.token !== "string" || options.token === "") throw new TypeError("token is required");
@@ -238,5 +266,6 @@ export class VendAdmin {
     this.providers = new Providers(requester);
     this.operators = new Operators(requester);
     this.pricePlans = new PricePlans(requester);
+    this.requestLogs = new AdminRequestLogs(requester);
   }
 }

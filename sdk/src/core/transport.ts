@@ -98,13 +98,15 @@ export function retryingFetch(fetchImpl: FetchLike, policy: RetryPolicy, signal?
   };
 }
 
-function describe(cause: unknown): string {
+/** A failed connection's reason, with the cause's own when it has one. */
+export function describe(cause: unknown): string {
   if (!(cause instanceof Error)) return String(cause);
   const inner = cause.cause instanceof Error ? `: ${cause.cause.message}` : "";
   return `${cause.message}${inner}`;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+/** Waits `ms`; rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

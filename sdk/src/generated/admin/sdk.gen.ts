@@ -546,8 +546,9 @@ export const adminListRequestLogs = <ThrowOnError extends boolean = false>(optio
  *
  * As `GET /api/v1/request-logs/stream`, for every account, with the operator's filters: each record an event
  * `request_log` (its `id` the record's, `data` the record without bodies) in the order written, from every
- * server process; `Last-Event-ID` resumes after that record (up to 1,000 missed ones first); a keep-alive
- * comment every 15 s.
+ * server process; `Last-Event-ID` resumes after that record (the newest 1,000 missed ones first); a keep-alive
+ * comment every 15 s. It ends, with a last comment line, when the operator's token is revoked, when the server
+ * shuts down, and when the client reads too slowly.
  *
  */
 export const adminStreamRequestLogs = <ThrowOnError extends boolean = false>(options?: Options<AdminStreamRequestLogsData, ThrowOnError, AdminStreamRequestLogsResponse>) => (options?.client ?? client).sse.get<AdminStreamRequestLogsResponses, AdminStreamRequestLogsErrors, ThrowOnError>({

@@ -1808,7 +1808,7 @@ export type RequestLogRouteFilter = string;
 export type RequestLogPathFilter = string;
 
 /**
- * Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`.
+ * Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`.
  */
 export type RequestLogErrorCodeFilter = string;
 
@@ -4319,7 +4319,7 @@ export type AdminListRequestLogsData = {
          */
         path?: string;
         /**
-         * Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`.
+         * Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`.
          */
         error_code?: string;
         /**
@@ -4437,7 +4437,7 @@ export type AdminStreamRequestLogsData = {
          */
         path?: string;
         /**
-         * Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`.
+         * Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`.
          */
         error_code?: string;
     };

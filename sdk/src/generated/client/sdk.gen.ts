@@ -2,7 +2,7 @@
 
 import { client } from './client.gen.js';
 import type { Client, Options as Options2, TDataShape } from './client/index.js';
-import type { CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListVendBatchesData, ListVendBatchesErrors, ListVendBatchesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResendFailedDeliveriesData, ResendFailedDeliveriesErrors, ResendFailedDeliveriesResponses, RollKeyData, RollKeyErrors, RollKeyResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen.js';
+import type { CreateVendBatchData, CreateVendBatchErrors, CreateVendBatchResponses, CreateWebhookEndpointData, CreateWebhookEndpointErrors, CreateWebhookEndpointResponses, DeleteWebhookEndpointData, DeleteWebhookEndpointErrors, DeleteWebhookEndpointResponses, FundWalletData, FundWalletErrors, FundWalletResponses, GetPricingData, GetPricingErrors, GetPricingResponses, GetRequestLogData, GetRequestLogErrors, GetRequestLogResponses, GetTransactionData, GetTransactionErrors, GetTransactionResponses, GetVendBatchData, GetVendBatchErrors, GetVendBatchResponses, GetWalletData, GetWalletErrors, GetWalletResponses, GetWebhookEndpointData, GetWebhookEndpointErrors, GetWebhookEndpointResponses, ListEventsData, ListEventsErrors, ListEventsResponses, ListKeysData, ListKeysErrors, ListKeysResponses, ListLedgerEntriesData, ListLedgerEntriesErrors, ListLedgerEntriesResponses, ListNetworksData, ListNetworksErrors, ListNetworksResponses, ListProductsData, ListProductsErrors, ListProductsResponses, ListRequestLogsData, ListRequestLogsErrors, ListRequestLogsResponses, ListServicesData, ListServicesErrors, ListServicesResponses, ListTransactionsData, ListTransactionsErrors, ListTransactionsResponses, ListVendBatchesData, ListVendBatchesErrors, ListVendBatchesResponses, ListWebhookEndpointsData, ListWebhookEndpointsErrors, ListWebhookEndpointsResponses, PingWebhookEndpointData, PingWebhookEndpointErrors, PingWebhookEndpointResponses, ResendEventData, ResendEventErrors, ResendEventResponses, ResendFailedDeliveriesData, ResendFailedDeliveriesErrors, ResendFailedDeliveriesResponses, RollKeyData, RollKeyErrors, RollKeyResponses, RotateWebhookEndpointSecretData, RotateWebhookEndpointSecretErrors, RotateWebhookEndpointSecretResponses, StreamRequestLogsData, StreamRequestLogsErrors, StreamRequestLogsResponse, StreamRequestLogsResponses, UpdateKeyData, UpdateKeyErrors, UpdateKeyResponses, UpdateWalletData, UpdateWalletErrors, UpdateWalletResponses, UpdateWebhookEndpointData, UpdateWebhookEndpointErrors, UpdateWebhookEndpointResponses, VendCableData, VendCableErrors, VendCableResponses, VendElectricityData, VendElectricityErrors, VendElectricityResponses, VendProductData, VendProductErrors, VendProductResponses, VerifyMeterData, VerifyMeterErrors, VerifyMeterResponses, VerifySmartcardData, VerifySmartcardErrors, VerifySmartcardResponses } from './types.gen.js';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -554,4 +554,61 @@ export const resendFailedDeliveries = <ThrowOnError extends boolean = false>(opt
         'Content-Type': 'application/json',
         ...options.headers
     }
+});
+
+/**
+ * The key's own requests, newest first
+ *
+ * Every request made with a key of this account and mode (failed ones too: a `400`, `402`, `409` or `422`
+ * is here with the body that was sent and the envelope that was answered), newest first, a page at a time,
+ * kept `RETENTION_REQUEST_LOGS_DAYS` days (7 by default). Records are written a moment after the answer
+ * (within about a second): a request answered just now may not be listed yet. Listings carry no bodies;
+ * read one record (`GET /api/v1/request-logs/{request_id}`) for them. Requests refused before a key was
+ * recognised (an unknown or missing key) belong to no account and are seen by operators only. Paging as
+ * the transaction list: while `page.has_more`, request again with `cursor` = `page.next_cursor` and the same
+ * filters.
+ *
+ */
+export const listRequestLogs = <ThrowOnError extends boolean = false>(options?: Options<ListRequestLogsData, ThrowOnError>) => (options?.client ?? client).get<ListRequestLogsResponses, ListRequestLogsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/request-logs',
+    ...options
+});
+
+/**
+ * The key's own requests, live (Server-Sent Events)
+ *
+ * The key's account's and mode's requests as they are recorded, from every server process, as Server-Sent
+ * Events: each record is an event `request_log` whose `id` is the record's `id` and whose `data` is the record
+ * as listed (no bodies), in the order the records were written, each within about a second of its answer.
+ * With `Last-Event-ID` (a browser's `EventSource` sends it when it reconnects) the stream first sends the
+ * records after that id that match the filters (the newest 1,000 of them when more were written meanwhile:
+ * `GET /api/v1/request-logs` lists the others), then the live ones; without it, only the live ones. A comment
+ * line (`: keep-alive`) goes out every 15 s so proxies keep the connection open. The stream does not end by
+ * itself; it ends with a last comment line saying why when the key is revoked or expires (within a second or
+ * two), when the server shuts down, and when the client reads too slowly to keep up (over 4 MB queued): then
+ * reconnect with `Last-Event-ID`.
+ *
+ */
+export const streamRequestLogs = <ThrowOnError extends boolean = false>(options?: Options<StreamRequestLogsData, ThrowOnError, StreamRequestLogsResponse>) => (options?.client ?? client).sse.get<StreamRequestLogsResponses, StreamRequestLogsErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/request-logs/stream',
+    ...options
+});
+
+/**
+ * One of the key's requests, with its bodies
+ *
+ * The record of the request with this `X-Request-Id` (the header every answer carries, and `requestId` on
+ * the SDK's errors), with the body that was sent and the body that was answered, each up to 16 KB (longer
+ * ones are cut and marked `*_truncated`). Secrets are never stored: `Authorization`, API keys and webhook
+ * secrets in answers, and provider credentials are replaced by `[redacted]`; destinations are masked as in
+ * answers. Another account's or mode's request is `404`, as is one not yet recorded (within about a second
+ * of its answer) or older than the retention. A request id a client sent twice names the latest request.
+ *
+ */
+export const getRequestLog = <ThrowOnError extends boolean = false>(options: Options<GetRequestLogData, ThrowOnError>) => (options.client ?? client).get<GetRequestLogResponses, GetRequestLogErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/request-logs/{request_id}',
+    ...options
 });

@@ -1048,6 +1048,193 @@ export type ApiKeyRolled = {
     previous: ApiKey;
 };
 
+/**
+ * One request and its answer, as recorded a moment after the answer (no bodies; see RequestLogDetail).
+ */
+export type RequestLog = {
+    /**
+     * Increasing record number, in the order records were written; the stream's event id.
+     */
+    id: string;
+    /**
+     * The request's `X-Request-Id` (echoed from the request when it sent one).
+     */
+    request_id: string;
+    /**
+     * When the request arrived.
+     */
+    created_at: string;
+    /**
+     * The account of the key used; null without a recognised key.
+     */
+    account_id: string | null;
+    /**
+     * The key's mode; null without a recognised key.
+     */
+    mode: Mode | null;
+    key_id: string | null;
+    /**
+     * The key's display prefix, e.g. `rg_test_AbCd`; never the key.
+     */
+    key_prefix: string | null;
+    /**
+     * The operator's name on admin requests.
+     */
+    operator: string | null;
+    method: string;
+    /**
+     * The operation's path as this contract spells it; `(unmatched)` when none answered.
+     */
+    route: string;
+    /**
+     * The path as requested (without the query).
+     */
+    path: string;
+    /**
+     * The query string without its `?`; null when there was none.
+     */
+    query: string | null;
+    /**
+     * The HTTP status answered.
+     */
+    status: number;
+    /**
+     * The error envelope's `code`; null on success.
+     */
+    error_code: string | null;
+    idempotency_key: string | null;
+    /**
+     * The answer was the stored answer of an earlier request with the same `Idempotency-Key`.
+     */
+    idempotent_replayed: boolean;
+    /**
+     * From the request's arrival to its answer.
+     */
+    duration_ms: number;
+    /**
+     * The client's address (behind a proxy, with `TRUST_PROXY`, the forwarded one).
+     */
+    client_ip: string | null;
+    /**
+     * The `User-Agent` header, up to 256 characters.
+     */
+    user_agent: string | null;
+};
+
+/**
+ * A request's record (as RequestLog) with the bodies sent and answered.
+ */
+export type RequestLogDetail = {
+    /**
+     * Increasing record number, in the order records were written; the stream's event id.
+     */
+    id: string;
+    /**
+     * The request's `X-Request-Id` (echoed from the request when it sent one).
+     */
+    request_id: string;
+    /**
+     * When the request arrived.
+     */
+    created_at: string;
+    /**
+     * The account of the key used; null without a recognised key.
+     */
+    account_id: string | null;
+    /**
+     * The key's mode; null without a recognised key.
+     */
+    mode: Mode | null;
+    key_id: string | null;
+    /**
+     * The key's display prefix, e.g. `rg_test_AbCd`; never the key.
+     */
+    key_prefix: string | null;
+    /**
+     * The operator's name on admin requests.
+     */
+    operator: string | null;
+    method: string;
+    /**
+     * The operation's path as this contract spells it; `(unmatched)` when none answered.
+     */
+    route: string;
+    /**
+     * The path as requested (without the query).
+     */
+    path: string;
+    /**
+     * The query string without its `?`; null when there was none.
+     */
+    query: string | null;
+    /**
+     * The HTTP status answered.
+     */
+    status: number;
+    /**
+     * The error envelope's `code`; null on success.
+     */
+    error_code: string | null;
+    idempotency_key: string | null;
+    /**
+     * The answer was the stored answer of an earlier request with the same `Idempotency-Key`.
+     */
+    idempotent_replayed: boolean;
+    /**
+     * From the request's arrival to its answer.
+     */
+    duration_ms: number;
+    /**
+     * The client's address (behind a proxy, with `TRUST_PROXY`, the forwarded one).
+     */
+    client_ip: string | null;
+    /**
+     * The `User-Agent` header, up to 256 characters.
+     */
+    user_agent: string | null;
+    /**
+     * The body sent, as text, up to 16 KB; secrets as `[redacted]`, destinations masked; null when there was none.
+     */
+    request_body: string | null;
+    request_body_truncated: boolean;
+    /**
+     * The body answered, as text, up to 16 KB (API keys and webhook secrets as `[redacted]`); null when there was none.
+     */
+    response_body: string | null;
+    response_body_truncated: boolean;
+};
+
+export type RequestLogPage = {
+    items: Array<RequestLog>;
+    page: Page;
+};
+
+/**
+ * Success envelope carrying a RequestLogPage.
+ */
+export type RequestLogPageEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: RequestLogPage;
+};
+
+/**
+ * Success envelope carrying a RequestLogDetail.
+ */
+export type RequestLogDetailEnvelope = {
+    success: true;
+    code: 'OK';
+    /**
+     * `OK` for a read; for a change, what was done (`Wallet funded`, `Webhook endpoint updated`).
+     */
+    message: string;
+    data: RequestLogDetail;
+};
+
 export type Deleted = {
     id: string;
     deleted: true;
@@ -1377,6 +1564,51 @@ export type DeletedEnvelope = {
     message: string;
     data: Deleted;
 };
+
+/**
+ * The request's `X-Request-Id`, as its answer carried it.
+ */
+export type RequestLogRequestId = string;
+
+/**
+ * Only answers with this status (`402`) or of this class (`4xx`, `5xx`).
+ */
+export type RequestLogStatusFilter = string;
+
+/**
+ * Only requests with this HTTP method.
+ */
+export type RequestLogMethodFilter = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+
+/**
+ * Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered.
+ */
+export type RequestLogRouteFilter = string;
+
+/**
+ * Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`).
+ */
+export type RequestLogPathFilter = string;
+
+/**
+ * Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`.
+ */
+export type RequestLogErrorCodeFilter = string;
+
+/**
+ * Only requests with this `X-Request-Id`.
+ */
+export type RequestLogRequestIdFilter = string;
+
+/**
+ * Only requests sent with this `Idempotency-Key` (the first and every replay).
+ */
+export type RequestLogIdempotencyKeyFilter = string;
+
+/**
+ * The `id` of the last event received; the stream sends the records after it first.
+ */
+export type LastEventId = string;
 
 /**
  * Created once per order and resent unchanged on every retry of that order. At most 128 characters.
@@ -3437,6 +3669,228 @@ export type ResendFailedDeliveriesResponses = {
 };
 
 export type ResendFailedDeliveriesResponse = ResendFailedDeliveriesResponses[keyof ResendFailedDeliveriesResponses];
+
+export type ListRequestLogsData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Only answers with this status (`402`) or of this class (`4xx`, `5xx`).
+         */
+        status?: string;
+        /**
+         * Only requests with this HTTP method.
+         */
+        method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+        /**
+         * Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered.
+         */
+        route?: string;
+        /**
+         * Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`).
+         */
+        path?: string;
+        /**
+         * Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`.
+         */
+        error_code?: string;
+        /**
+         * Only requests with this `X-Request-Id`.
+         */
+        request_id?: string;
+        /**
+         * Only requests sent with this `Idempotency-Key` (the first and every replay).
+         */
+        idempotency_key?: string;
+        /**
+         * Created at or after this time (RFC 3339).
+         */
+        from?: string;
+        /**
+         * Created at or before this time (RFC 3339).
+         */
+        to?: string;
+        /**
+         * `page.next_cursor` of the previous page, exactly as received; omit for the first page.
+         */
+        cursor?: string;
+        /**
+         * Items per page, 1 to 100; a larger number is treated as 100.
+         */
+        limit?: number;
+    };
+    url: '/api/v1/request-logs';
+};
+
+export type ListRequestLogsErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type ListRequestLogsError = ListRequestLogsErrors[keyof ListRequestLogsErrors];
+
+export type ListRequestLogsResponses = {
+    /**
+     * A page of request logs.
+     */
+    200: RequestLogPageEnvelope;
+};
+
+export type ListRequestLogsResponse = ListRequestLogsResponses[keyof ListRequestLogsResponses];
+
+export type StreamRequestLogsData = {
+    body?: never;
+    headers?: {
+        /**
+         * The `id` of the last event received; the stream sends the records after it first.
+         */
+        'Last-Event-ID'?: string;
+    };
+    path?: never;
+    query?: {
+        /**
+         * Only answers with this status (`402`) or of this class (`4xx`, `5xx`).
+         */
+        status?: string;
+        /**
+         * Only requests with this HTTP method.
+         */
+        method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | 'OPTIONS';
+        /**
+         * Only requests to this operation's path as this contract spells it, e.g. `/api/v1/transactions/{reference}`; `(unmatched)` for requests no operation answered.
+         */
+        route?: string;
+        /**
+         * Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`).
+         */
+        path?: string;
+        /**
+         * Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`.
+         */
+        error_code?: string;
+    };
+    url: '/api/v1/request-logs/stream';
+};
+
+export type StreamRequestLogsErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type StreamRequestLogsError = StreamRequestLogsErrors[keyof StreamRequestLogsErrors];
+
+export type StreamRequestLogsResponses = {
+    /**
+     * Events `request_log` (`data`: a RequestLog as JSON) and keep-alive comments.
+     */
+    200: string;
+};
+
+export type StreamRequestLogsResponse = StreamRequestLogsResponses[keyof StreamRequestLogsResponses];
+
+export type GetRequestLogData = {
+    body?: never;
+    path: {
+        /**
+         * The request's `X-Request-Id`, as its answer carried it.
+         */
+        request_id: string;
+    };
+    query?: never;
+    url: '/api/v1/request-logs/{request_id}';
+};
+
+export type GetRequestLogErrors = {
+    /**
+     * The request is invalid; `data.errors` lists each problem. Includes a JSON body nested more than 64
+     * levels deep (`field: body`).
+     *
+     */
+    400: ErrorEnvelope;
+    /**
+     * Missing, malformed, unknown, revoked or expired credentials.
+     */
+    401: ErrorEnvelope;
+    /**
+     * The API key has an IP allow-list (`allowed_ips`) and the request came from an address outside it (`IP_NOT_ALLOWED`). Nothing was done. Behind a proxy the address is the one the proxy reports when the service trusts it (`TRUST_PROXY`), else the connection's peer.
+     */
+    403: ErrorEnvelope;
+    /**
+     * No such resource for this key (another account's or mode's resource is also 404).
+     */
+    404: ErrorEnvelope;
+    /**
+     * Too many requests for this key in the current window (counted across every server process), or too many failed authentications from this client address (then only an API key this server already knows is let through); retry after `Retry-After` seconds. On `/api/v1` the RateLimit headers show the budget that was spent, with `RateLimit-Remaining: 0`.
+     */
+    429: ErrorEnvelope;
+    /**
+     * A bug; logged with the request id. No internals are returned.
+     */
+    500: ErrorEnvelope;
+    /**
+     * `SERVICE_UNAVAILABLE`: the database is unreachable; for a write the outcome is unknown (it may have been saved): retry with the same `Idempotency-Key`, which returns the stored answer if it was. `NO_ROUTE`: no provider route for a live vend; nothing was created or charged.
+     */
+    503: ErrorEnvelope;
+};
+
+export type GetRequestLogError = GetRequestLogErrors[keyof GetRequestLogErrors];
+
+export type GetRequestLogResponses = {
+    /**
+     * The request's record.
+     */
+    200: RequestLogDetailEnvelope;
+};
+
+export type GetRequestLogResponse = GetRequestLogResponses[keyof GetRequestLogResponses];
 
 export type WebhookTransactionSuccessfulWebhookPayload = WebhookEvent;
 
