@@ -7,7 +7,7 @@
  *   background work (src/jobs/queues, src/jobs/tasks)
  *   feature services (src/<feature>/*.ts)
  *   orders (an order's life: its verbs, its statements, its read side)
- *   the owners below orders (ledger, idempotency, providers, webhooks but its routes), each on its own
+ *   the owners below orders (ledger, idempotency, providers, webhooks and request-logs but their routes), each on its own
  *   the retention pass and the jobs runner, on base alone (the composition hands them their work)
  *   base (db, lib, metrics, tracing, settings, config, errors, logger)
  *
@@ -23,8 +23,10 @@ const orders = "^src/orders/";
 // What orders stand on, each folder on base code alone. A webhook delivery's life (events, the outbox, deliveries,
 // attempts, endpoints) is one of them: the order's completion and the batch completion write their events through
 // it. Its routes.ts is a feature's route.
-const owners = "^src/(ledger|providers|idempotency)/|^src/webhooks/(?!routes\\.ts$)";
-const ownerFolders = "^src/(ledger|providers|idempotency|webhooks)/";
+// The request log (src/request-logs/: the recorder, its secret rules, its statements and its live tails) is another:
+// it alone writes request_logs, and its routes.ts is a feature's route.
+const owners = "^src/(ledger|providers|idempotency)/|^src/(webhooks|request-logs)/(?!routes\\.ts$)";
+const ownerFolders = "^src/(ledger|providers|idempotency|webhooks|request-logs)/";
 // The retention pass (its owners' delete statements share its batch delete) and the jobs runner (without its queues
 // and tasks): the composition hands them their statements, queues and tasks.
 const retention = "^src/retention/(?!retention-settings\\.ts$)";
@@ -34,7 +36,7 @@ const domain = [orders, owners, retention, jobsRunner];
 // and only the composition (src/background.ts) lists them.
 const background = "^src/jobs/(queues|tasks)/";
 const features =
-  "^src/(admin|auth|callbacks|catalogue|provider-admin|system|transactions|vend|verification|wallet)/|^src/webhooks/routes\\.ts$";
+  "^src/(admin|auth|callbacks|catalogue|provider-admin|system|transactions|vend|verification|wallet)/|^src/(webhooks|request-logs)/routes\\.ts$";
 const routes = "^src/[^/]+/routes\\.ts$";
 const http = "^src/http/";
 // src/roles/: what each of vend's commands runs (serve, work, migrate, config, operator create).

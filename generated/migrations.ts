@@ -20,6 +20,7 @@ import m17 from "../src/db/migrations/0017_catalogue_drift.sql" with { type: "fi
 import m18 from "../src/db/migrations/0018_provider_costs.sql" with { type: "file" };
 import m19 from "../src/db/migrations/0019_queue_autovacuum.sql" with { type: "file" };
 import m20 from "../src/db/migrations/0020_webhook_endpoint_rule.sql" with { type: "file" };
+import m21 from "../src/db/migrations/0021_request_logs.sql" with { type: "file" };
 
 /** Every committed migration in order: its journal tag and time, and the path of its SQL file. */
 export const migrationFiles: { tag: string; when: number; breakpoints: boolean; path: string }[] = [
@@ -44,4 +45,5 @@ export const migrationFiles: { tag: string; when: number; breakpoints: boolean; 
   { tag: "0018_provider_costs", when: 1795719944446, breakpoints: true, path: m18 },
   { tag: "0019_queue_autovacuum", when: 1795806837558, breakpoints: true, path: m19 },
   { tag: "0020_webhook_endpoint_rule", when: 1795823031994, breakpoints: true, path: m20 },
+  { tag: "0021_request_logs", when: 1795836141061, breakpoints: true, path: m21 },
 ];

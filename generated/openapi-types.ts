@@ -698,9 +698,12 @@ export interface paths {
          *     Events: each record is an event `request_log` whose `id` is the record's `id` and whose `data` is the record
          *     as listed (no bodies), in the order the records were written, each within about a second of its answer.
          *     With `Last-Event-ID` (a browser's `EventSource` sends it when it reconnects) the stream first sends the
-         *     records after that id that match the filters (up to 1,000), then the live ones; without it, only the live
-         *     ones. A comment line (`: keep-alive`) goes out every 15 s so proxies keep the connection open. The stream
-         *     never ends by itself; a key revoked meanwhile ends it.
+         *     records after that id that match the filters (the newest 1,000 of them when more were written meanwhile:
+         *     `GET /api/v1/request-logs` lists the others), then the live ones; without it, only the live ones. A comment
+         *     line (`: keep-alive`) goes out every 15 s so proxies keep the connection open. The stream does not end by
+         *     itself; it ends with a last comment line saying why when the key is revoked or expires (within a second or
+         *     two), when the server shuts down, and when the client reads too slowly to keep up (over 4 MB queued): then
+         *     reconnect with `Last-Event-ID`.
          */
         get: operations["streamRequestLogs"];
         put?: never;
@@ -1486,8 +1489,9 @@ export interface paths {
          * Every account's requests, live (Server-Sent Events)
          * @description As `GET /api/v1/request-logs/stream`, for every account, with the operator's filters: each record an event
          *     `request_log` (its `id` the record's, `data` the record without bodies) in the order written, from every
-         *     server process; `Last-Event-ID` resumes after that record (up to 1,000 missed ones first); a keep-alive
-         *     comment every 15 s.
+         *     server process; `Last-Event-ID` resumes after that record (the newest 1,000 missed ones first); a keep-alive
+         *     comment every 15 s. It ends, with a last comment line, when the operator's token is revoked, when the server
+         *     shuts down, and when the client reads too slowly.
          */
         get: operations["adminStreamRequestLogs"];
         put?: never;
@@ -4645,7 +4649,7 @@ export interface components {
         RequestLogRouteFilter: string;
         /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
         RequestLogPathFilter: string;
-        /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+        /** @description Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`. */
         RequestLogErrorCodeFilter: string;
         /** @description Only requests with this `X-Request-Id`. */
         RequestLogRequestIdFilter: string;
@@ -5915,7 +5919,7 @@ export interface operations {
                 route?: components["parameters"]["RequestLogRouteFilter"];
                 /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
                 path?: components["parameters"]["RequestLogPathFilter"];
-                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                /** @description Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`. */
                 error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
                 /** @description Only requests with this `X-Request-Id`. */
                 request_id?: components["parameters"]["RequestLogRequestIdFilter"];
@@ -5965,7 +5969,7 @@ export interface operations {
                 route?: components["parameters"]["RequestLogRouteFilter"];
                 /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
                 path?: components["parameters"]["RequestLogPathFilter"];
-                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                /** @description Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`. */
                 error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
             };
             header?: {
@@ -5989,7 +5993,7 @@ export interface operations {
                      *
                      *     event: request_log
                      *     id: 48213
-                     *     data: {"id":"48213","request_id":"req_6bTq0cWk2Zr9YpLhV3sD","method":"POST","route":"/api/v1/vend","status":402,"error_code":"INSUFFICIENT_FUNDS"}
+                     *     data: {"id":"48213","request_id":"req_6bTq0cWk2Zr9YpLhV3sD","method":"POST","route":"/api/v1/vend","status":402,"error_code":"WALLET_INSUFFICIENT_FUNDS"}
                      */
                     "text/event-stream": string;
                 };
@@ -7449,7 +7453,7 @@ export interface operations {
                 route?: components["parameters"]["RequestLogRouteFilter"];
                 /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
                 path?: components["parameters"]["RequestLogPathFilter"];
-                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                /** @description Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`. */
                 error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
                 /** @description Only requests with this `X-Request-Id`. */
                 request_id?: components["parameters"]["RequestLogRequestIdFilter"];
@@ -7508,7 +7512,7 @@ export interface operations {
                 route?: components["parameters"]["RequestLogRouteFilter"];
                 /** @description Only requests whose path starts with this, e.g. `/api/v1/vend` (also matches `/api/v1/vend/batches`). */
                 path?: components["parameters"]["RequestLogPathFilter"];
-                /** @description Only answers with this error `code`, e.g. `INSUFFICIENT_FUNDS`. */
+                /** @description Only answers with this error `code`, e.g. `WALLET_INSUFFICIENT_FUNDS`. */
                 error_code?: components["parameters"]["RequestLogErrorCodeFilter"];
             };
             header?: {

@@ -9,6 +9,7 @@ import { type Handlers, operationRoutes } from "./http/operations.ts";
 import { errorResponse, logResponse } from "./http/respond.ts";
 import { operationsForPath } from "./http/spec.ts";
 import { providerAdminRoutes } from "./provider-admin/routes.ts";
+import { requestLogRoutes } from "./request-logs/routes.ts";
 import { systemRoutes } from "./system/routes.ts";
 import { transactionRoutes } from "./transactions/routes.ts";
 import { vendRoutes } from "./vend/routes.ts";
@@ -42,6 +43,7 @@ export function buildApp(deps: AppDeps) {
     ...webhookRoutes(deps),
     ...keyRoutes(deps),
     ...callbackRoutes(deps),
+    ...requestLogRoutes(deps),
   };
   const app = new Elysia().onError(({ code, error, request }) => {
     const mapped =

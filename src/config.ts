@@ -100,6 +100,19 @@ export interface Config {
   };
   /** How long operational rows are kept (docs/scaling.md, Retention). */
   retention: RetentionSettings;
+  /** Recording every API request (src/request-logs/, docs/operating.md). */
+  requestLogs: RequestLogSettings;
+}
+
+/** REQUEST_LOGS_*: whether requests are recorded, the buffer, how often it is written, the bodies' limit. */
+export interface RequestLogSettings {
+  enabled: boolean;
+  /** Records waiting to be written, at most; past it a record is dropped (and counted). */
+  bufferRows: number;
+  /** How long a record waits at most before its batch is written. */
+  flushMs: number;
+  /** Each body is cut to this many bytes of UTF-8. */
+  bodyBytes: number;
 }
 
 export interface ReadReplicaConfig {
@@ -527,5 +540,11 @@ export function readConfig(env: Env, providers: ProviderSettings): Config {
     operations: readOperations(env),
     webhooks: readWebhooks(env, databaseUrl),
     retention: readRetentionSettings(envReader(env)),
+    requestLogs: {
+      enabled: readBoolean(env, "REQUEST_LOGS_ENABLED", true),
+      bufferRows: readInteger(env, "REQUEST_LOGS_BUFFER_ROWS", 10_000, 1, 1_000_000),
+      flushMs: readInteger(env, "REQUEST_LOGS_FLUSH_MS", 200, 10, 60_000),
+      bodyBytes: readInteger(env, "REQUEST_LOGS_BODY_BYTES", 16_384, 0, 1_048_576),
+    },
   };
 }

@@ -20,6 +20,8 @@ import type { ProductCache } from "./orders/product-cache.ts";
 import type { FinalityWaiters } from "./orders/waiters.ts";
 import type { CallbackProviders } from "./providers/callback-providers.ts";
 import type { Providers } from "./providers/registry.ts";
+import type { RequestLogRecorder } from "./request-logs/recorder.ts";
+import type { RequestLogStreams } from "./request-logs/stream.ts";
 import type { Tracing } from "./tracing/tracing.ts";
 
 /**
@@ -77,6 +79,10 @@ export interface AppDeps {
   providers: Providers;
   callbackProviders: CallbackProviders;
   waiters: FinalityWaiters;
+  /** Records each API request a moment after its answer, in batches (src/request-logs/recorder.ts); stopped after the drain. */
+  requestLogs: RequestLogRecorder;
+  /** This process's live request-log streams: one LISTEN, one reader, fanned out (src/request-logs/stream.ts). */
+  requestLogStreams: RequestLogStreams;
   /** The accept statements' lanes: one statement in flight per lane, the accepts that arrive meanwhile in its next. */
   acceptLanes: AcceptLanes;
   /** Tells workers (debounced NOTIFY) that new work was accepted. */

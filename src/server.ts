@@ -1,6 +1,6 @@
 import { recordAudit } from "./admin/audit-trail.ts";
 import { buildApp } from "./app.ts";
-import { AuthGuard } from "./auth/guard.ts";
+import { AuthGuard, throttleSubject } from "./auth/guard.ts";
 import { KeyUsageRecorder } from "./auth/key-usage.ts";
 import { idleRegistry, startRegistrySync } from "./auth/registry-sync.ts";
 import { createAuthenticate } from "./auth/resolve-principal.ts";
@@ -32,6 +32,9 @@ import { callbackProviders } from "./providers/callback-providers.ts";
 import { checkRoutingAgainstCatalogue } from "./providers/catalogue-check.ts";
 import { createProviders } from "./providers/registry.ts";
 import type { ProviderAdapter } from "./providers/types.ts";
+import { type RecorderDeps, RequestLogRecorder } from "./request-logs/recorder.ts";
+import { configuredSecrets } from "./request-logs/redact.ts";
+import { keepAliveMsFor, RequestLogStreams } from "./request-logs/stream.ts";
 import { createTracing, type SpanExporter } from "./tracing/tracing.ts";
 
 /** At most one NOTIFY per interval, however many vends are accepted. */
@@ -111,6 +114,25 @@ export async function createDeps(
   // Like `credentialsDb`: the handle's database until `deps` exists, then whatever `deps.db` is.
   let readsPrimary = () => database.db;
   const reads = await openReads(config, () => readsPrimary(), metrics, logger, options.servesApi !== false);
+  // Secrets no pattern catches, replaced wherever they turn up in a recorded request; the local admin secret is set
+  // once the server listens. The recorder reads the database and the logger at each use (a test may swap them).
+  const secrets = configuredSecrets(config);
+  let withLocalSecret: string[] = secrets;
+  const recorderDeps: RecorderDeps = {
+    get db() {
+      return deps.db;
+    },
+    get logger() {
+      return deps.logger;
+    },
+    metrics,
+    secrets: () => {
+      const local = deps.localAdminSecret;
+      if (local && withLocalSecret.at(-1) !== local) withLocalSecret = [...secrets, local];
+      return local ? withLocalSecret : secrets;
+    },
+    clientSubject: throttleSubject,
+  };
   const deps: Omit<AppDeps, "authenticate" | "runIdempotent" | "recordAdminAction"> = {
     config,
     database,
@@ -136,6 +158,19 @@ export async function createDeps(
     providers,
     callbackProviders: callbackProviders(config),
     waiters: await FinalityWaiters.start(database),
+    // Reads `deps` at each use, like the waiters' callers: a test that swaps the database swaps it here too. The
+    // keep-alive fits the listener's idle timeout (listenFirst: REQUEST_TIMEOUT_SECONDS + 10, at most 255).
+    requestLogStreams: new RequestLogStreams(
+      database,
+      () => deps.db,
+      () => deps.logger,
+      {
+        keepAliveMs: keepAliveMsFor(Math.min(255, config.requestTimeoutSeconds + 10)),
+        checkMs: 1000,
+      },
+    ),
+    // Reads `deps` at each batch (a test may swap the database or the logger); the local admin secret is set later.
+    requestLogs: new RequestLogRecorder(() => recorderDeps, config.requestLogs),
     acceptLanes: acceptLanes(() => deps.db, config.databasePoolSize),
     announceWork: debouncedNotify(database, workChannel, logger),
     tracing: createTracing(config.operations, spanExporter),

@@ -1,11 +1,16 @@
 import { isIP } from "node:net";
 import { randomBase62 } from "../lib/random.ts";
+import type { Mode } from "../lib/scope.ts";
 
 export interface RequestContext {
   id: string;
   startedAt: number;
   operationId?: string;
   accountId?: string;
+  /** The key's mode, id and display prefix (never the key) on ApiKey operations, for the request log. */
+  mode?: Mode;
+  keyId?: string;
+  keyPrefix?: string;
   /** The operator's name on admin operations. */
   operator?: string;
   /** The client's address, set by the server for each request (absent for in-process `app.handle`). */
@@ -14,6 +19,14 @@ export interface RequestContext {
   local?: boolean;
   /** The W3C traceparent of the request's span, when tracing is on (stored with an accepted vend). */
   traceparent?: string;
+  /** The body as read (src/http/pipeline/read-body.ts), kept for the request log. */
+  requestBody?: string;
+  /** The JSON body as answered (src/http/respond.ts, pipeline/result.ts), kept for the request log. */
+  responseBody?: string;
+  /** The error envelope's code when the answer was built from an error. */
+  errorCode?: string;
+  /** The answer was the stored answer of an earlier request with the same Idempotency-Key. */
+  idempotentReplayed?: boolean;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

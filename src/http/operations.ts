@@ -3,6 +3,7 @@ import type { SentOperationId } from "../../generated/constants.ts";
 import type { operations } from "../../generated/openapi-types.ts";
 import type { Executor } from "../db/transaction.ts";
 import { AppError } from "../errors.ts";
+import type { RequestRecorder } from "../lib/answered-request.ts";
 import { type AdminAction, type ApiPrincipal, isOperator, type OperatorPrincipal } from "../lib/scope.ts";
 import type { Logger } from "../logger.ts";
 import { contextOf } from "./context.ts";
@@ -32,6 +33,8 @@ export interface HttpDeps {
   logger: Logger;
   /** Where each answer is counted. */
   metrics: AnswerCounter;
+  /** Where each API request is recorded (src/request-logs/), a moment after its answer. */
+  requestLogs: RequestRecorder;
   rateLimiter: RateLimiter;
   /** A client address's budget for requests without a usable key (the RateLimit headers of those answers). */
   clientBudget(client: string): RateLimitStatus | undefined;
@@ -127,6 +130,7 @@ async function runOperation<Id extends OperationId>(
   handler: OperationHandler<Id>,
   request: Request,
   pathParams: Record<string, string>,
+  recorded: boolean,
 ): Promise<Response> {
   const context = contextOf(request);
   context.operationId = op.operationId;
@@ -173,8 +177,19 @@ async function runOperation<Id extends OperationId>(
     response = errorResponse(request, error, deps.logger);
   }
   if (op.path.startsWith("/api/")) addRateLimitHeaders(deps, response, budget);
-  logResponse(deps, request, response, op.path);
+  logResponse(deps, request, response, op.path, recorded);
   return response;
+}
+
+/** The live tails of the request log: recording them would record the tail's own polling. */
+const tails = new Set<string>(["streamRequestLogs", "adminStreamRequestLogs"] satisfies OperationId[]);
+
+/**
+ * Whether an operation's requests go to the request log: those of the client API, the provider callbacks and
+ * the admin API, but the live tails; not health, readiness, metrics, the contract and its reference pages.
+ */
+export function recordsRequests(op: OperationSpec): boolean {
+  return /^\/(api|admin|callbacks)\//.test(op.path) && !tails.has(op.operationId);
 }
 
 /** One Elysia instance serving every operation of openapi.yaml. */
@@ -183,10 +198,11 @@ export function operationRoutes(deps: HttpDeps, handlers: Handlers): Elysia {
   for (const [operationId, handler] of Object.entries(handlers) as [OperationId, OperationHandler<OperationId>][]) {
     const op = deps.spec.byId.get(operationId);
     if (!op) throw new Error(`Handler for unknown operation ${operationId}`);
+    const recorded = recordsRequests(op);
     app.route(
       op.method,
       op.routePath,
-      ({ request, params }) => runOperation(deps, op, handler, request, (params ?? {}) as Record<string, string>),
+      ({ request, params }) => runOperation(deps, op, handler, request, (params ?? {}) as Record<string, string>, recorded),
       {
         parse: "none",
       },

@@ -18,6 +18,12 @@ export interface TransitionedVend extends VendLabels {
 }
 
 export type WebhookOutcome = "delivered" | "failed" | "retrying";
+/**
+ * Why a request's record was not written: the buffer was full, the database refused its batch (or did not
+ * answer before shutdown), or it was one too many of a client address's requests without a recognised credential.
+ */
+export type RequestLogDropReason = "buffer_full" | "write_failed" | "unauthenticated";
+const requestLogDropReasons: RequestLogDropReason[] = ["buffer_full", "write_failed", "unauthenticated"];
 /** `unanswered`: a timeout or broken connection; `unreadable`: a 5xx or an answer that could not be read. */
 export type ProviderErrorKind = "unanswered" | "unreadable";
 
@@ -61,6 +67,8 @@ export class Metrics {
   private readonly providerDuration: Histogram<"provider" | "operation">;
   private readonly providerErrors: Counter<"provider" | "kind">;
   private readonly retentionDeletes: Counter<"table">;
+  private readonly requestLogsWrittenRows: Counter;
+  private readonly requestLogsDroppedRows: Counter<"reason">;
   private readonly catalogueDrift: Gauge<"provider" | "kind">;
   private readonly catalogueChecks: Counter<"provider" | "outcome">;
   private readonly floatMismatches: Counter<"provider">;
@@ -127,6 +135,14 @@ export class Metrics {
       "Rows the retention passes of this process deleted, by table",
       ["table"],
     );
+    this.requestLogsWrittenRows = counter("vend_request_logs_written_total", "Request log records this process wrote", []);
+    this.requestLogsDroppedRows = counter(
+      "vend_request_logs_dropped_total",
+      "Request log records this process dropped: buffer_full, write_failed (the database refused the batch), unauthenticated (over 20 a minute from one address without a recognised credential)",
+      ["reason"],
+    );
+    // Exposed at 0 from the start, so an alert's increase() sees the first drop.
+    for (const reason of requestLogDropReasons) this.requestLogsDroppedRows.inc({ reason }, 0);
     this.catalogueDrift = new Gauge({
       name: "vend_catalogue_drift",
       help: "Differences the last scheduled catalogue sync found per provider: new_plan, price_change, dropped",
@@ -281,6 +297,16 @@ export class Metrics {
   /** The provider's mismatch count exposed at 0 from the start, so an alert's increase() sees its first one. */
   watchFloat(provider: string): void {
     this.floatMismatches.inc({ provider }, 0);
+  }
+
+  /** Request log records written in one batch. */
+  requestLogsWritten(rows: number): void {
+    if (rows > 0) this.requestLogsWrittenRows.inc(rows);
+  }
+
+  /** Request log records dropped, and why. */
+  requestLogsDropped(reason: RequestLogDropReason, rows: number): void {
+    if (rows > 0) this.requestLogsDroppedRows.inc({ reason }, rows);
   }
 
   /** Rows a retention statement deleted from `table`. */

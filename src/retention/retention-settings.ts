@@ -7,6 +7,7 @@ export const retentionKinds = [
   "providerCallbacks",
   "sandboxOrders",
   "lowBalanceAnomalies",
+  "requestLogs",
 ] as const;
 export type RetentionKind = (typeof retentionKinds)[number];
 
@@ -30,6 +31,8 @@ export const retentionVariables: Record<RetentionKind, { variable: string; days:
   sandboxOrders: { variable: "RETENTION_SANDBOX_ORDERS_DAYS", days: 7 },
   // A low float is a notice of its moment; double deliveries have no resolved state and are kept.
   lowBalanceAnomalies: { variable: "RETENTION_LOW_BALANCE_ANOMALIES_DAYS", days: 90 },
+  // Bodies of every request: kept days, not months.
+  requestLogs: { variable: "RETENTION_REQUEST_LOGS_DAYS", days: 7 },
 };
 
 /** How config.ts reads a whole number (its own validation and ConfigError), so this module imports nothing. */

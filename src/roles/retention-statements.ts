@@ -1,6 +1,7 @@
 import { deleteOldCallbacks } from "../callbacks/statements/delete-old-callbacks.ts";
 import { deleteFinalOrders } from "../providers/sandbox/statements/delete-final-orders.ts";
 import { deleteLowBalanceAnomalies } from "../providers/statements/delete-low-balance-anomalies.ts";
+import { deleteOldLogs } from "../request-logs/statements/delete-old-logs.ts";
 import type { RetentionStatements } from "../retention/delete-batch.ts";
 import { deleteDeliveredEvents } from "../webhooks/statements/delete-delivered-events.ts";
 import { deleteFinalDeliveries } from "../webhooks/statements/delete-final-deliveries.ts";
@@ -20,4 +21,5 @@ export const retentionStatements: RetentionStatements = {
   providerCallbacks: deleteOldCallbacks,
   sandboxOrders: deleteFinalOrders,
   lowBalanceAnomalies: deleteLowBalanceAnomalies,
+  requestLogs: deleteOldLogs,
 };

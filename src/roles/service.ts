@@ -20,6 +20,8 @@ export interface Roles {
 
 /** Past the grace period: stopping the worker and closing the database get this long before the process exits anyway. */
 const closeAllowanceMs = 5000;
+/** Of that allowance, what writing the last request-log records may take (a database that does not answer). */
+const requestLogsStopMs = 2000;
 
 /**
  * What start-up is doing, one line each on stderr with the seconds since the process started: a first start
@@ -233,17 +235,23 @@ export async function runService(roles: Roles): Promise<void> {
       },
       delayMs + graceMs + closeAllowanceMs,
     );
-    // Readiness fails and long-polls answer now; the worker lets its jobs finish and gives back its leases.
+    // Readiness fails and long-polls answer now; request-log streams end (a stream never ends by itself, and an
+    // open one would hold the listener's close to the end of the grace period); the worker lets its jobs finish
+    // and gives back its leases.
     deps.waiters.drain();
+    deps.requestLogStreams.drain();
     const workerStopped = background?.stop();
     // Unready but still serving: a load balancer polling /readyz stops routing here before the listener closes.
     if (delayMs > 0) await Bun.sleep(delayMs);
     const answered = (await server?.stop(graceMs)) ?? true;
     if (!answered)
       logger.warn({ grace_seconds: config.shutdownGraceSeconds }, "requests still in flight after the grace period were cut");
+    // Every request is answered: the records still waiting are written now, or dropped (and counted) past the bound.
+    await deps.requestLogs.stop(requestLogsStopMs);
     await workerStopped;
     await metricsServer?.stop();
     await deps.waiters.stop();
+    await deps.requestLogStreams.stop();
     await deps.credentialSync.stop();
     await deps.providers.health.stop();
     deps.metrics.close();

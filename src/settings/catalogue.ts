@@ -5,7 +5,7 @@
  * variable is read but not described here, or described here but never read.
  */
 import { providerSettings, retentionSettings } from "./provider-settings.ts";
-import { apiSettings, databaseSettings, observabilitySettings, workerSettings } from "./service-settings.ts";
+import { apiSettings, databaseSettings, observabilitySettings, requestLogSettings, workerSettings } from "./service-settings.ts";
 import type { SettingDoc } from "./setting-doc.ts";
 
 /** Every variable the service reads, by name. */
@@ -15,5 +15,6 @@ export const settingsCatalogue: Readonly<Record<string, SettingDoc>> = {
   ...workerSettings,
   ...providerSettings,
   ...retentionSettings,
+  ...requestLogSettings,
   ...observabilitySettings,
 };

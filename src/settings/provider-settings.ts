@@ -61,6 +61,8 @@ const retentionDoes: Record<RetentionKind, string> = {
     "Stored provider callbacks (`GET /admin/v1/callbacks`); what they changed stays in the transaction and its ledger.",
   sandboxOrders: "The sandbox's own orders whose transaction is final and whose callback, if any, was sent.",
   lowBalanceAnomalies: "`low_balance` anomalies; `double_delivery` ones are kept.",
+  requestLogs:
+    "Recorded API requests (`GET /api/v1/request-logs`, `GET /admin/v1/request-logs`), counted from their arrival, with their bodies.",
 };
 
 const retention = (does: string): SettingDoc => ({

@@ -267,6 +267,30 @@ export const workerSettings: Record<string, SettingDoc> = {
   },
 };
 
+/** The request log (src/request-logs/, docs/operating.md "Request logs"); its retention is RETENTION_REQUEST_LOGS_DAYS. */
+export const requestLogSettings: Record<string, SettingDoc> = {
+  REQUEST_LOGS_ENABLED: {
+    group: "Request logs",
+    usedBy: api,
+    does: "Record every request to the client API, the provider callbacks and the admin API (`GET /api/v1/request-logs`, `GET /admin/v1/request-logs`, `vendctl logs`) a moment after its answer, in batches, secrets replaced and destinations masked. `false`: nothing is recorded (the lists and tails show what was recorded before).",
+  },
+  REQUEST_LOGS_BUFFER_ROWS: {
+    group: "Request logs",
+    usedBy: api,
+    does: "Records one API process holds waiting to be written, at most (and at most 64 MiB of their bodies). Past it (the database slower than the requests) a record is dropped, counted in `vend_request_logs_dropped_total` (`reason` `buffer_full`) and in a warning at most once a minute; the request itself is never slowed or failed.",
+  },
+  REQUEST_LOGS_FLUSH_MS: {
+    group: "Request logs",
+    usedBy: api,
+    does: "How often the waiting records are written, one statement per batch of up to 500 (a full batch is written at once): about the most a record waits before a list or a tail shows it.",
+  },
+  REQUEST_LOGS_BODY_BYTES: {
+    group: "Request logs",
+    usedBy: api,
+    does: "Each recorded body (the request's and the answer's) is cut to this many bytes of UTF-8, on a character boundary, and marked cut. `0`: no bodies are kept.",
+  },
+};
+
 /** Logs, metrics, tracing, and what a build fixes. */
 export const observabilitySettings: Record<string, SettingDoc> = {
   LOG_LEVEL: {

@@ -20,6 +20,7 @@ export const settingGroups = [
   "Provider callbacks",
   "Providers",
   "Retention",
+  "Request logs",
   "Logs, metrics and tracing",
   "Build",
 ] as const;

@@ -6,7 +6,7 @@ export type SpecViewName = "client" | "admin";
 
 /** The operation groups (tags) each reference page shows; every tag of openapi.yaml is in exactly one. */
 export const viewTags: Readonly<Record<SpecViewName, readonly string[]>> = {
-  client: ["Vending", "Verification", "Transactions", "Catalogue", "Wallet", "Webhooks", "Keys"],
+  client: ["Vending", "Verification", "Transactions", "Catalogue", "Wallet", "Webhooks", "Keys", "Request logs"],
   admin: ["Admin", "Callbacks", "Operations"],
 };
 

@@ -89,6 +89,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
     async close() {
       await background?.stop();
       await server.stop();
+      await deps.requestLogs.stop();
       await deps.waiters.stop();
       await deps.credentialSync.stop();
       await deps.providers.health.stop();

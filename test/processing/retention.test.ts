@@ -143,6 +143,14 @@ beforeAll(async () => {
     await db().execute(sql`insert into provider_anomalies (id, kind, provider, reference, message, created_at)
       values (${id}::uuid, ${kind}, 'sandbox', ${kind === "double_delivery" ? seededReferences.oldFinal : null}, 'seeded', ${ago(days)})`);
   }
+  // Request logs: one recorded 8 days ago (past the default 7), one yesterday; the requests above are recorded now.
+  for (const [requestId, days] of [
+    ["req_seeded_old", 8],
+    ["req_seeded_new", 1],
+  ] as const) {
+    await db().execute(sql`insert into request_logs (created_at, request_id, method, route, path, status, duration_ms)
+      values (${ago(days)}, ${requestId}, 'GET', '/api/v1/wallet', '/api/v1/wallet', 200, 1)`);
+  }
 });
 afterAll(async () => {
   await server?.close();
@@ -164,6 +172,8 @@ describe("retention", () => {
   });
 
   test("a pass with the default settings deletes only the old operational rows; money history and open work stay", async () => {
+    // The records of this file's requests are written before the pass, so it meets them.
+    await server.deps.requestLogs.flush();
     const money = await moneyCounts();
     const eventsBefore = await ids("events");
     const pass = await runRetentionPass(deps(defaults), retentionStatements);
@@ -175,6 +185,7 @@ describe("retention", () => {
       provider_callbacks: 1,
       sandbox_orders: 1,
       provider_anomalies: 1,
+      request_logs: 1,
     });
     const deliveries = await rows<{ event_id: string; status: string }>(
       sql`select event_id, status from webhook_deliveries
@@ -199,6 +210,10 @@ describe("retention", () => {
       "00000000-0000-7000-8000-00000000000b",
       "00000000-0000-7000-8000-00000000000c",
     ]);
+    // The request log: the 8-day-old record went; yesterday's and the records of this file's requests stay.
+    expect(await ids("request_logs", "request_id")).not.toContain("req_seeded_old");
+    expect(await ids("request_logs", "request_id")).toContain("req_seeded_new");
+    expect(await count(sql`select count(*)::int as n from request_logs where route = '/api/v1/vend'`)).toBe(3);
     // Nothing of the money moved or went: same rows, and every wallet still equals the sum of its ledger.
     expect(await moneyCounts()).toEqual(money);
     expect(await reconcileWallets(db())).toEqual([]);
@@ -285,10 +300,12 @@ describe("retention settings", () => {
         providerCallbacks: 90,
         sandboxOrders: 7,
         lowBalanceAnomalies: 90,
+        requestLogs: 7,
       },
       batchRows: 1000,
       passSeconds: 60,
     });
     expect(loadConfig({ RETENTION_SANDBOX_ORDERS_DAYS: "0" }).retention.days.sandboxOrders).toBe(0);
+    expect(loadConfig({ RETENTION_REQUEST_LOGS_DAYS: "30" }).retention.days.requestLogs).toBe(30);
   });
 });

@@ -1,4 +1,5 @@
 import type { Principal } from "../../lib/scope.ts";
+import { bearerOf } from "../../lib/secrets.ts";
 import { contextOf } from "../context.ts";
 import type { OperationSpec } from "../spec.ts";
 
@@ -19,6 +20,12 @@ export type Authenticate = (
 // Requests that never went through the server (in-process `app.handle`) share one budget.
 export const clientOf = (request: Request) => contextOf(request).ip ?? "in-process";
 
+/** A recognised key's display prefix (`rg_test_AbCd`, as stored with the key), read from its Authorization header. */
+function keyPrefixOf(authorization: string | null, mode: string): string | undefined {
+  const key = bearerOf(authorization);
+  return key?.slice(0, `rg_${mode}_`.length + 4);
+}
+
 /** Who is calling, by the operation's security scheme; the request's context records the operator or account for the logs. */
 export async function authenticate(
   deps: { authenticate: Authenticate },
@@ -26,9 +33,15 @@ export async function authenticate(
   request: Request,
 ): Promise<Principal> {
   const context = contextOf(request);
-  const principal = await deps.authenticate(op.security, request.headers.get("authorization"), clientOf(request), context.local);
+  const authorization = request.headers.get("authorization");
+  const principal = await deps.authenticate(op.security, authorization, clientOf(request), context.local);
   if (!principal) return null;
   if ("role" in principal) context.operator = principal.name;
-  else context.accountId = principal.accountId;
+  else {
+    context.accountId = principal.accountId;
+    context.mode = principal.mode;
+    context.keyId = principal.keyId;
+    context.keyPrefix = keyPrefixOf(authorization, principal.mode);
+  }
   return principal;
 }

@@ -1,4 +1,5 @@
 import { AppError, validationError } from "../../errors.ts";
+import { contextOf } from "../context.ts";
 import type { OperationSpec } from "../spec.ts";
 import { maxBodyDepth, nestsDeeperThan } from "../validation.ts";
 
@@ -54,10 +55,14 @@ async function discardRest(reader: ReadableStreamDefaultReader<Uint8Array>, read
   await reader.cancel().catch(() => {});
 }
 
-/** The request's JSON body, parsed (undefined when the operation takes none or none was sent), and its text. */
+/**
+ * The request's JSON body, parsed (undefined when the operation takes none or none was sent), and its text; the
+ * text is kept on the request's context as read (also when it is then refused) for the request log.
+ */
 export async function readBody(op: OperationSpec, request: Request): Promise<{ body: unknown; raw: string }> {
   if (!op.bodyPointer) return { body: undefined, raw: "" };
   const raw = await readCappedText(request, op.maxBodyBytes ?? maxBodyBytes);
+  if (raw !== "") contextOf(request).requestBody = raw;
   if (raw.trim() === "") {
     if (op.bodyRequired) throw validationError([{ field: "body", message: "is required" }], "A JSON request body is required");
     return { body: undefined, raw };
