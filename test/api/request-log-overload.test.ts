@@ -1,16 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Writable } from "node:stream";
 import { sql } from "drizzle-orm";
 import type { Config } from "../../src/config.ts";
 import { queryRows } from "../../src/db/rows.ts";
 import { randomBase62 } from "../../src/lib/random.ts";
 import { loadConfig } from "../../src/load-config.ts";
-import { createLogger } from "../../src/logger.ts";
 import { unauthenticatedPerMinute } from "../../src/request-logs/recorder.ts";
 import { fundedAccount } from "../helpers/accounts.ts";
 import { asServiceRole } from "../helpers/database.ts";
 import { HttpClient } from "../helpers/http.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { captureLogs, startTestServer, type TestServer } from "../helpers/server.ts";
 import { waitUntil } from "../helpers/wait.ts";
 
 /**
@@ -85,30 +83,6 @@ async function burst(count: number, send: () => Promise<{ status: number }>) {
   return { statuses, latencies };
 }
 
-/**
- * The server's warnings from now on, in memory (not its access lines: writing those would slow the server being
- * compared with one that writes none).
- */
-function captureWarnings(server: TestServer): { lines: string[]; restore(): void } {
-  const lines: string[] = [];
-  const original = server.deps.logger;
-  server.deps.logger = createLogger(
-    "warn",
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
-  return {
-    lines,
-    restore: () => {
-      server.deps.logger = original;
-    },
-  };
-}
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 describe("a full buffer", () => {
@@ -118,7 +92,7 @@ describe("a full buffer", () => {
     await small.deps.requestLogs.flush();
     const recordedBefore = await rows(small);
     const before = await counters(small);
-    const logs = captureWarnings(small);
+    const logs = captureLogs(small, "warn");
     const wallet = () => client.get("/api/v1/wallet");
 
     const heldBurst = async () => {
@@ -194,7 +168,7 @@ describe("a database that refuses the insert", () => {
     const serviceRole = normal.database.url ? new URL(asServiceRole(normal.database.url)).username : undefined;
     const before = await counters(normal);
     const recordedBefore = await rows(normal);
-    const logs = captureWarnings(normal);
+    const logs = captureLogs(normal, "warn");
     // The service's role may no longer insert (on the embedded database, one role: the table is not where it was).
     if (serviceRole) await owner.execute(sql.raw(`revoke insert on request_logs from ${serviceRole}`));
     else await owner.execute(sql`alter table request_logs rename to request_logs_away`);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "drizzle-orm";
 import { queryRows } from "../../src/db/rows.ts";
 import { loadConfig } from "../../src/load-config.ts";
+import type { LogInput } from "../../src/request-logs/statements/insert-logs.ts";
 import { fundedAccount, idem } from "../helpers/accounts.ts";
 import { HttpClient } from "../helpers/http.ts";
 import { sandboxCallback } from "../helpers/processing.ts";
@@ -17,32 +18,8 @@ const bodyBytes = 2048;
 let server: TestServer;
 let account: Awaited<ReturnType<typeof fundedAccount>>;
 
-interface LogRow {
-  id: string;
-  /** `created_at` in epoch ms. */
-  created_ms: number;
-  request_id: string;
-  account_id: string | null;
-  mode: string | null;
-  key_id: string | null;
-  key_prefix: string | null;
-  operator: string | null;
-  method: string;
-  route: string;
-  path: string;
-  query: string | null;
-  status: number;
-  error_code: string | null;
-  idempotency_key: string | null;
-  idempotent_replayed: boolean;
-  duration_ms: number;
-  client_ip: string | null;
-  user_agent: string | null;
-  request_body: string | null;
-  request_body_truncated: boolean;
-  response_body: string | null;
-  response_body_truncated: boolean;
-}
+/** A stored record as read back: what the recorder wrote, with its id and its time in epoch ms. */
+type LogRow = Omit<LogInput, "ord" | "age_ms"> & { id: string; created_ms: number };
 
 const owner = () => server.database.handle.db;
 
