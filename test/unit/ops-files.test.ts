@@ -66,6 +66,7 @@ describe("ops/", () => {
         "ProviderErrorRate",
         "ProviderFloatMismatch",
         "QueueAge",
+        "RequestLogsDropped",
         "StuckPendingOrders",
         "WebhookFailures",
         "VendApiDown",
@@ -148,7 +149,7 @@ describe.skipIf(!promtool)("ops/ under promtool (Debian's prometheus package)", 
 
   test("promtool check rules: the rules file is valid", () => {
     const result = run("check", "rules", "prometheus-alerts.yml");
-    expect(result).toMatchObject({ code: 0, output: expect.stringContaining("SUCCESS: 10 rules found") });
+    expect(result).toMatchObject({ code: 0, output: expect.stringContaining("SUCCESS: 11 rules found") });
   });
 
   test("promtool check config: the scrape configuration is valid", () => {
